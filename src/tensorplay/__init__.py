@@ -1,0 +1,75 @@
+"""tensorplay: automatic differentiation with a PyTorch-compatible API, on NumPy.
+
+    >>> import tensorplay as tp
+    >>> x = tp.tensor([1., 2., 3.], requires_grad=True)
+    >>> (x ** 2).sum().backward()
+    >>> x.grad
+    tensor([2., 4., 6.])
+"""
+__version__ = "0.1.0"
+
+from . import _dtype
+from ._dtype import (bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
+                     int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                     get_default_dtype, set_default_dtype, promote_types)
+from ._tensor import Tensor, Size, device  # noqa: F401
+from . import ops as _ops
+from . import autograd  # noqa: F401
+from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+                       is_inference_mode_enabled, no_grad, set_grad_enabled)
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,  # noqa: F401
+                        full_like, linspace, logspace, ones, ones_like, rand, rand_like, randint,
+                        randint_like, randn, randn_like, randperm, scalar_tensor, tensor, zeros,
+                        zeros_like)
+from ._random import (Generator, default_generator, get_rng_state, initial_seed,  # noqa: F401
+                      manual_seed, seed, set_rng_state)
+from . import nn  # noqa: F401
+
+bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
+half, float, double = float16, float32, float64   # noqa: A001
+cfloat, cdouble = complex64, complex128
+short, int, long = int16, int32, int64   # noqa: A001
+chalf = complex64
+
+globals().update({k: v for k, v in _ops.FUNCTIONS.items() if k not in globals()})
+conj = _ops.pointwise.conj
+
+
+def is_tensor(obj):
+    return isinstance(obj, Tensor)
+
+
+def numel(input):
+    return input.numel()
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def result_type(tensor1, tensor2):
+    from .ops._registry import _result_dtype
+    return _result_dtype([tensor1, tensor2], 2)
+
+
+def can_cast(from_, to):
+    return from_.category <= to.category
+
+
+def get_default_device():
+    return device("cpu")
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
+                     sci_mode=None):
+    from . import _print
+    if precision is not None:
+        _print.PRECISION = precision
+    if threshold is not None:
+        _print.THRESHOLD = threshold
+    if edgeitems is not None:
+        _print.EDGEITEMS = edgeitems

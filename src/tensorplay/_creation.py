@@ -1,0 +1,174 @@
+"""Factory functions.  They take ``dtype=`` and ``requires_grad=`` and are not
+affected by grad mode: what they make is a leaf."""
+import numpy as np
+
+from . import _dtype as D
+from ._random import default_generator
+from ._tensor import Tensor, _as_array, _wrap
+from .ops._util import size_arg
+
+
+def _leaf(a, requires_grad):
+    t = _wrap(a)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _dt(dtype, default=None):
+    if dtype is None:
+        return (default or D.get_default_dtype()).np
+    return D.to_dtype(dtype).np
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """A new leaf tensor holding a copy of ``data``."""
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+    a = np.array(_as_array(data, dtype), copy=True)
+    return _leaf(a, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None):
+    """Share memory with ``data`` when it already is an array (or tensor) of the right dtype."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or D.to_dtype(dtype) == data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or D.to_dtype(dtype).np == data.dtype):
+        D.from_numpy_dtype(data.dtype)
+        return _wrap(data)
+    return _wrap(_as_array(data, dtype))
+
+
+def from_numpy(ndarray):
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
+    D.from_numpy_dtype(ndarray.dtype)
+    return _wrap(ndarray)
+
+
+def _factory(fill):
+    def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+          pin_memory=False, memory_format=None):
+        return _leaf(fill(size_arg(size), _dt(dtype)), requires_grad)
+    return f
+
+
+zeros = _factory(np.zeros)
+ones = _factory(np.ones)
+empty = _factory(np.zeros)     # zero-filled: uninitialised memory is never worth the surprise
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
+    else:
+        dt = D.to_dtype(dtype)
+    return _leaf(np.full(size_arg((size,)), fill_value, dt.np), requires_grad)
+
+
+def _like(fill):
+    def f(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+        dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
+        return _leaf(fill(input._data.shape, dt), requires_grad)
+    return f
+
+
+zeros_like = _like(np.zeros)
+ones_like = _like(np.ones)
+empty_like = _like(np.zeros)
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
+    return _leaf(np.full(input._data.shape, fill_value, dt), requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if vals[2] == 0:
+        raise RuntimeError("step must be nonzero")
+    if (vals[1] - vals[0]) * vals[2] < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype is None:
+        dt = D.get_default_dtype().np if any(isinstance(v, float) for v in vals) else np.int64
+    else:
+        dt = D.to_dtype(dtype).np
+    n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
+    a = (vals[0] + np.arange(n, dtype=np.float64 if np.dtype(dt).kind in "fcV" else np.int64) * vals[2])
+    return _leaf(a.astype(dt), requires_grad)
+
+
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.linspace(start, end, steps).astype(_dt(dtype)), requires_grad)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.logspace(start, end, steps, base=base).astype(_dt(dtype)), requires_grad)
+
+
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.eye(n, m, dtype=_dt(dtype)), requires_grad)
+
+
+def _rand_factory(kind):
+    def f(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+        g = generator or default_generator
+        shape = size_arg(size)
+        dt = _dt(dtype)
+        if np.dtype(dt).kind not in "fcV":
+            raise RuntimeError(f'"{kind}_cpu" not implemented for \'{D._FROM_NP[np.dtype(dt)].name}\'')
+        if kind == "uniform":
+            a = g._rng.random(shape)
+        else:
+            a = g._rng.standard_normal(shape)
+        if np.dtype(dt).kind == "c":
+            b = g._rng.random(shape) if kind == "uniform" else g._rng.standard_normal(shape)
+            a = (a + 1j * b) / (1 if kind == "uniform" else np.sqrt(2))
+        return _leaf(a.astype(dt), requires_grad)
+    return f
+
+
+rand = _rand_factory("uniform")
+randn = _rand_factory("normal")
+
+
+def rand_like(input, *, dtype=None, requires_grad=False, device=None):
+    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randn_like(input, *, dtype=None, requires_grad=False, device=None):
+    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
+            requires_grad=False):
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    if size is None:
+        raise TypeError("randint() missing required argument 'size'")
+    g = generator or default_generator
+    a = g._rng.integers(low, high, size_arg((size,)))
+    return _leaf(a.astype(_dt(dtype, D.int64)), requires_grad)
+
+
+def randint_like(input, low, high=None, *, dtype=None, requires_grad=False):
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+
+
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    g = generator or default_generator
+    return _leaf(g._rng.permutation(n).astype(_dt(dtype, D.int64)), requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    return _leaf(np.asarray(s, _dt(dtype)), requires_grad)

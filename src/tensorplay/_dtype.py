@@ -1,0 +1,192 @@
+"""dtypes and PyTorch's type-promotion rules.
+
+A ``tensorplay.dtype`` names a NumPy dtype (bfloat16 comes from ml_dtypes) and
+knows its category.  Promotion follows PyTorch, which differs from NumPy in
+two ways that matter: a category beats a size (int16 + float16 -> float16),
+and operands are ranked dimensioned tensor > zero-dim tensor > Python scalar,
+so ``float32_tensor + float64_scalar_tensor`` stays float32.
+"""
+import threading
+
+import ml_dtypes
+import numpy as np
+
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+
+
+class dtype:
+    __slots__ = ("name", "np", "category", "itemsize", "is_signed", "_complex", "_real")
+
+    def __init__(self, name, npdt, category):
+        self.name = name
+        self.np = np.dtype(npdt)
+        self.category = category
+        self.itemsize = self.np.itemsize
+        self.is_signed = category != _BOOL and not (name.startswith("uint"))
+        self._complex = self._real = None
+
+    @property
+    def is_floating_point(self):
+        return self.category == _FLOAT
+
+    @property
+    def is_complex(self):
+        return self.category == _COMPLEX
+
+    def to_complex(self):
+        return self._complex
+
+    def to_real(self):
+        return self._real
+
+    def __repr__(self):
+        return "tensorplay." + self.name
+
+    def __reduce__(self):
+        return self.name
+
+
+bool_ = dtype("bool", np.bool_, _BOOL)
+uint8 = dtype("uint8", np.uint8, _INT)
+int8 = dtype("int8", np.int8, _INT)
+int16 = dtype("int16", np.int16, _INT)
+int32 = dtype("int32", np.int32, _INT)
+int64 = dtype("int64", np.int64, _INT)
+uint16 = dtype("uint16", np.uint16, _INT)
+uint32 = dtype("uint32", np.uint32, _INT)
+uint64 = dtype("uint64", np.uint64, _INT)
+float16 = dtype("float16", np.float16, _FLOAT)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, _FLOAT)
+float32 = dtype("float32", np.float32, _FLOAT)
+float64 = dtype("float64", np.float64, _FLOAT)
+complex64 = dtype("complex64", np.complex64, _COMPLEX)
+complex128 = dtype("complex128", np.complex128, _COMPLEX)
+
+for _r, _c in ((float16, complex64), (bfloat16, complex64), (float32, complex64), (float64, complex128)):
+    _r._complex = _c
+for _c, _r in ((complex64, float32), (complex128, float64)):
+    _c._real, _c._complex = _r, _c
+for _r in (float16, bfloat16, float32, float64):
+    _r._real = _r
+
+ALL = (bool_, uint8, int8, int16, int32, int64, uint16, uint32, uint64,
+       float16, bfloat16, float32, float64, complex64, complex128)
+# NumPy dtype -> tensorplay dtype (``np.dtype`` objects hash by value).
+_FROM_NP = {d.np: d for d in ALL}
+ALIASES = {"half": float16, "float": float32, "double": float64, "cfloat": complex64,
+           "cdouble": complex128, "short": int16, "int": int32, "long": int64, "bool": bool_}
+LOW_PRECISION = frozenset({float16.np, bfloat16.np})
+
+
+def from_numpy_dtype(npdt):
+    try:
+        return _FROM_NP[npdt]
+    except KeyError:
+        raise TypeError(f"can't convert np.ndarray of type {npdt}. The only supported types are: "
+                        "float64, float32, float16, bfloat16, complex64, complex128, int64, int32, "
+                        "int16, int8, uint8, uint16, uint32, uint64, and bool.") from None
+
+
+def to_dtype(d):
+    """Accept a tensorplay dtype, a NumPy dtype, a Python type or a name."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return get_default_dtype()
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    if d is complex:
+        return get_default_dtype().to_complex()
+    if isinstance(d, str) and d in ALIASES:
+        return ALIASES[d]
+    try:
+        return from_numpy_dtype(np.dtype(d))
+    except TypeError:
+        raise TypeError(f"expected a tensorplay.dtype, got {d!r}") from None
+
+
+class _Defaults(threading.local):
+    pass
+
+
+_default = [float32]          # process-wide, like torch.set_default_dtype
+
+
+def get_default_dtype():
+    return _default[0]
+
+
+def set_default_dtype(d):
+    d = to_dtype(d)
+    if d not in (float16, bfloat16, float32, float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = d
+    _RESULT_CACHE.clear()
+
+
+# ---------------------------------------------------------------- promotion
+def promote_types(a, b):
+    """``torch.promote_types`` for two tensorplay dtypes."""
+    if a is b:
+        return a
+    ca, cb = a.category, b.category
+    if ca < cb:
+        a, b, ca, cb = b, a, cb, ca          # a is now the higher category
+    if ca != cb:
+        if cb == _BOOL:
+            return a
+        if ca == _COMPLEX and cb == _FLOAT:
+            return complex128 if b is float64 else a
+        return a
+    if ca == _FLOAT:
+        if {a, b} == {float16, bfloat16}:
+            return float32
+        if bfloat16 in (a, b):
+            return a if b is bfloat16 else b
+    if ca == _INT and (a in (uint16, uint32, uint64) or b in (uint16, uint32, uint64)):
+        raise TypeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
+                        f"attempted to promote {a.name} and {b.name}")
+    return _FROM_NP[np.promote_types(a.np, b.np)]
+
+
+def _combine(higher, lower):
+    """c10's combine_categories: ``higher`` wins unless ``lower`` has a higher category."""
+    if higher is None:
+        return lower
+    if lower is None or higher.category == _COMPLEX:
+        return higher
+    if lower.category == _COMPLEX:
+        return higher.to_complex() if higher.category == _FLOAT else lower
+    if higher.category == _FLOAT:
+        return higher
+    if higher.category == _BOOL or lower.category == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+_RESULT_CACHE = {}
+
+
+def scalar_dtype(v):
+    """The dtype a Python number takes part in promotion with (a "wrapped number")."""
+    t = type(v)
+    if t is bool:
+        return bool_
+    if t is int:
+        return int64
+    if t is float:
+        return _default[0]
+    if t is complex:
+        return _default[0].to_complex()
+    return None
+
+
+def result_type3(dim, zero, wrapped):
+    """Result dtype from the promoted dtypes of the three operand ranks (None = absent)."""
+    key = (dim, zero, wrapped)
+    r = _RESULT_CACHE.get(key)
+    if r is None:
+        r = _RESULT_CACHE[key] = _combine(dim, _combine(zero, wrapped))
+    return r

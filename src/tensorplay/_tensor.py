@@ -1,0 +1,547 @@
+"""The Tensor: a NumPy array plus the autograd record of where it came from.
+
+Attributes on the hot path are plain slots (``_data``, ``_rg``, ``_grad_fn``);
+everything rarer is read with a default so that making a tensor costs three
+stores.  Ops, methods and operators are attached by ``tensorplay.ops``.
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype as D
+from .autograd.grad_mode import state
+from .autograd.graph import AccumulateGrad
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+
+class TensorMeta:
+    """Shape and dtype of an op's input, kept on the edge so the engine can make
+    any incoming gradient fit it (sum over broadcast dims, cast dtype).  Also
+    stands in for an input that the backward needs only the shape of."""
+    __slots__ = ("shape", "dtype", "ndim")
+
+    def __init__(self, data):
+        self.shape, self.dtype, self.ndim = data.shape, data.dtype, data.ndim
+
+    def size(self, dim=None):
+        return Size(self.shape) if dim is None else self.shape[dim]
+
+    def dim(self):
+        return self.ndim
+
+    def numel(self):
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def validate(self, g, node, i):
+        try:
+            gd = g._data
+        except AttributeError:
+            raise TypeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                            f"expected a Tensor or None, got {type(g).__name__}") from None
+        if gd.shape != self.shape:
+            if not _expandable(self.shape, gd.shape):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(gd.shape)} but expected shape compatible with {list(self.shape)}")
+            g = g.sum_to_size(self.shape)
+            gd = g._data
+        if gd.dtype != self.dtype:
+            if gd.dtype.kind == "c" and self.dtype.kind != "c":
+                g = g.real
+            g = g.to(D._FROM_NP[self.dtype])
+        return g
+
+
+def _expandable(shape, to):
+    """True if ``shape`` broadcasts to ``to``."""
+    if len(shape) > len(to):
+        return False
+    for a, b in zip(reversed(shape), reversed(to)):
+        if a != b and a != 1:
+            return False
+    return True
+
+
+class Size(tuple):
+    """``tensor.shape``: a tuple that prints as ``tensorplay.Size([...])``."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return f"tensorplay.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _wrap(data, rg=False):
+    t = _new(Tensor)
+    t._data = data
+    t._rg = rg
+    t._grad_fn = None
+    return t
+
+
+def _as_array(data, dt=None):
+    """Array for ``tensor()``: Python floats take the default dtype, ints int64."""
+    if isinstance(data, Tensor):
+        a = data._data
+    elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
+        a = np.array(_to_nested(data))
+    else:
+        a = np.asarray(data)
+    if dt is not None:
+        return a.astype(D.to_dtype(dt).np, copy=False) if a.dtype != D.to_dtype(dt).np else a
+    k = a.dtype.kind
+    if k == "f" and not isinstance(data, (np.ndarray, np.generic, Tensor)) and a.dtype == np.float64:
+        return a.astype(D.get_default_dtype().np)
+    if k == "c" and not isinstance(data, (np.ndarray, np.generic, Tensor)):
+        return a.astype(D.get_default_dtype().to_complex().np)
+    if k in "OUSV":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    if a.dtype not in D._FROM_NP:
+        D.from_numpy_dtype(a.dtype)          # raises the standard message
+    return a
+
+
+def _flat(x):
+    stack = [x]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(v)
+        else:
+            yield v
+
+
+def _to_nested(x):
+    if isinstance(x, Tensor):
+        return x._data
+    if isinstance(x, (list, tuple)):
+        return [_to_nested(v) for v in x]
+    return x
+
+
+class Tensor:
+    __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_version", "_base", "_grad", "_acc",
+                 "_meta", "_view_version", "_inference", "__dict__", "__weakref__")
+    __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
+
+    def __init__(self, *args, dtype=None, requires_grad=False):
+        # legacy constructor: Tensor(sequence) or Tensor(*sizes) -> default float dtype
+        dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
+        if len(args) == 1 and not isinstance(args[0], int):
+            self._data = _as_array(args[0]).astype(dt.np)
+        else:
+            self._data = np.zeros(tuple(args), dt.np)
+        self._rg = False
+        self._grad_fn = None
+        if requires_grad:
+            self.requires_grad_()
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    def dim(self):
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    @property
+    def dtype(self):
+        return D._FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        return device("cpu")
+
+    @property
+    def is_cuda(self):
+        return False
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f" or self._data.dtype in D.LOW_PRECISION
+
+    def is_complex(self):
+        return self._data.dtype.kind == "c"
+
+    def stride(self, dim=None):
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    # ------------------------------------------------------------ autograd attributes
+    @property
+    def requires_grad(self):
+        return self._rg
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use "
+                "a computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach().")
+        flag = bool(flag)
+        if flag and not _differentiable_dtype(self._data.dtype):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if flag and getattr(self, "_inference", False):
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside "
+                               "InferenceMode is not allowed.")
+        self._rg = flag
+
+    def requires_grad_(self, requires_grad=True):
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self):
+        return getattr(self, "_out_nr", 0)
+
+    @property
+    def grad(self):
+        if self._grad_fn is not None and not getattr(self, "__dict__", {}).get("_retains_grad"):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
+                "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
+                "informations.", UserWarning, stacklevel=2)
+        return getattr(self, "_grad", None)
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    def is_inference(self):
+        return getattr(self, "_inference", False)
+
+    def _edge(self):
+        """The (node, input_nr) a gradient for this tensor flows into."""
+        fn = self._grad_fn
+        if fn is not None:
+            return (fn, getattr(self, "_out_nr", 0))
+        ref = getattr(self, "_acc", None)
+        acc = ref() if ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return (acc, 0)
+
+    def _get_meta(self):
+        try:
+            return self._meta
+        except AttributeError:
+            m = self._meta = TensorMeta(self._data)
+            return m
+
+    def _accumulate_grad(self, g, create_graph):
+        if g is None:
+            return
+        old = getattr(self, "_grad", None)
+        if old is None:
+            self._grad = g if create_graph else g.detach()
+        elif create_graph or state.enabled:
+            self._grad = old + g
+        else:
+            # rebind, don't write: the first stored gradient may share memory with another's
+            old._data = old._data + g._data
+            old._bump()
+        hooks = self.__dict__.get("_post_acc_hooks")
+        if hooks:
+            for h in tuple(hooks.values()):
+                h(self)
+
+    def _bump(self):
+        v = getattr(self, "_version", None)
+        if v is None:
+            self._version = [1]
+        else:
+            v[0] += 1
+
+    @property
+    def _version_value(self):
+        v = getattr(self, "_version", None)
+        return 0 if v is None else v[0]
+
+    # ------------------------------------------------------------ detaching, data
+    def detach(self):
+        t = _wrap(self._data)
+        t._version = self._shared_version()
+        return t
+
+    def detach_(self):
+        if getattr(self, "_base", None) is not None and self._grad_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self._grad_fn = None
+        self._rg = False
+        return self
+
+    def _shared_version(self):
+        v = getattr(self, "_version", None)
+        if v is None:
+            v = self._version = [0]
+        return v
+
+    @property
+    def data(self):
+        return _wrap(self._data)
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
+        self.__dict__.pop("_meta", None)
+        try:
+            del self._meta
+        except AttributeError:
+            pass
+
+    # ------------------------------------------------------------ conversion
+    def numpy(self, *, force=False):
+        if self._rg and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
+                               "Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._data
+        if dtype is not None and a.dtype != dtype:
+            return a.astype(dtype)
+        return a.copy() if copy else a
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        v = self._data.reshape(()).item()
+        if self._data.dtype in D.LOW_PRECISION:
+            v = float(v)
+        return v
+
+    def tolist(self):
+        if self._data.dtype in D.LOW_PRECISION:
+            return self._data.astype(np.float32).tolist()
+        return self._data.tolist()
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def _scalar(self, kind):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return kind(self._data.reshape(()).astype(np.float64) if self._data.dtype in D.LOW_PRECISION
+                    else self._data.reshape(()))
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __complex__(self):
+        return self._scalar(complex)
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __hash__(self):
+        return id(self)
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._data, self._rg))
+
+    def __deepcopy__(self, memo):
+        if self._grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment.  If you were attempting to "
+                               "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
+                               "usage, see https://github.com/pytorch/pytorch/pull/103001")
+        t = type(self).__new__(type(self))
+        t._data, t._rg, t._grad_fn = self._data.copy(), self._rg, None
+        g = getattr(self, "_grad", None)
+        if g is not None:
+            t._grad = g.__deepcopy__(memo)
+        memo[id(self)] = t
+        return t
+
+    # ------------------------------------------------------------ misc tensor API
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None, **kw):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs, **kw)
+
+    def register_hook(self, hook):
+        """Run ``hook(grad)`` whenever the gradient for this tensor is computed; a
+        non-None return value replaces the gradient.  Returns a handle with ``remove()``."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import RemovableHandle
+        node, nr = self._edge()
+        if node.__dict__.get("_pre_hooks") is None:
+            node._pre_hooks = {}
+        if self._grad_fn is None:            # keep the accumulator alive as long as the leaf
+            self.__dict__["_acc_strong"] = node
+        return RemovableHandle(node._pre_hooks.setdefault(nr, {}), hook)
+
+    def retain_grad(self):
+        """Populate ``.grad`` for this non-leaf tensor during backward."""
+        if not self._rg:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self.__dict__.get("_retains_grad"):
+            return
+        self.__dict__["_retains_grad"] = True
+        ref = weakref.ref(self)
+
+        def retain(g):
+            t = ref()
+            if t is not None:
+                old = getattr(t, "_grad", None)
+                t._grad = g.detach().clone() if old is None else old + g.detach()
+        # retains-grad hooks see the gradient after every user hook: use a key that sorts last
+        node, nr = self._edge()
+        if node.__dict__.get("_pre_hooks") is None:
+            node._pre_hooks = {}
+        node._pre_hooks.setdefault(nr, {})[float("inf")] = retain
+
+    @property
+    def retains_grad(self):
+        return bool(self.__dict__.get("_retains_grad"))
+
+    def register_post_accumulate_grad_hook(self, hook):
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.graph import RemovableHandle
+        hooks = self.__dict__.setdefault("_post_acc_hooks", {})
+        return RemovableHandle(hooks, hook)
+
+    def __repr__(self):
+        from ._print import tensor_repr
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
+
+    def cpu(self):
+        return self
+
+    def cuda(self, *a, **k):
+        raise RuntimeError("Torch not compiled with CUDA enabled")
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                    "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}.get(
+                        self.dtype.name, f"tensorplay.{self.dtype.name}")
+        return self.to(dtype)
+
+
+def _rebuild(data, rg):
+    t = _wrap(data)
+    t._rg = rg
+    return t
+
+
+def _differentiable_dtype(npdt):
+    return npdt.kind in "fc" or npdt in D.LOW_PRECISION
+
+
+def _wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                         f"but got {dim})")
+    return dim % n
+
+
+class device:
+    __slots__ = ("type", "index")
+
+    def __init__(self, type="cpu", index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        if type not in ("cpu",) and not str(type).startswith("cpu"):
+            raise RuntimeError(f"tensorplay runs on the CPU only; got device {type!r}")
+        self.type, self.index = "cpu", index
+
+    def __repr__(self):
+        return "device(type='cpu')"
+
+    def __str__(self):
+        return "cpu"
+
+    def __eq__(self, other):
+        return isinstance(other, (device, str)) and str(other).startswith("cpu")
+
+    def __hash__(self):
+        return hash("cpu")

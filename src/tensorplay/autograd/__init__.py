@@ -1,0 +1,198 @@
+"""tensorplay.autograd: reverse-mode automatic differentiation.
+
+``backward`` accumulates gradients into leaves' ``.grad``; ``grad`` returns
+them without touching ``.grad``.  Both run the one engine in ``engine.py``.
+"""
+import warnings
+
+from .engine import run_backward
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
+                        is_inference_mode_enabled, no_grad, set_grad_enabled)
+from . import graph  # noqa: F401
+from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    from .._tensor import Tensor
+    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)):
+        return (x,)
+    return tuple(x)
+
+
+def _edge_of(t, i, what="tensors"):
+    edge = getattr(t, "_gradient_edge", None)
+    if edge is not None:
+        return edge()
+    if not t._rg:
+        raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    return t._edge()
+
+
+def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
+    from .._tensor import Tensor
+    from .. import _creation
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
+                           if False else f"Mismatch in number of gradients: got {len(grad_outputs)} "
+                           f"but expected {len(outputs)}")
+    seeds = []
+    for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"outputs must be Tensors, got {type(o).__name__}")
+        if g is None:
+            if o._rg:
+                if o._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if o._data.dtype.kind == "c":
+                    raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                       f"but got {o.dtype}")
+            seeds.append(_creation.ones_like(o))
+            continue
+        if not isinstance(g, Tensor):
+            if isinstance(g, (int, float, complex)):
+                g = _creation.full_like(o, g)
+            else:
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if g.shape != o.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {o.shape}.")
+        if g.is_complex() != o.is_complex():
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to "
+                               f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype "
+                               f"of {g.dtype} and output[{i}] has a dtype of {o.dtype}.")
+        if g.dtype != o.dtype:
+            g = g.to(o.dtype)
+        seeds.append(g)
+    return seeds
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None, retain_variables=None):
+    """Sum the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad``.
+
+    ``grad_tensors`` is the "vector" of the vector-Jacobian product (needed for
+    non-scalar outputs).  ``retain_graph`` keeps saved tensors for another
+    backward (default: ``create_graph``).  ``create_graph`` records the
+    backward itself so that it can be differentiated again.  ``inputs``
+    restricts accumulation to those tensors (non-leaves accumulate into their
+    own ``.grad``).
+
+        >>> x = tensorplay.tensor([1., 2.], requires_grad=True)
+        >>> tensorplay.autograd.backward((x * x).sum())
+        >>> x.grad
+        tensor([2., 4.])
+    """
+    if grad_variables is not None:
+        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", FutureWarning)
+        if grad_tensors is not None:
+            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both "
+                               "passed to backward(). Please only use 'grad_tensors'.")
+        grad_tensors = grad_variables
+    if retain_variables is not None:
+        warnings.warn("'retain_variables' is deprecated. Use 'retain_graph' instead.", FutureWarning)
+        if retain_graph is None:
+            retain_graph = retain_variables
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    tensors = _as_tuple(tensors)
+    if not tensors:
+        raise RuntimeError("backward() expects at least one tensor")
+    grad_tensors = _as_tuple(grad_tensors)
+    seeds = _make_seeds(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_edge_of(t, i) for i, t in enumerate(tensors)]
+    if inputs is None:
+        run_backward(roots, seeds, retain_graph, create_graph)
+        return
+    inputs = _as_tuple(inputs)
+    targets = [_input_edge(t) for t in inputs]
+    got = run_backward(roots, seeds, retain_graph, create_graph, targets)
+    from .grad_mode import state
+    prev = state.enabled
+    state.enabled = create_graph
+    try:
+        for t, g in zip(inputs, got):
+            if g is not None:
+                var = getattr(t, "_variable", t)     # a GradientEdge names its tensor
+                var._accumulate_grad(g, create_graph)
+    finally:
+        state.enabled = prev
+
+
+def _input_edge(t):
+    edge = getattr(t, "_gradient_edge", None)
+    if edge is not None:
+        return edge()
+    if not t._rg:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return t._edge()
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the sum of gradients of ``outputs`` w.r.t. each of ``inputs``;
+    ``.grad`` is not touched.
+
+        >>> x = tensorplay.tensor(3., requires_grad=True)
+        >>> g, = tensorplay.autograd.grad(x ** 3, x, create_graph=True)
+        >>> g
+        tensor(27., grad_fn=<MulBackward0>)
+        >>> tensorplay.autograd.grad(g, x)
+        (tensor(18.),)
+    """
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                      "To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    single = not isinstance(inputs, (list, tuple))
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("grad requires non-empty inputs.")
+    seeds = _make_seeds(outputs, _as_tuple(grad_outputs))
+    if retain_graph is None:
+        retain_graph = create_graph
+    if is_grads_batched:
+        from ..func import _batched_grad
+        return _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
+    roots = [_edge_of(o, i) for i, o in enumerate(outputs)]
+    targets = [_input_edge(t) for t in inputs]
+    got = run_backward(roots, seeds, retain_graph, create_graph, targets)
+    result = []
+    from .. import _creation
+    for t, g in zip(inputs, got):
+        if g is None:
+            if materialize_grads:
+                g = _creation.zeros_like(getattr(t, "_variable", t))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                                   "in the graph. Set allow_unused=True if this is the desired behavior.")
+        result.append(g)
+    del single
+    return tuple(result)
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """Legacy: ``Variable(tensor)`` is just the tensor (a new leaf sharing its data)."""
+    from .._tensor import Tensor, _wrap
+    if volatile:
+        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                      "instead.", UserWarning, stacklevel=2)
+    if not isinstance(data, Tensor):
+        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+    t = _wrap(data._data)
+    t._version = data._shared_version()
+    if requires_grad:
+        t.requires_grad_(True)
+    return t

@@ -1,0 +1,83 @@
+"""The backward graph: nodes and the edges between them.
+
+A ``Node`` is one recorded operation.  ``next_edges[i]`` is where the gradient
+for the op's i-th input goes: a pair ``(node, input_nr)``, or ``None`` when
+that input needs no gradient.  ``input_meta[i]`` describes that input (for
+tensors: shape and dtype) and knows how to make a gradient fit it; the engine
+calls it without knowing what a gradient is.
+"""
+import itertools
+
+_seq = itertools.count()
+
+
+class Node:
+    __slots__ = ("next_edges", "input_meta", "__dict__", "__weakref__")
+    n_out = 1               # how many forward outputs (= gradients this node takes)
+    _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
+    _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node
+    _post_hooks = None      # [hook(grad_inputs, grad_outputs)]
+
+    def name(self):
+        return type(self).__name__
+
+    def apply(self, grads):
+        """Gradients for each input (a sequence aligned with ``next_edges``)."""
+        raise NotImplementedError
+
+    def release(self):
+        """Free what was saved for backward (after a pass without retain_graph)."""
+
+    @property
+    def next_functions(self):
+        return tuple((None, 0) if e is None else e for e in self.next_edges)
+
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
+        if self.__dict__.get("_post_hooks") is None:
+            self._post_hooks = {}
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
+        if self.__dict__.get("_node_pre_hooks") is None:
+            self._node_pre_hooks = {}
+        return RemovableHandle(self._node_pre_hooks, fn)
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class RemovableHandle:
+    """Returned by every ``register_*hook``; ``remove()`` unregisters."""
+    _ids = itertools.count()
+    __slots__ = ("hooks", "id")
+
+    def __init__(self, hooks, fn):
+        self.hooks, self.id = hooks, next(self._ids)
+        hooks[self.id] = fn
+
+    def remove(self):
+        self.hooks.pop(self.id, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class AccumulateGrad(Node):
+    """Sink node of a leaf: adds the incoming gradient into ``variable.grad``.
+    How to add is the variable's business (``_accumulate_grad``)."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        self.variable = variable
+        self.next_edges = ()
+        self.input_meta = ()
+
+    def apply(self, grads):
+        from .grad_mode import state
+        self.variable._accumulate_grad(grads[0], state.enabled)
+        return ()

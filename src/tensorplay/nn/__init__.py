@@ -1,0 +1,2 @@
+"""tensorplay.nn: ``Parameter`` (more of nn arrives with later issues)."""
+from .parameter import Parameter  # noqa: F401

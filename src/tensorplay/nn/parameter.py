@@ -1,0 +1,37 @@
+from .._tensor import Tensor, _wrap
+
+
+class Parameter(Tensor):
+    """A leaf tensor meant to be optimised: ``requires_grad=True`` by default,
+    whatever the grad mode (it is a factory)."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            import numpy as np
+            from .. import _dtype as D
+            arr = np.zeros((0,), D.get_default_dtype().np)
+        else:
+            arr = data._data
+        p = object.__new__(cls)
+        p._data = arr
+        p._rg = False
+        p._grad_fn = None
+        if data is not None:
+            p._version = data._shared_version()
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __reduce_ex__(self, proto):
+        return (Parameter, (_wrap(self._data), self._rg))
+
+    def __deepcopy__(self, memo):
+        p = Parameter(_wrap(self._data.copy()), self._rg)
+        memo[id(self)] = p
+        return p

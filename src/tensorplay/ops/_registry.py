@@ -1,0 +1,421 @@
+"""The op registry: one definition per op, everything about it side by side.
+
+An op is a NumPy kernel plus, for each tensor input, its vector-Jacobian
+product written in tensorplay ops (so backward is differentiable again), and
+slots for the forward-mode rule (``jvp``) and the vmap batching rule
+(``batch``).  ``defop`` turns a definition into the public function; the
+method, operator and in-place spellings are made from that same function.
+
+A vjp is ``lambda g, out, *args`` where ``args`` are the op's own arguments:
+tensors, Python numbers and parameters, as the user passed them.  Which
+inputs a vjp reads is found once, from its code, so a node saves exactly the
+tensors that the gradients it will compute need.  Inputs named in ``meta=``
+are needed only for their shape/dtype: a ``TensorMeta`` stands in for them.
+"""
+import dis
+import inspect
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new
+from ..autograd.engine import FREED_MSG
+from ..autograd.graph import Node
+from ..autograd.grad_mode import state
+
+REGISTRY = {}                      # name -> Op
+_LOWP = D.LOW_PRECISION
+_F32 = np.dtype(np.float32)
+
+
+class Op:
+    def __init__(self, name, kernel, vjp, *, n_in, jvp=None, batch=None, meta=(), promote=False,
+                 float_only=False, upcast=True, out_dtype=None, differentiable=True, view=False,
+                 nondiff_out=(), joint=False, node_name=None, method=True, inplace=None):
+        self.name, self.kernel, self.n_in = name, kernel, n_in
+        self.jvp, self.batch = jvp, batch
+        self.promote, self.float_only, self.upcast = promote, float_only, upcast
+        self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
+        self.differentiable = differentiable and vjp is not None
+        self.joint = joint
+        sig = inspect.signature(kernel)
+        self.params = [p for p in sig.parameters.values()
+                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        self.names = [p.name for p in self.params]
+        self.defaults = [p.default for p in self.params]
+        self.n_pos = sum(p.kind != p.KEYWORD_ONLY for p in self.params)
+        self.varargs = any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
+        if self.n_pos < len(self.params):            # keyword-only kernel params: pass by name
+            k, n, kwn = kernel, self.n_pos, self.names[self.n_pos:]
+            self.kernel = lambda *a: k(*a[:n], **dict(zip(kwn, a[n:])))
+        vjps = vjp if isinstance(vjp, (tuple, list)) else (vjp,)
+        self.vjp = vjp if joint else tuple(vjps)
+        # which of (out, *args) each vjp reads: its params after g, read in its code
+        metas = set(meta)
+        self.uses = []
+        for f in vjps:
+            if f is None:
+                self.uses.append(frozenset())
+                continue
+            names = f.__code__.co_varnames[1:f.__code__.co_argcount]
+            read = _names_read(f)
+            self.uses.append(frozenset(i - 1 for i, n in enumerate(names, 0)
+                                       if n in read and i > 0 and n not in metas)
+                             | ({-1} if names and names[0] in read else set()))
+        self.saves_any = any(self.uses)
+        self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
+                             {"__slots__": (), "op": self})
+
+    def bind(self, args, kwargs, fname=None):
+        """Positional args + kwargs -> full positional tuple (defaults filled)."""
+        names = self.names
+        if len(args) > self.n_pos:
+            raise TypeError(f"{fname or self.name}() takes {self.n_pos} positional arguments "
+                            f"but {len(args)} were given")
+        full = list(args) + [_MISSING] * (len(names) - len(args))
+        for k, v in kwargs.items():
+            try:
+                i = names.index(k)
+            except ValueError:
+                raise TypeError(f"{fname or self.name}() got an unexpected keyword argument '{k}'") from None
+            if full[i] is not _MISSING:
+                raise TypeError(f"{fname or self.name}() got multiple values for argument '{k}'")
+            full[i] = v
+        for i, v in enumerate(full):
+            if v is _MISSING:
+                d = self.defaults[i]
+                if d is inspect.Parameter.empty:
+                    raise TypeError(f"{fname or self.name}() missing required argument '{names[i]}'")
+                full[i] = d
+        return full
+
+    def __repr__(self):
+        return f"<op {self.name}>"
+
+
+_MISSING = object()
+
+
+def _names_read(f):
+    read = set(f.__code__.co_cellvars)
+    for ins in dis.get_instructions(f):
+        if ins.opname.startswith("LOAD_FAST") or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE"):
+            read.add(ins.argval)
+    return read
+
+
+def _camel(name):
+    return "".join(p[:1].upper() + p[1:] for p in name.strip("_").split("_"))
+
+
+# ------------------------------------------------------------------ backward nodes
+def _tensor_type_name(t):
+    names = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
+             "bfloat16": "BFloat16Tensor", "complex64": "ComplexFloatTensor",
+             "complex128": "ComplexDoubleTensor", "int64": "LongTensor", "int32": "IntTensor",
+             "bool": "BoolTensor"}
+    return f"tensorplay.{names.get(D._FROM_NP[t.dtype].name, 'Tensor')} {list(t.shape)}"
+
+
+class OpNode(Node):
+    """A recorded call of a registered op: the op's arguments (unneeded tensors
+    replaced by their ``TensorMeta``), the output data if a vjp reads ``out``,
+    and the versions the saved tensors had."""
+    __slots__ = ("args", "out", "versions")
+    op = None
+
+    def apply(self, grads):
+        args = self.args
+        if args is None:
+            raise RuntimeError(FREED_MSG)
+        if self.versions:
+            self._check_versions()
+        op = self.op
+        edges = self.next_edges
+        if len(grads) == 1:
+            g = grads[0]
+            if g is None:
+                return (None,) * len(edges)
+        else:
+            if all(x is None for x in grads):
+                return (None,) * len(edges)
+            g = tuple(_zeros_like_data(d) if x is None else x
+                      for x, d in zip(grads, self._out_like()))
+        out = self._output()
+        if op.joint:
+            return op.vjp(g, out, *args)
+        vjps = op.vjp
+        return [vjps[i](g, out, *args) if edges[i] is not None else None for i in range(len(edges))]
+
+    def _out_like(self):
+        return self.out if isinstance(self.out, tuple) else self.__dict__["out_meta"]
+
+    def _output(self):
+        o = self.out
+        if o is None:
+            return None
+        if type(o) is tuple:
+            return tuple(self._saved_out(d, i) for i, d in enumerate(o))
+        return self._saved_out(o, 0)
+
+    def _saved_out(self, d, i):
+        t = _wrap(d)
+        if state.enabled:           # create_graph: the output's own history is this node
+            t._rg, t._grad_fn, t._out_nr = True, self, i
+        return t
+
+    def _check_versions(self):
+        for vl, expected, t, desc in self.versions:
+            if vl[0] != expected:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: [{_tensor_type_name(t)}], which is {desc}, is at version "
+                    f"{vl[0]}; expected version {expected} instead. Hint: enable anomaly detection "
+                    "to find the operation that failed to compute its gradient, with "
+                    "tensorplay.autograd.set_detect_anomaly(True).")
+
+    def release(self):
+        if self.op.saves_any:
+            self.args = None
+            self.out = None
+
+
+def _zeros_like_data(d):
+    return _wrap(np.zeros(d.shape, d.dtype))
+
+
+def _desc(t):
+    fn = t._grad_fn
+    if fn is None:
+        return "a leaf Variable" if t._rg else "a Tensor that does not require grad"
+    return f"output {getattr(t, '_out_nr', 0)} of {fn.name()}"
+
+
+def record(op, args, outs):
+    """Attach a backward node for ``op`` called with ``args`` producing ``outs``
+    (a Tensor or a tuple of Tensors).  Called only when grad mode is on and a
+    tensor input requires grad."""
+    node = op.node_cls()
+    n_in = op.n_in
+    edges, metas = [], []
+    for i in range(n_in):
+        t = args[i]
+        if type(t) is Tensor or isinstance(t, Tensor):
+            if t._rg:
+                if getattr(t, "_inference", False):
+                    raise RuntimeError("Inference tensors cannot be saved for backward. To work "
+                                       "around you can make a clone to get a normal tensor and use "
+                                       "it in autograd.")
+                edges.append(t._edge())
+                metas.append(t._get_meta())
+                continue
+        edges.append(None)
+        metas.append(None)
+    node.next_edges = tuple(edges)
+    node.input_meta = tuple(metas)
+    # what the needed vjps read
+    need = set()
+    uses = op.uses
+    if op.joint:
+        need = uses[0]
+    else:
+        for i in range(n_in):
+            if edges[i] is not None:
+                need |= uses[i]
+    saved = list(args)
+    versions = []
+    for i in range(n_in):
+        t = saved[i]
+        if isinstance(t, Tensor):
+            if i in need:
+                v = t._shared_version()
+                versions.append((v, v[0], t, _desc(t)))
+            else:
+                saved[i] = t._get_meta()
+    node.args = saved
+    single = type(outs) is not tuple
+    if -1 in need:
+        if single:
+            node.out = outs._data
+            v = outs._shared_version()
+            versions.append((v, v[0], outs, f"output 0 of {node.name()}"))
+        else:
+            node.out = tuple(o._data for o in outs)
+            for k, o in enumerate(outs):
+                v = o._shared_version()
+                versions.append((v, v[0], o, f"output {k} of {node.name()}"))
+    else:
+        node.out = None
+        if not single:
+            node.__dict__["out_meta"] = tuple(o._data for o in outs)   # for zero-filling
+    node.versions = versions
+    if single:
+        outs._rg = True
+        outs._grad_fn = node
+        outs._out_nr = 0
+    else:
+        node.n_out = len(outs)          # instance value shadows the class default of 1
+        for k, o in enumerate(outs):
+            if k in op.nondiff_out:
+                continue
+            o._rg = True
+            o._grad_fn = node
+            o._out_nr = k
+    return node
+
+
+# ------------------------------------------------------------------ dispatch
+def _to_tensor_arg(v, name):
+    raise TypeError(f"{name}(): argument must be Tensor, not {type(v).__name__}")
+
+
+def _finish(op, args, r, in_dtype_np):
+    """Wrap kernel output(s), record the node if needed."""
+    if type(r) is tuple:
+        outs = tuple(_wrap_result(x) for x in r)
+    else:
+        outs = _wrap_result(r)
+    return outs
+
+
+def _wrap_result(r):
+    if type(r) is not _ndarray:
+        r = np.asarray(r)
+    t = _new(Tensor)
+    t._data = r
+    t._rg = False
+    t._grad_fn = None
+    return t
+
+
+def _result_dtype(args, n_in):
+    """PyTorch promotion over the first ``n_in`` args (tensors and Python numbers)."""
+    dim = zero = wrapped = None
+    for i in range(n_in):
+        a = args[i]
+        if isinstance(a, Tensor):
+            dt = D._FROM_NP[a._data.dtype]
+            if a._data.ndim:
+                dim = dt if dim is None else D.promote_types(dim, dt)
+            else:
+                zero = dt if zero is None else D.promote_types(zero, dt)
+        else:
+            dt = D.scalar_dtype(a)
+            if dt is None:
+                continue
+            wrapped = dt if wrapped is None else D.promote_types(wrapped, dt)
+    return D.result_type3(dim, zero, wrapped)
+
+
+def _prep(op, args):
+    """Unwrap tensor args to arrays, applying promotion and low-precision upcast.
+    Returns (kernel args, dtype to cast the result back to or None)."""
+    n_in = op.n_in
+    back = None
+    if op.promote:
+        rdt = _result_dtype(args, n_in)
+        if rdt is None:
+            raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+        cdt = rdt
+        if op.float_only and cdt.category < D._FLOAT:
+            cdt = rdt = D.get_default_dtype()
+        if op.upcast and cdt.np in _LOWP:
+            back, cdt = rdt.np, D.float32
+        npdt = cdt.np
+        kargs = list(args)
+        for i in range(n_in):
+            a = args[i]
+            if isinstance(a, Tensor):
+                d = a._data
+                kargs[i] = d if d.dtype == npdt else d.astype(npdt)
+            elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):
+                if rdt.category == D._INT and type(a) is int:
+                    a = np.array(a).astype(npdt)[()]     # wraps like a C cast, as PyTorch does
+                kargs[i] = a
+        if op.out_dtype is not None:
+            back = None
+        return kargs, back
+    kargs = list(args)
+    for i in range(n_in):
+        a = args[i]
+        if isinstance(a, Tensor):
+            d = a._data
+            if op.float_only and d.dtype.kind in "biu":
+                d = d.astype(D.get_default_dtype().np)
+            elif op.upcast and d.dtype in _LOWP:
+                back = d.dtype
+                d = d.astype(_F32)
+            kargs[i] = d
+        elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
+            kargs[i] = _prep_list(op, a)
+        elif a is not None and not isinstance(a, (int, float, complex, bool)):
+            raise TypeError(f"{op.name}(): argument '{op.names[i]}' (position {i + 1}) must be "
+                            f"Tensor, not {type(a).__name__}")
+    return kargs, back
+
+
+def _prep_list(op, ts):
+    dt = _result_dtype(ts, len(ts))
+    npdt = dt.np
+    return [t._data if t._data.dtype == npdt else t._data.astype(npdt) for t in ts]
+
+
+def dispatch(op, args):
+    """The general path: any signature.  ``args`` is the full positional list."""
+    kargs, back = _prep(op, args)
+    r = op.kernel(*kargs)
+    if back is not None:
+        r = tuple(x.astype(back) if x.dtype.kind == "f" else x for x in r) if type(r) is tuple \
+            else np.asarray(r).astype(back)
+    outs = _finish(op, args, r, None)
+    if op.view:
+        _mark_view(args[0], outs)
+    if state.enabled and op.differentiable:
+        n_in = op.n_in
+        for i in range(n_in):
+            a = args[i]
+            if isinstance(a, Tensor) and a._rg:
+                record(op, args, outs)
+                break
+            if isinstance(a, (list, tuple)) and i == 0 and op.n_in == 1 and op.joint:
+                pass
+    elif state.inference:
+        for o in (outs if type(outs) is tuple else (outs,)):
+            o._inference = True
+    return outs
+
+
+def _mark_view(base, outs):
+    """View outputs share the version counter (and so in-place checks) with their base."""
+    v = base._shared_version()
+    root = getattr(base, "_base", None) or base
+    for o in (outs if type(outs) is tuple else (outs,)):
+        o._version = v
+        o._base = root
+        o._view_version = v[0]
+
+
+def defop(name, kernel, vjp=None, **kw):
+    """Register ``name`` and return its public function (also the method)."""
+    n_in = kw.pop("n_in", 1)
+    op = Op(name, kernel, vjp, n_in=n_in, **kw)
+    REGISTRY[name] = op
+    n_pos = op.n_pos
+    names = op.names
+
+    if op.varargs:                          # f(x, *size)
+        def fn(*args, **kwargs):
+            if kwargs:
+                args = args + tuple(kwargs.popitem()[1] for _ in range(len(kwargs)))
+            return dispatch(op, args)
+    elif len(names) == 1 and n_in == 1:
+        def fn(input):
+            return dispatch(op, [input])
+    else:
+        def fn(*args, **kwargs):
+            if kwargs or len(args) != len(names):
+                args = op.bind(args, kwargs, name)
+            return dispatch(op, args)
+    fn.__name__ = fn.__qualname__ = name
+    fn.op = op
+    return fn

@@ -1,0 +1,391 @@
+"""The ops the engine itself leans on: broadcasting back (``sum_to_size``,
+``expand``), casts, copies and the basic reshapes, plus ``sum``/``mean`` and
+``matmul``.  The rest of the op set lives in the sibling modules."""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap, _expandable
+from ._registry import defop
+from ._util import dims_arg, size_arg
+from .pointwise import conj
+
+
+# ---------------------------------------------------------------- reductions that undo broadcasting
+def _sum_k(x, dim=None, keepdim=False, *, dtype=None):
+    axes = dims_arg(dim, x.ndim)
+    if dtype is not None:
+        npdt = D.to_dtype(dtype).np
+    elif x.dtype.kind in "biu":
+        npdt = np.int64
+    else:
+        npdt = None
+    return np.sum(x, axis=axes, keepdims=keepdim, dtype=npdt)
+
+
+def _unreduce(g, shape, dim, keepdim):
+    """Gradient of a reduction over ``dim``: put the reduced axes back, then broadcast."""
+    if not keepdim and dim is not None:
+        axes = dims_arg(dim, len(shape))
+        if axes is not None:
+            for a in axes:
+                g = g.unsqueeze(a)
+    if dim is None and not keepdim:
+        g = g.reshape((1,) * len(shape))
+    return g.expand(shape)
+
+
+sum = defop("sum", _sum_k,
+            lambda g, out, x, dim=None, keepdim=False, dtype=None: _unreduce(g, x.shape, dim, keepdim),
+            meta=("x",))
+
+
+def _mean_k(x, dim=None, keepdim=False, *, dtype=None):
+    if dtype is None and x.dtype.kind in "biu":
+        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
+                           f"floating point or complex dtype. Got: {D._FROM_NP[x.dtype].name.capitalize()}")
+    axes = dims_arg(dim, x.ndim)
+    return np.mean(x, axis=axes, keepdims=keepdim,
+                   dtype=None if dtype is None else D.to_dtype(dtype).np)
+
+
+def _mean_vjp(g, out, x, dim=None, keepdim=False, dtype=None):
+    axes = dims_arg(dim, x.ndim)
+    n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    return _unreduce(g / n, x.shape, dim, keepdim)
+
+
+mean = defop("mean", _mean_k, _mean_vjp, meta=("x",))
+
+
+def _sum_to_size_k(x, *size):
+    size = size_arg(size)
+    if not _expandable(size, x.shape):
+        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
+                           f"{{{', '.join(map(str, x.shape))}}}.")
+    lead = x.ndim - len(size)
+    axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
+                                      if s == 1 and x.shape[lead + i] != 1)
+    r = np.sum(x, axis=axes, keepdims=True) if axes else x
+    return r.reshape(size)
+
+
+sum_to_size = defop("sum_to_size", _sum_to_size_k, lambda g, out, x, *size: g.expand(x.shape),
+                    meta=("x",))
+
+
+def _expand_k(x, *size):
+    size = size_arg(size)
+    if len(size) < x.ndim:
+        raise RuntimeError(f"expand(torch.FloatTensor{{{list(x.shape)}}}, size={list(size)}): the "
+                           f"number of sizes provided ({len(size)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({x.ndim})")
+    lead = len(size) - x.ndim
+    full = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
+    for i in range(x.ndim):
+        if x.shape[i] != full[lead + i] and x.shape[i] != 1:
+            raise RuntimeError(f"The expanded size of the tensor ({full[lead + i]}) must match the "
+                               f"existing size ({x.shape[i]}) at non-singleton dimension {lead + i}.  "
+                               f"Target sizes: {list(size)}.  Tensor sizes: {list(x.shape)}")
+    return np.broadcast_to(x, full)
+
+
+expand = defop("expand", _expand_k, lambda g, out, x, *size: g.sum_to_size(x.shape),
+               meta=("x",), upcast=False, view=True)
+
+
+def broadcast_to(input, size):
+    return expand(input, size)
+
+
+def expand_as(input, other):
+    return expand(input, other.shape)
+
+
+def broadcast_tensors(*tensors):
+    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    return tuple(expand(t, shape) for t in tensors)
+
+
+def broadcast_shapes(*shapes):
+    from .._tensor import Size
+    return Size(np.broadcast_shapes(*shapes))
+
+
+# ---------------------------------------------------------------- reshapes
+def _infer_shape(size, numel):
+    size = list(size)
+    neg = [i for i, s in enumerate(size) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in size:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+        size[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(size)}' is invalid for input of size {numel}")
+    return tuple(size)
+
+
+def _reshape_k(x, *shape):
+    return x.reshape(_infer_shape(size_arg(shape), x.size))
+
+
+def _view_k(x, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
+        raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
+    new = _infer_shape(size_arg(shape), x.size)
+    v = x.view()
+    try:
+        v.shape = new
+    except AttributeError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
+                           "least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.") from None
+    return v
+
+
+_reshape_vjp = lambda g, out, x, *shape: g.reshape(x.shape)   # noqa: E731
+reshape = defop("reshape", _reshape_k, _reshape_vjp, meta=("x",), upcast=False, view="maybe",
+                node_name="ViewBackward0")
+view = defop("view", _view_k, _reshape_vjp, meta=("x",), upcast=False, view=True)
+
+
+def view_as(input, other):
+    return view(input, other.shape)
+
+
+def reshape_as(input, other):
+    return reshape(input, other.shape)
+
+
+def _transpose_k(x, dim0, dim1):
+    from .._tensor import _wrap_dim
+    return np.swapaxes(x, _wrap_dim(dim0, x.ndim), _wrap_dim(dim1, x.ndim)) if x.ndim else x
+
+
+transpose = defop("transpose", _transpose_k, lambda g, out, x, dim0, dim1: g.transpose(dim0, dim1),
+                  upcast=False, view=True)
+swapaxes = swapdims = transpose
+
+
+def _permute_k(x, *dims):
+    from .._tensor import _wrap_dim
+    dims = size_arg(dims)
+    if len(dims) != x.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not "
+                           f"match the length of the desired ordering of dimensions i.e. input.dim() "
+                           f"= {x.ndim} is not equal to len(dims) = {len(dims)}".replace("(sparse_coo)", ""))
+    axes = tuple(_wrap_dim(d, x.ndim) for d in dims)
+    if len(set(axes)) != len(axes):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return np.transpose(x, axes)
+
+
+def _permute_vjp(g, out, x, *dims):
+    from .._tensor import _wrap_dim
+    axes = [_wrap_dim(d, g.ndim) for d in size_arg(dims)]
+    return g.permute(*np.argsort(axes).tolist())
+
+
+permute = defop("permute", _permute_k, _permute_vjp, upcast=False, view=True)
+
+
+def _t_k(x):
+    if x.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.ndim}D")
+    return x.T
+
+
+t = defop("t", _t_k, lambda g, out, x: g.t(), upcast=False, view=True)
+
+
+def _unsqueeze_k(x, dim):
+    from .._tensor import _wrap_dim
+    return np.expand_dims(x, _wrap_dim(dim, x.ndim + 1))
+
+
+unsqueeze = defop("unsqueeze", _unsqueeze_k, lambda g, out, x, dim: g.squeeze(dim),
+                  upcast=False, view=True)
+
+
+def _squeeze_k(x, dim=None):
+    if dim is None:
+        return np.squeeze(x)
+    axes = dims_arg(dim, x.ndim) or ()
+    axes = tuple(a for a in axes if x.ndim and x.shape[a] == 1)
+    return np.squeeze(x, axis=axes) if axes else x
+
+
+squeeze = defop("squeeze", _squeeze_k, lambda g, out, x, dim=None: g.reshape(x.shape),
+                meta=("x",), upcast=False, view=True)
+
+
+def _flatten_k(x, start_dim=0, end_dim=-1):
+    from .._tensor import _wrap_dim
+    if x.ndim == 0:
+        return x.reshape(1)
+    s, e = _wrap_dim(start_dim, x.ndim), _wrap_dim(end_dim, x.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
+    return x.reshape(shape)
+
+
+flatten = defop("flatten", _flatten_k, lambda g, out, x, start_dim=0, end_dim=-1: g.reshape(x.shape),
+                meta=("x",), upcast=False, view="maybe", node_name="ViewBackward0")
+
+
+# ---------------------------------------------------------------- casts and copies
+def _to_k(x, dtype):
+    npdt = dtype.np
+    if x.dtype.kind == "c" and npdt.kind != "c":
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=4)
+        x = x.real
+    return x.astype(npdt)
+
+
+_to = defop("_to_copy", _to_k, lambda g, out, x, dtype: g, meta=("x",), upcast=False,
+            node_name="ToCopyBackward0")
+
+
+def to(input, *args, dtype=None, copy=False, **kwargs):
+    """``to(dtype)``, ``to(tensor)``, ``to(device)``, ``to(device, dtype)``."""
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype = a.dtype
+        elif isinstance(a, D.dtype) or a in (float, int, bool, complex):
+            dtype = D.to_dtype(a)
+        elif a is not None:
+            from .._tensor import device
+            device(a)                       # raises for anything but the CPU
+    if "device" in kwargs and kwargs["device"] is not None:
+        from .._tensor import device
+        device(kwargs["device"])
+    if dtype is None or D.to_dtype(dtype).np == input._data.dtype:
+        return clone(input) if copy else input
+    return _to(input, D.to_dtype(dtype))
+
+
+def _cast(dt):
+    return lambda self: to(self, dt)
+
+
+clone = defop("clone", lambda x, *, memory_format=None: x.copy(), lambda g, out, x, memory_format=None: g,
+              upcast=False)
+
+
+def contiguous(input, memory_format=None):
+    return input if input._data.flags.c_contiguous else clone(input)
+
+
+def _real_k(x):
+    return x.real
+
+
+real_ = defop("real", _real_k, lambda g, out, x: g, upcast=False, view=True)
+imag_ = defop("imag", lambda x: x.imag, lambda g, out, x: g * 1j, upcast=False, view=True)
+
+
+def real(input):
+    return real_(input) if input.is_complex() else input
+
+
+def imag(input):
+    if not input.is_complex():
+        raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+    return imag_(input)
+
+
+def conj_op(input):
+    return conj(input)
+
+
+def resolve_conj(input):
+    return input
+
+
+def resolve_neg(input):
+    return input
+
+
+def is_conj(input):
+    return False
+
+
+# ---------------------------------------------------------------- matmul
+def _matmul_k(x, y):
+    if x.ndim == 0 or y.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{x.ndim}D and {y.ndim}D")
+    kx, ky = x.shape[-1], y.shape[-2] if y.ndim > 1 else y.shape[0]
+    if kx != ky:
+        if x.ndim == 1 and y.ndim == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{x.shape[0]}] and src "
+                               f"[{y.shape[0]}] to have the same number of elements, but got "
+                               f"{x.shape[0]} and {y.shape[0]} elements respectively")
+        xs = "x".join(map(str, x.shape if x.ndim > 1 else (1,) + x.shape))
+        ys = "x".join(map(str, y.shape if y.ndim > 1 else y.shape + (1,)))
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({xs} and {ys})")
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{D._FROM_NP[x.dtype].name} != {D._FROM_NP[y.dtype].name}")
+    return np.matmul(x, y)
+
+
+def _matmul_vjp_x(g, out, x, y):
+    if x.ndim == 1 and y.ndim == 1:
+        return g * conj(y)
+    if y.ndim == 1:                                   # (..., n, k) @ (k,) -> (..., n)
+        return g.unsqueeze(-1) * conj(y)
+    if x.ndim == 1:                                   # (k,) @ (..., k, m) -> (..., m)
+        return (g.unsqueeze(-2) @ conj(y).mT).squeeze(-2)
+    return g @ conj(y).mT
+
+
+def _matmul_vjp_y(g, out, x, y):
+    if x.ndim == 1 and y.ndim == 1:
+        return g * conj(x)
+    if y.ndim == 1:
+        return (conj(x).mT @ g.unsqueeze(-1)).squeeze(-1)
+    if x.ndim == 1:
+        return conj(x).unsqueeze(-1) * g.unsqueeze(-2)
+    return conj(x).mT @ g
+
+
+matmul = defop("matmul", _matmul_k, (_matmul_vjp_x, _matmul_vjp_y), n_in=2,
+               node_name="MmBackward0")
+
+
+# ---------------------------------------------------------------- the out-of-place halves of copy_ / fill_
+def _copy_from_k(dst, src):
+    if not _expandable(src.shape, dst.shape):
+        raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(dst.shape, src.shape))}")
+    if src.dtype.kind == "c" and dst.dtype.kind != "c":
+        src = src.real
+    return np.broadcast_to(src.astype(dst.dtype, copy=False), dst.shape).copy()
+
+
+def _zeros_vjp(g, out, dst, *rest):
+    from .pointwise import _zl
+    return _zl(g)
+
+
+copy_from = defop("copy_from", _copy_from_k, (_zeros_vjp, lambda g, out, dst, src: g), n_in=2,
+                  upcast=False, node_name="CopyBackwards")
+
+
+def _fill_k(dst, value):
+    return np.full(dst.shape, value, dst.dtype)
+
+
+fill = defop("fill", _fill_k, (_zeros_vjp, lambda g, out, dst, value: g.sum()), n_in=2,
+             upcast=False)

@@ -1,0 +1,166 @@
+"""In-place spellings (``x.add_(y)``, ``x += y``, ``x.copy_(y)``, ...).
+
+An in-place op is its out-of-place op applied to a stand-in for the tensor's
+current value, with the result written back into the tensor's memory.  The
+tensor then takes over the result's history, and its version counter moves
+on, so a node that saved the old value raises instead of computing a wrong
+gradient.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap
+from ..autograd.grad_mode import state
+
+# ops whose in-place form PyTorch has (pointwise and a few others)
+INPLACE = """add sub mul div true_divide floor_divide remainder fmod pow float_power neg negative
+abs absolute sgn sign square reciprocal sqrt rsqrt exp exp2 expm1 log log2 log10 log1p sin cos tan
+asin acos atan sinh cosh tanh asinh acosh atanh arcsin arccos arctan arcsinh arccosh arctanh atan2
+arctan2 sigmoid relu silu erf erfc erfinv floor ceil trunc fix frac round clamp clip clamp_min
+clamp_max lerp eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
+bitwise_or bitwise_xor bitwise_not maximum minimum fmax fmin masked_fill masked_scatter index_fill
+index_add index_copy scatter scatter_add scatter_reduce index_put put copy_sign hypot squeeze
+unsqueeze transpose t swapaxes swapdims cumsum cumprod conj_physical""".split()
+
+
+def check_inplace(self, args):
+    """PyTorch's checks before writing into ``self``."""
+    if state.enabled:
+        if self._rg and self._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        base = getattr(self, "_base", None)
+        if base is not None and base._rg and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+
+
+def apply_inplace(self, f, args, kwargs, name):
+    check_inplace(self, args)
+    recording = state.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args)
+                                   or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))
+    src = self
+    if recording:
+        base = getattr(self, "_base", None)
+        if base is not None and (base._rg or self._rg or True):
+            from .views import rebase_inplace_view
+            return rebase_inplace_view(self, f, args, kwargs, name)
+        src = _standin(self)
+    out = f(src, *args, **kwargs)
+    if recording:
+        _own_saved_copy(src, out)
+    write_into(self, out, name)
+    if recording:
+        adopt(self, out)
+    return self
+
+
+def _standin(self):
+    """A second Tensor object for the pre-op value: same memory, history and version."""
+    src = _wrap(self._data)
+    src._rg, src._grad_fn = self._rg, self._grad_fn
+    if self._grad_fn is not None:
+        src._out_nr = getattr(self, "_out_nr", 0)
+    src._version = self._shared_version()
+    return src
+
+
+def _own_saved_copy(src, out):
+    """If the new node saved the pre-op value, give it a private copy before the
+    memory is overwritten: that overwrite is part of this op, not a user's later
+    in-place on a saved tensor."""
+    node = out._grad_fn
+    args = getattr(node, "args", None) if node is not None else None
+    if args is None:
+        return
+    for a in args:
+        if a is src:
+            src._data = src._data.copy()
+            src._version = [0]
+            node.versions = [(src._version, 0, t, d) if t is src else (vl, v, t, d)
+                             for vl, v, t, d in node.versions]
+            return
+
+
+def adopt(self, out):
+    """``self`` now holds ``out``'s value: it takes over ``out``'s history."""
+    node = out._grad_fn
+    self._grad_fn = node
+    self._rg = node is not None
+    if node is not None:
+        self._out_nr = getattr(out, "_out_nr", 0)
+    try:
+        del self._meta
+    except AttributeError:
+        pass
+
+
+def write_into(self, out, name):
+    d = self._data
+    r = out._data
+    if r.shape != d.shape:
+        raise RuntimeError(f"output with shape {list(d.shape)} doesn't match the broadcast shape "
+                           f"{list(np.broadcast_shapes(d.shape, r.shape))}")
+    if r.dtype != d.dtype:
+        rk, dk = D._FROM_NP[r.dtype], D._FROM_NP[d.dtype]
+        if rk.category > dk.category:
+            raise RuntimeError(f"result type {_title(rk)} can't be cast to the desired output type "
+                               f"{_title(dk)}")
+    if not d.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+    if r is not d:
+        np.copyto(d, r, casting="unsafe")
+    self._bump()
+
+
+def _title(dt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(dt.name, dt.name)
+
+
+def _make(f, name):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, f, args, kwargs, name)
+    method.__name__ = method.__qualname__ = name + "_"
+    return method
+
+
+def copy_(self, src, non_blocking=False):
+    """Copy ``src`` (broadcast and cast to ``self``) into ``self``; differentiable
+    w.r.t. ``src``; the old value of ``self`` gets a zero gradient."""
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    from .core import copy_from
+    return apply_inplace(self, copy_from, (src,), {}, "copy")
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+def fill_(self, value):
+    from .core import fill
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions.")
+    return apply_inplace(self, fill, (value,), {}, "fill")
+
+
+def make_inplace(Tensor, functions):
+    for n in INPLACE:
+        f = functions.get(n)
+        if f is not None and not hasattr(Tensor, n + "_"):
+            setattr(Tensor, n + "_", _make(f, n))
+    Tensor.copy_ = copy_
+    Tensor.zero_ = zero_
+    Tensor.fill_ = fill_
+    for op, n in (("add", "__iadd__"), ("sub", "__isub__"), ("mul", "__imul__"),
+                  ("div", "__itruediv__"), ("floor_divide", "__ifloordiv__"),
+                  ("remainder", "__imod__"), ("pow", "__ipow__"), ("bitwise_and", "__iand__"),
+                  ("bitwise_or", "__ior__"), ("bitwise_xor", "__ixor__")):
+        f = getattr(functions[op], "fast", functions[op])
+        setattr(Tensor, n, _make(f, op))
+    Tensor.__imatmul__ = _make(functions["matmul"], "matmul")
