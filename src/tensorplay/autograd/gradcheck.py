@@ -158,6 +158,11 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
 
     def vjp_fn(*args):
+        from .grad_mode import enable_grad
+        with enable_grad():
+            return _vjp(*args)
+
+    def _vjp(*args):
         xs, gos = args[:n_in], args[n_in:]
         os_ = _outputs_tuple(func(*xs))
         diff_os = [(o, g) for o, g in zip(os_, gos) if o.requires_grad]

@@ -1,2 +1,3 @@
-"""tensorplay.nn: ``Parameter`` (more of nn arrives with later issues)."""
+"""tensorplay.nn: ``Parameter`` and ``functional`` (more of nn arrives with later issues)."""
 from .parameter import Parameter  # noqa: F401
+from . import functional  # noqa: F401

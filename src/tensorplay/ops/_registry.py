@@ -45,7 +45,12 @@ class Op:
         self.defaults = [p.default for p in self.params]
         self.n_pos = sum(p.kind != p.KEYWORD_ONLY for p in self.params)
         self.varargs = any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
-        if self.n_pos < len(self.params):            # keyword-only kernel params: pass by name
+        self.variadic = n_in == -1      # kernel(*tensors, *, params): any number of tensor inputs
+        self.n_kw = len(self.params) - self.n_pos
+        if self.variadic:
+            k, nk, kwn = kernel, self.n_kw, self.names[self.n_pos:]
+            self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
+        elif self.n_pos < len(self.params):            # keyword-only kernel params: pass by name
             k, n, kwn = kernel, self.n_pos, self.names[self.n_pos:]
             self.kernel = lambda *a: k(*a[:n], **dict(zip(kwn, a[n:])))
         vjps = vjp if isinstance(vjp, (tuple, list)) else (vjp,)
@@ -59,6 +64,11 @@ class Op:
                 continue
             names = f.__code__.co_varnames[1:f.__code__.co_argcount]
             read = _names_read(f)
+            if self.variadic:
+                star = f.__code__.co_varnames[f.__code__.co_argcount]
+                self.uses.append(frozenset({-2} if star in read and "*" not in metas else ())
+                                 | ({-1} if names and names[0] in read else set()))
+                continue
             self.uses.append(frozenset(i - 1 for i, n in enumerate(names, 0)
                                        if n in read and i > 0 and n not in metas)
                              | ({-1} if names and names[0] in read else set()))
@@ -196,7 +206,7 @@ def record(op, args, outs):
     (a Tensor or a tuple of Tensors).  Called only when grad mode is on and a
     tensor input requires grad."""
     node = op.node_cls()
-    n_in = op.n_in
+    n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
     edges, metas = [], []
     for i in range(n_in):
         t = args[i]
@@ -218,6 +228,8 @@ def record(op, args, outs):
     uses = op.uses
     if op.joint:
         need = uses[0]
+        if -2 in need:                      # a variadic vjp reading all its tensor inputs
+            need = set(range(n_in)) | (need & {-1})
     else:
         for i in range(n_in):
             if edges[i] is not None:
@@ -310,7 +322,7 @@ def _result_dtype(args, n_in):
 def _prep(op, args):
     """Unwrap tensor args to arrays, applying promotion and low-precision upcast.
     Returns (kernel args, dtype to cast the result back to or None)."""
-    n_in = op.n_in
+    n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
     back = None
     if op.promote:
         rdt = _result_dtype(args, n_in)
@@ -371,14 +383,12 @@ def dispatch(op, args):
     if op.view:
         _mark_view(args[0], outs)
     if state.enabled and op.differentiable:
-        n_in = op.n_in
+        n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
         for i in range(n_in):
             a = args[i]
             if isinstance(a, Tensor) and a._rg:
                 record(op, args, outs)
                 break
-            if isinstance(a, (list, tuple)) and i == 0 and op.n_in == 1 and op.joint:
-                pass
     elif state.inference:
         for o in (outs if type(outs) is tuple else (outs,)):
             o._inference = True
@@ -403,10 +413,18 @@ def defop(name, kernel, vjp=None, **kw):
     n_pos = op.n_pos
     names = op.names
 
-    if op.varargs:                          # f(x, *size)
+    if op.variadic:                         # f(*tensors, *, params)
+        kwn, kwd = op.names[op.n_pos:], op.defaults[op.n_pos:]
+
+        def fn(*args, **kwargs):
+            extra = [kwargs.pop(k, d) for k, d in zip(kwn, kwd)]
+            if kwargs:
+                raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+            return dispatch(op, list(args) + extra)
+    elif op.varargs:                        # f(x, *size)
         def fn(*args, **kwargs):
             if kwargs:
-                args = args + tuple(kwargs.popitem()[1] for _ in range(len(kwargs)))
+                raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
             return dispatch(op, args)
     elif len(names) == 1 and n_in == 1:
         def fn(input):

@@ -274,7 +274,8 @@ def to(input, *args, dtype=None, copy=False, **kwargs):
     return _to(input, D.to_dtype(dtype))
 
 
-def _cast(dt):
+def _cast(name):
+    dt = getattr(D, name if name != "bool" else "bool_")
     return lambda self: to(self, dt)
 
 

@@ -141,7 +141,7 @@ def _k_with_alpha(f):
 
 
 # --------------------------------------------------------------------- arithmetic
-_conj = unary("conj_physical", np.conjugate, lambda g, out, x: g.conj(), float_only=False)
+conj_physical = _conj = unary("conj_physical", np.conjugate, lambda g, out, x: g.conj(), float_only=False)
 add = binary("add", _k_with_alpha(np.add), (lambda g, out, x, y, alpha=1: g,
                                             lambda g, out, x, y, alpha=1: g * conj(alpha)))
 sub = binary("sub", _k_with_alpha(np.subtract), (lambda g, out, x, y, alpha=1: g,
@@ -192,8 +192,14 @@ def div(input, other, *, rounding_mode=None):
 div.fast = _div
 true_divide = divide = _div
 
+def _no_derivative(name):
+    def vjp(g, out, x, y):
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+    return vjp
+
+
 floor_divide = binary("floor_divide", np.floor_divide,
-                      (lambda g, out, x, y: _zl(g), lambda g, out, x, y: _zl(g)))
+                      (_no_derivative("floor_divide"), _no_derivative("floor_divide")))
 remainder = binary("remainder", np.remainder,
                    (lambda g, out, x, y: g, lambda g, out, x, y: -g * (x / y).floor()))
 fmod = binary("fmod", np.fmod, (lambda g, out, x, y: g, lambda g, out, x, y: -g * (x / y).trunc()))

@@ -1,0 +1,22 @@
+import numpy as np
+import pytest
+
+try:
+    import torch
+    torch.set_num_threads(1)
+except ImportError:          # the comparisons skip; everything else runs
+    torch = None
+
+
+@pytest.fixture
+def torch_or_skip():
+    if torch is None:
+        pytest.skip("torch not installed")
+    return torch
+
+
+def assert_close(a, b, atol=1e-6, rtol=1e-5, msg=""):
+    a = np.asarray(a, dtype=np.complex128 if np.iscomplexobj(a) else np.float64)
+    b = np.asarray(b, dtype=np.complex128 if np.iscomplexobj(b) else np.float64)
+    assert a.shape == b.shape, f"{msg} shape {a.shape} != {b.shape}"
+    np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, err_msg=msg, equal_nan=True)
