@@ -380,7 +380,7 @@ def dispatch(op, args):
         r = tuple(x.astype(back) if x.dtype.kind == "f" else x for x in r) if type(r) is tuple \
             else np.asarray(r).astype(back)
     outs = _finish(op, args, r, None)
-    if op.view:
+    if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
         _mark_view(args[0], outs)
     if state.enabled and op.differentiable:
         n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
@@ -398,7 +398,9 @@ def dispatch(op, args):
 def _mark_view(base, outs):
     """View outputs share the version counter (and so in-place checks) with their base."""
     v = base._shared_version()
-    root = getattr(base, "_base", None) or base
+    root = getattr(base, "_base", None)
+    if root is None:
+        root = base
     for o in (outs if type(outs) is tuple else (outs,)):
         o._version = v
         o._base = root
