@@ -5,11 +5,14 @@ import numpy as np
 from . import _dtype as D
 from ._random import default_generator
 from ._tensor import Tensor, _as_array, _wrap
+from .autograd.grad_mode import state
 from .ops._util import size_arg
 
 
 def _leaf(a, requires_grad):
     t = _wrap(a)
+    if state.inference:
+        t._inference = True
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -217,7 +217,7 @@ class Tensor:
         flag = bool(flag)
         if flag and not _differentiable_dtype(self._data.dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
-        if flag and getattr(self, "_inference", False):
+        if flag and getattr(self, "_inference", False) and not state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._rg = flag

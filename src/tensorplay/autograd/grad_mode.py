@@ -7,6 +7,7 @@ every resumption under the mode, as PyTorch does.
 import functools
 import inspect
 import threading
+import warnings
 
 
 class _GradState(threading.local):
@@ -57,8 +58,14 @@ class _DecoratorContextManager:
 
     def __call__(self, func):
         if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is not supported by grad modes; "
-                               "decorate the class's methods instead.")
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To preserve "
+                          "the current behavior of class decoration, you can directly decorate "
+                          "the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            cls = func
+
+            def func(*args, **kwargs):          # constructing the class runs under the mode
+                return cls(*args, **kwargs)
         if inspect.isgeneratorfunction(func):
             return _wrap_generator(self.clone, func)
 
@@ -141,7 +148,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
     def __init__(self, mode):
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = state.enabled
         self.mode = mode
         state.enabled = mode
@@ -162,8 +170,9 @@ class set_grad_enabled(_DecoratorContextManager):
 
 class inference_mode(_DecoratorContextManager):
     """Like ``no_grad``, and tensors created inside are inference tensors: they
-    can never be recorded for backward later.  ``inference_mode(False)`` is a
-    no-op switch usable to disable it conditionally."""
+    can never be recorded for backward later.  ``inference_mode(False)`` turns
+    inference mode off and grad mode on (as PyTorch's ``InferenceMode(false)``
+    guard does), so it can switch it off conditionally or locally."""
 
     def __new__(cls, mode=True):
         if not isinstance(mode, bool):        # bare @inference_mode
@@ -175,8 +184,7 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (state.enabled, state.inference)
-        if self.mode:
-            state.enabled, state.inference = False, True
+        state.enabled, state.inference = not self.mode, self.mode
 
     def __exit__(self, *exc):
         state.enabled, state.inference = self.prev
