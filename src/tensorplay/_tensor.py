@@ -448,7 +448,12 @@ class Tensor:
             node._pre_hooks = {}
         if self._grad_fn is None:            # keep the accumulator alive as long as the leaf
             self.__dict__["_acc_strong"] = node
-        return RemovableHandle(node._pre_hooks.setdefault(nr, {}), hook)
+        hooks = node._pre_hooks.setdefault(nr, {})
+        handle = RemovableHandle(hooks, _checked_hook(hook))
+        retain = hooks.pop(_RETAIN_KEY, None)
+        if retain is not None:               # retain_grad sees the gradient after every user hook
+            hooks[_RETAIN_KEY] = retain
+        return handle
 
     def retain_grad(self):
         """Populate ``.grad`` for this non-leaf tensor during backward."""
@@ -464,11 +469,11 @@ class Tensor:
             if t is not None:
                 old = getattr(t, "_grad", None)
                 t._grad = g.detach().clone() if old is None else old + g.detach()
-        # retains-grad hooks see the gradient after every user hook: use a key that sorts last
+        # the engine runs hooks in insertion order; register_hook keeps this one last
         node, nr = self._edge()
         if node.__dict__.get("_pre_hooks") is None:
             node._pre_hooks = {}
-        node._pre_hooks.setdefault(nr, {})[float("inf")] = retain
+        node._pre_hooks.setdefault(nr, {})[_RETAIN_KEY] = retain
 
     @property
     def retains_grad(self):
@@ -498,12 +503,46 @@ class Tensor:
     def cuda(self, *a, **k):
         raise RuntimeError("Torch not compiled with CUDA enabled")
 
-    def type(self, dtype=None):
+    def type(self, dtype=None, non_blocking=False, **kwargs):
+        """Without ``dtype``: the legacy type name (``'tensorplay.FloatTensor'``);
+        with one: this tensor cast to it (a dtype or such a name)."""
         if dtype is None:
-            return {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                    "int64": "torch.LongTensor", "bool": "torch.BoolTensor"}.get(
-                        self.dtype.name, f"tensorplay.{self.dtype.name}")
+            return "tensorplay." + _TYPE_NAMES[self.dtype.name]
+        if isinstance(dtype, str) and dtype.split(".")[-1] in _NAME_TYPES:
+            dtype = _NAME_TYPES[dtype.split(".")[-1]]
         return self.to(dtype)
+
+
+_TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor",
+               "int16": "ShortTensor", "int32": "IntTensor", "int64": "LongTensor",
+               "uint16": "UInt16Tensor", "uint32": "UInt32Tensor", "uint64": "UInt64Tensor",
+               "float16": "HalfTensor", "bfloat16": "BFloat16Tensor", "float32": "FloatTensor",
+               "float64": "DoubleTensor", "complex64": "ComplexFloatTensor",
+               "complex128": "ComplexDoubleTensor"}
+_NAME_TYPES = {v: k for k, v in _TYPE_NAMES.items()}
+
+
+def _checked_hook(hook):
+    """A tensor hook whose result is checked as PyTorch checks it: a Tensor (or
+    None) of the same type and size as the gradient it replaces."""
+    name = getattr(hook, "__name__", type(hook).__name__)
+
+    def run(grad):
+        r = hook(grad)
+        if r is None:
+            return None
+        if not isinstance(r, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+        if r._data.dtype != grad._data.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} "
+                               f"got {r.type()})")
+        if r._data.shape != grad._data.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        return r
+    return run
+
+
+_RETAIN_KEY = float("inf")
 
 
 def _rebuild(data, rg):

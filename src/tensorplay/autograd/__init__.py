@@ -36,9 +36,7 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
     if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
-                           if False else f"Mismatch in number of gradients: got {len(grad_outputs)} "
-                           f"but expected {len(outputs)}")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     seeds = []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(o, Tensor):
@@ -97,7 +95,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         if retain_graph is None:
             retain_graph = retain_variables
     if inputs is not None and len(_as_tuple(inputs)) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
     if not tensors:
         raise RuntimeError("backward() expects at least one tensor")
@@ -110,15 +108,23 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         run_backward(roots, seeds, retain_graph, create_graph)
         return
     inputs = _as_tuple(inputs)
+    from .._tensor import Tensor
+    for t in inputs:
+        # as in PyTorch: a non-leaf input gets its .grad through retain_grad (the
+        # hook fills it during the pass), a leaf through its accumulator below
+        if isinstance(t, Tensor):
+            t.retain_grad()
     targets = [_input_edge(t) for t in inputs]
     got = run_backward(roots, seeds, retain_graph, create_graph, targets)
     from .grad_mode import state
     prev = state.enabled
     state.enabled = create_graph
     try:
+        done = set()
         for t, g in zip(inputs, got):
-            if g is not None:
-                var = getattr(t, "_variable", t)     # a GradientEdge names its tensor
+            var = getattr(t, "_variable", t)         # a GradientEdge names its tensor
+            if g is not None and not var.retains_grad and id(var) not in done:
+                done.add(id(var))
                 var._accumulate_grad(g, create_graph)
     finally:
         state.enabled = prev
@@ -158,7 +164,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     single = not isinstance(inputs, (list, tuple))
     inputs = _as_tuple(inputs)
     if not inputs:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     seeds = _make_seeds(outputs, _as_tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
@@ -171,13 +177,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     got = run_backward(roots, seeds, retain_graph, create_graph, targets)
     result = []
     from .. import _creation
-    for t, g in zip(inputs, got):
+    for i, (t, g) in enumerate(zip(inputs, got)):
         if g is None:
             if materialize_grads:
                 g = _creation.zeros_like(getattr(t, "_variable", t))
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
-                                   "in the graph. Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
         result.append(g)
     del single
     return tuple(result)
