@@ -18,9 +18,8 @@ _new = object.__new__
 
 
 class TensorMeta:
-    """Shape and dtype of an op's input, kept on the edge so the engine can make
-    any incoming gradient fit it (sum over broadcast dims, cast dtype).  Also
-    stands in for an input that the backward needs only the shape of."""
+    """Shape and dtype of a tensor: saved in place of an input whose backward
+    needs only those."""
     __slots__ = ("shape", "dtype", "ndim")
 
     def __init__(self, data):
@@ -38,24 +37,31 @@ class TensorMeta:
             n *= s
         return n
 
-    def validate(self, g, node, i):
-        try:
-            gd = g._data
-        except AttributeError:
-            raise TypeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
-                            f"expected a Tensor or None, got {type(g).__name__}") from None
-        if gd.shape != self.shape:
-            if not _expandable(self.shape, gd.shape):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"{list(gd.shape)} but expected shape compatible with {list(self.shape)}")
-            g = g.sum_to_size(self.shape)
-            gd = g._data
-        if gd.dtype != self.dtype:
-            if gd.dtype.kind == "c" and self.dtype.kind != "c":
-                g = g.real
-            g = g.to(D._FROM_NP[self.dtype])
-        return g
+
+
+def validate_grad(node, g, meta, i):
+    """Make gradient ``g`` for input ``i`` of ``node`` fit that input's
+    ``meta = (shape, numpy dtype)``: sum over broadcast dimensions, take the real
+    part for a real input, cast.  A shape that cannot come from broadcasting is
+    the node's bug: PyTorch's error."""
+    try:
+        gd = g._data
+    except AttributeError:
+        raise TypeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
+                        f"expected a Tensor or None, got {type(g).__name__}") from None
+    shape, dtype = meta
+    if gd.shape != shape:
+        if not _expandable(shape, gd.shape):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"{list(gd.shape)} but expected shape compatible with {list(shape)}")
+        g = g.sum_to_size(shape)
+        gd = g._data
+    if gd.dtype != dtype:
+        if gd.dtype.kind == "c" and dtype.kind != "c":
+            g = g.real
+        g = g.to(D._FROM_NP[dtype])
+    return g
 
 
 def _expandable(shape, to):
@@ -282,11 +288,9 @@ class Tensor:
         return (acc, 0)
 
     def _get_meta(self):
-        try:
-            return self._meta
-        except AttributeError:
-            m = self._meta = TensorMeta(self._data)
-            return m
+        """A stand-in carrying only shape and dtype (saved instead of the tensor
+        when a backward needs no more)."""
+        return TensorMeta(self._data)
 
     def _accumulate_grad(self, g, create_graph):
         if g is None:
@@ -345,11 +349,6 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
-        self.__dict__.pop("_meta", None)
-        try:
-            del self._meta
-        except AttributeError:
-            pass
 
     # ------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
@@ -444,11 +443,9 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.graph import RemovableHandle
         node, nr = self._edge()
-        if node.__dict__.get("_pre_hooks") is None:
-            node._pre_hooks = {}
         if self._grad_fn is None:            # keep the accumulator alive as long as the leaf
             self.__dict__["_acc_strong"] = node
-        hooks = node._pre_hooks.setdefault(nr, {})
+        hooks = node.tensor_pre_hooks(nr)
         handle = RemovableHandle(hooks, _checked_hook(hook))
         retain = hooks.pop(_RETAIN_KEY, None)
         if retain is not None:               # retain_grad sees the gradient after every user hook
@@ -471,9 +468,7 @@ class Tensor:
                 t._grad = g.detach().clone() if old is None else old + g.detach()
         # the engine runs hooks in insertion order; register_hook keeps this one last
         node, nr = self._edge()
-        if node.__dict__.get("_pre_hooks") is None:
-            node._pre_hooks = {}
-        node._pre_hooks.setdefault(nr, {})[_RETAIN_KEY] = retain
+        node.tensor_pre_hooks(nr)[_RETAIN_KEY] = retain
 
     @property
     def retains_grad(self):

@@ -39,6 +39,7 @@ class OpCase:
     rtol: float = 1e-3
     low_precision: bool = True          # check float16/bfloat16 forward against float32
     preserves_dtype: bool = True        # floating outputs have the floating inputs' dtype
+    torch_complex: bool = True          # compare complex gradients with torch's
     domain: tuple = None                # (lo, hi) for generated values; used by make()
 
     def __post_init__(self):

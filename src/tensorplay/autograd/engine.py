@@ -18,37 +18,36 @@ FREED_MSG = (
 def _discover(root_nodes, target_nodes):
     """Count, for every node reachable from the roots, the edges into it from
     nodes that will run.  With targets, a node runs only if some target lies
-    below it; nodes that only lead nowhere are left out."""
-    seen = set(root_nodes)
-    order = list(root_nodes)           # every reachable node, parents before children
-    stack = list(root_nodes)
-    while stack:
-        n = stack.pop()
+    below it; the rest of the graph is left out."""
+    if target_nodes is None:
+        deps = {}
+        seen = set(root_nodes)
+        stack = list(root_nodes)
+        while stack:
+            for e in stack.pop().next_edges:
+                if e is not None:
+                    m = e[0]
+                    if m in seen:
+                        deps[m] += 1
+                    else:
+                        deps[m] = 1
+                        seen.add(m)
+                        stack.append(m)
+        return deps, None
+    # reverse topological sweep: needed(n) = some child is a target or needed
+    topo = _topological(root_nodes)
+    needed = set()
+    for n in reversed(topo):
         for e in n.next_edges:
-            if e is not None:
-                m = e[0]
-                if m not in seen:
-                    seen.add(m)
-                    order.append(m)
-                    stack.append(m)
-    needed = None
-    if target_nodes is not None:
-        # reverse topological sweep: needed(n) = some child is a target or needed
-        needed = set()
-        topo = _topological(root_nodes)
-        for n in reversed(topo):
-            for e in n.next_edges:
-                if e is not None and (e[0] in target_nodes or e[0] in needed):
-                    needed.add(n)
-                    break
+            if e is not None and (e[0] in target_nodes or e[0] in needed):
+                needed.add(n)
+                break
     deps = {}
-    for n in order:
-        if needed is not None and n not in needed:
-            continue
-        for e in n.next_edges:
-            if e is not None:
-                m = e[0]
-                deps[m] = deps.get(m, 0) + 1
+    for n in topo:
+        if n in needed:
+            for e in n.next_edges:
+                if e is not None:
+                    deps[e[0]] = deps.get(e[0], 0) + 1
     return deps, needed
 
 
@@ -74,11 +73,23 @@ def _topological(root_nodes):
     return post
 
 
+_LAST = float("inf")
+
+
+def _run_post_hooks(node, grads, buf):
+    for h in tuple((node._post_hooks or {}).values()):
+        r = h(grads, tuple(buf))
+        if r is not None:
+            grads = r
+    return grads
+
+
 def _run_pre_hooks(node, buf):
     hooks = node._pre_hooks
     if hooks:
         for nr, hs in hooks.items():
-            for h in tuple(hs.values()):
+            # user hooks in registration order, then retain_grad's (keyed inf) last
+            for k, h in sorted(hs.items(), key=lambda kv: kv[0] == _LAST):
                 if buf[nr] is None:
                     break
                 r = h(buf[nr])
@@ -109,14 +120,13 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
             buf = buffers[node] = [None] * node.n_out
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     captured = {} if targets is not None else None
-    ready = [n for n in root_nodes if n not in deps]
+    ready = [(n, buffers.pop(n, None) or [None] * n.n_out) for n in root_nodes if n not in deps]
     prev_mode = state.enabled
     state.enabled = create_graph
     try:
         while ready:
-            node = ready.pop()
-            buf = buffers.pop(node, None) or [None] * node.n_out
-            if node._pre_hooks or node._node_pre_hooks:
+            node, buf = ready.pop()
+            if node._hooked:
                 _run_pre_hooks(node, buf)
             if target_nodes is not None:
                 if node in target_nodes:
@@ -124,14 +134,11 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
                 if node not in needed:
                     continue
             grads = node.apply(buf)
-            if node._post_hooks:
-                for h in tuple(node._post_hooks.values()):
-                    r = h(grads, tuple(buf))
-                    if r is not None:
-                        grads = r
+            if node._hooked:
+                grads = _run_post_hooks(node, grads, buf)
             if not keep_graph:
                 node.release()
-            edges, metas = node.next_edges, node.input_meta
+            edges = node.next_edges
             for i in range(len(edges)):
                 e = edges[i]
                 if e is None:
@@ -141,16 +148,25 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
                     continue
                 g = grads[i]
                 if g is not None:
-                    g = metas[i].validate(g, node, i)
-                    b = buffers.get(m)
+                    g = node.validate(g, node.input_meta[i], i)
+                d = deps[m]
+                if d == 1:                   # the last gradient m waits for: m is ready
+                    b = buffers.pop(m, None)
                     if b is None:
-                        b = buffers[m] = [None] * m.n_out
-                    nr = e[1]
-                    b[nr] = g if b[nr] is None else b[nr] + g
-                d = deps[m] - 1
-                deps[m] = d
-                if d == 0:
-                    ready.append(m)
+                        b = [None] * m.n_out
+                        b[e[1]] = g
+                    elif g is not None:
+                        nr = e[1]
+                        b[nr] = g if b[nr] is None else b[nr] + g
+                    ready.append((m, b))
+                else:
+                    deps[m] = d - 1
+                    if g is not None:
+                        b = buffers.get(m)
+                        if b is None:
+                            b = buffers[m] = [None] * m.n_out
+                        nr = e[1]
+                        b[nr] = g if b[nr] is None else b[nr] + g
     finally:
         state.enabled = prev_mode
     if targets is None:

@@ -3,8 +3,8 @@
 A ``Node`` is one recorded operation.  ``next_edges[i]`` is where the gradient
 for the op's i-th input goes: a pair ``(node, input_nr)``, or ``None`` when
 that input needs no gradient.  ``input_meta[i]`` describes that input (for
-tensors: shape and dtype) and knows how to make a gradient fit it; the engine
-calls it without knowing what a gradient is.
+tensors: shape and dtype), and ``node.validate(g, input_meta[i], i)`` makes a
+gradient fit it; the engine calls it without knowing what a gradient is.
 """
 import itertools
 
@@ -14,12 +14,17 @@ _seq = itertools.count()
 class Node:
     __slots__ = ("next_edges", "input_meta", "__dict__", "__weakref__")
     n_out = 1               # how many forward outputs (= gradients this node takes)
+    _hooked = False         # set once any hook is registered on this node
     _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
     _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node
     _post_hooks = None      # [hook(grad_inputs, grad_outputs)]
 
     def name(self):
         return type(self).__name__
+
+    def validate(self, g, meta, i):
+        """Make the gradient for input ``i`` fit ``meta`` (value-type specific)."""
+        return g
 
     def apply(self, grads):
         """Gradients for each input (a sequence aligned with ``next_edges``)."""
@@ -32,16 +37,25 @@ class Node:
     def next_functions(self):
         return tuple((None, 0) if e is None else e for e in self.next_edges)
 
+    def tensor_pre_hooks(self, output_nr):
+        """The dict of tensor hooks for forward output ``output_nr`` (created on demand)."""
+        if self.__dict__.get("_pre_hooks") is None:
+            self._pre_hooks = {}
+        self._hooked = True
+        return self._pre_hooks.setdefault(output_nr, {})
+
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
         if self.__dict__.get("_post_hooks") is None:
             self._post_hooks = {}
+        self._hooked = True
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
         if self.__dict__.get("_node_pre_hooks") is None:
             self._node_pre_hooks = {}
+        self._hooked = True
         return RemovableHandle(self._node_pre_hooks, fn)
 
     def __repr__(self):

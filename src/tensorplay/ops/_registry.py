@@ -18,7 +18,7 @@ import inspect
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new
+from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad
 from ..autograd.engine import FREED_MSG
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state
@@ -73,6 +73,10 @@ class Op:
                                        if n in read and i > 0 and n not in metas)
                              | ({-1} if names and names[0] in read else set()))
         self.saves_any = any(self.uses)
+        self.meta_mask = sum(1 << (i + 1) for i, n in enumerate(self.names) if n in metas) \
+            | (_ALL_INPUTS if "*" in metas else 0)
+        self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
+                           + (1 if -1 in u else 0) for u in self.uses)
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
 
@@ -124,7 +128,8 @@ def _tensor_type_name(t):
              "bfloat16": "BFloat16Tensor", "complex64": "ComplexFloatTensor",
              "complex128": "ComplexDoubleTensor", "int64": "LongTensor", "int32": "IntTensor",
              "bool": "BoolTensor"}
-    return f"tensorplay.{names.get(D._FROM_NP[t.dtype].name, 'Tensor')} {list(t.shape)}"
+    d = t._data if isinstance(t, Tensor) else t
+    return f"tensorplay.{names.get(D._FROM_NP[d.dtype].name, 'Tensor')} {list(d.shape)}"
 
 
 class OpNode(Node):
@@ -133,53 +138,56 @@ class OpNode(Node):
     and the versions the saved tensors had."""
     __slots__ = ("args", "out", "versions")
     op = None
+    validate = validate_grad
 
     def apply(self, grads):
         args = self.args
         if args is None:
             raise RuntimeError(FREED_MSG)
-        if self.versions:
+        if self.versions is not None:
             self._check_versions()
-        op = self.op
         edges = self.next_edges
         if len(grads) == 1:
             g = grads[0]
             if g is None:
                 return (None,) * len(edges)
+            o = self.out
+            if o is None:
+                out = None
+            else:
+                out = _new(Tensor)
+                out._data = o
+                if state.enabled:       # create_graph: the output's own history is this node
+                    out._rg, out._grad_fn, out._out_nr = True, self, 0
+                else:
+                    out._rg, out._grad_fn = False, None
         else:
             if all(x is None for x in grads):
                 return (None,) * len(edges)
-            g = tuple(_zeros_like_data(d) if x is None else x
-                      for x, d in zip(grads, self._out_like()))
-        out = self._output()
+            like = self.out if self.out is not None else self.__dict__["out_meta"]
+            g = tuple(_zeros_like_data(d) if x is None else x for x, d in zip(grads, like))
+            out = None if self.out is None else tuple(self._saved_out(d, i) for i, d in enumerate(self.out))
+        op = self.op
         if op.joint:
             return op.vjp(g, out, *args)
         vjps = op.vjp
+        if len(edges) == 1:
+            return (vjps[0](g, out, *args),)
         return [vjps[i](g, out, *args) if edges[i] is not None else None for i in range(len(edges))]
-
-    def _out_like(self):
-        return self.out if isinstance(self.out, tuple) else self.__dict__["out_meta"]
-
-    def _output(self):
-        o = self.out
-        if o is None:
-            return None
-        if type(o) is tuple:
-            return tuple(self._saved_out(d, i) for i, d in enumerate(o))
-        return self._saved_out(o, 0)
 
     def _saved_out(self, d, i):
         t = _wrap(d)
-        if state.enabled:           # create_graph: the output's own history is this node
+        if state.enabled:
             t._rg, t._grad_fn, t._out_nr = True, self, i
         return t
 
     def _check_versions(self):
-        for vl, expected, t, desc in self.versions:
+        for vl, expected, t, k in self.versions:
             if vl[0] != expected:
+                what = _desc(t) if k is None else f"output {k} of {self.name()}"
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{_tensor_type_name(t)}], which is {desc}, is at version "
+                    f"inplace operation: [{_tensor_type_name(t)}], which is {what}, is at version "
                     f"{vl[0]}; expected version {expected} instead. Hint: enable anomaly detection "
                     "to find the operation that failed to compute its gradient, with "
                     "tensorplay.autograd.set_detect_anomaly(True).")
@@ -188,6 +196,7 @@ class OpNode(Node):
         if self.op.saves_any:
             self.args = None
             self.out = None
+            self.versions = None
 
 
 def _zeros_like_data(d):
@@ -201,61 +210,79 @@ def _desc(t):
     return f"output {getattr(t, '_out_nr', 0)} of {fn.name()}"
 
 
+def _saved_version(t):
+    try:
+        v = t._version
+    except AttributeError:
+        v = None
+    if v is None:
+        v = t._version = [0]
+    return v
+
+
 def record(op, args, outs):
     """Attach a backward node for ``op`` called with ``args`` producing ``outs``
     (a Tensor or a tuple of Tensors).  Called only when grad mode is on and a
     tensor input requires grad."""
     node = op.node_cls()
     n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
-    edges, metas = [], []
+    masks = op.masks
+    edges = [None] * n_in
+    metas = [None] * n_in
+    need = 0
     for i in range(n_in):
         t = args[i]
-        if type(t) is Tensor or isinstance(t, Tensor):
-            if t._rg:
+        if isinstance(t, Tensor) and t._rg:
+            fn = t._grad_fn
+            if fn is not None:
+                edges[i] = (fn, t._out_nr)
+            else:
                 if getattr(t, "_inference", False):
                     raise RuntimeError("Inference tensors cannot be saved for backward. To work "
                                        "around you can make a clone to get a normal tensor and use "
                                        "it in autograd.")
-                edges.append(t._edge())
-                metas.append(t._get_meta())
-                continue
-        edges.append(None)
-        metas.append(None)
+                edges[i] = t._edge()
+            d = t._data
+            metas[i] = (d.shape, d.dtype)
+            need |= masks[0 if op.joint else i]
     node.next_edges = tuple(edges)
     node.input_meta = tuple(metas)
-    # what the needed vjps read
-    need = set()
-    uses = op.uses
-    if op.joint:
-        need = uses[0]
-        if -2 in need:                      # a variadic vjp reading all its tensor inputs
-            need = set(range(n_in)) | (need & {-1})
-    else:
+    if need & _ALL_INPUTS:                  # a variadic vjp that reads all its tensor inputs
+        need |= (1 << (n_in + 1)) - 2
+    versions = None
+    meta_mask = op.meta_mask
+    if need > 1 or meta_mask:
+        saved = list(args)
         for i in range(n_in):
-            if edges[i] is not None:
-                need |= uses[i]
-    saved = list(args)
-    versions = []
-    for i in range(n_in):
-        t = saved[i]
-        if isinstance(t, Tensor):
-            if i in need:
-                v = t._shared_version()
-                versions.append((v, v[0], t, _desc(t)))
-            else:
-                saved[i] = t._get_meta()
-    node.args = saved
+            t = saved[i]
+            if isinstance(t, Tensor):
+                if need >> (i + 1) & 1:
+                    v = _saved_version(t)
+                    if versions is None:
+                        versions = []
+                    versions.append((v, v[0], t, None))
+                elif meta_mask & (_ALL_INPUTS | 1 << (i + 1)):
+                    saved[i] = TensorMeta(t._data)
+                else:
+                    saved[i] = None         # read by no vjp that will run
+        node.args = saved
+    else:
+        node.args = _NONES[len(args)]       # no vjp that will run reads an argument
     single = type(outs) is not tuple
-    if -1 in need:
+    if need & 1:
         if single:
             node.out = outs._data
-            v = outs._shared_version()
-            versions.append((v, v[0], outs, f"output 0 of {node.name()}"))
+            v = _saved_version(outs)
+            if versions is None:
+                versions = []
+            versions.append((v, v[0], outs._data, 0))     # the data, not the tensor: no cycle
         else:
             node.out = tuple(o._data for o in outs)
             for k, o in enumerate(outs):
-                v = o._shared_version()
-                versions.append((v, v[0], o, f"output {k} of {node.name()}"))
+                v = _saved_version(o)
+                if versions is None:
+                    versions = []
+                versions.append((v, v[0], o._data, k))
     else:
         node.out = None
         if not single:
@@ -265,15 +292,103 @@ def record(op, args, outs):
         outs._rg = True
         outs._grad_fn = node
         outs._out_nr = 0
+        if not need & 1:
+            outs._version = None        # so that saving it later needs no exception
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
+        nd = op.nondiff_out
         for k, o in enumerate(outs):
-            if k in op.nondiff_out:
+            if k in nd:
                 continue
             o._rg = True
             o._grad_fn = node
             o._out_nr = k
     return node
+
+
+def _edge_meta(t):
+    fn = t._grad_fn
+    d = t._data
+    return ((fn, t._out_nr) if fn is not None else _leaf_edge(t)), (d.shape, d.dtype)
+
+
+def _leaf_edge(t):
+    if getattr(t, "_inference", False):
+        raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can "
+                           "make a clone to get a normal tensor and use it in autograd.")
+    return t._edge()
+
+
+def record_pointwise(op, x, y, out):
+    """``record`` specialised for the fast paths of one- and two-input pointwise
+    ops (``y`` is ``_NO_ARG`` for one input; it may be a Python number)."""
+    node = op.node_cls()
+    masks = op.masks
+    need = 0
+    tx = type(x)
+    x_num = tx is float or tx is int
+    if not x_num and x._rg:
+        e0, m0 = _edge_meta(x)
+        need = masks[0]
+    else:
+        e0 = m0 = None
+    versions = None
+    if y is _NO_ARG:
+        node.next_edges = (e0,)
+        node.input_meta = (m0,)
+        if need & 2:
+            versions = [(_saved_version(x), x._version[0], x, None)]
+            node.args = (x,)
+        else:
+            node.args = _NONES[1]
+    else:
+        ty = type(y)
+        if ty is not float and ty is not int and y._rg:
+            e1, m1 = _edge_meta(y)
+            need |= masks[1]
+        else:
+            e1 = m1 = None
+        node.next_edges = (e0, e1)
+        node.input_meta = (m0, m1)
+        if x_num:
+            a0 = x
+        elif need & 2:
+            versions = [(_saved_version(x), x._version[0], x, None)]
+            a0 = x
+        else:
+            a0 = None
+        if ty is float or ty is int:
+            a1 = y
+        elif need & 4:
+            v = _saved_version(y)
+            if versions is None:
+                versions = [(v, v[0], y, None)]
+            else:
+                versions.append((v, v[0], y, None))
+            a1 = y
+        else:
+            a1 = None
+        node.args = (a0, a1)
+    if need & 1:
+        node.out = o = out._data
+        v = out._version = [0]
+        if versions is None:
+            versions = [(v, 0, o, 0)]
+        else:
+            versions.append((v, 0, o, 0))
+    else:
+        node.out = None
+        out._version = None
+    node.versions = versions
+    out._rg = True
+    out._grad_fn = node
+    out._out_nr = 0
+    return node
+
+
+_NO_ARG = object()
+_ALL_INPUTS = 1 << 62
+_NONES = [(None,) * k for k in range(64)]
 
 
 # ------------------------------------------------------------------ dispatch

@@ -77,8 +77,8 @@ def _own_saved_copy(src, out):
         if a is src:
             src._data = src._data.copy()
             src._version = [0]
-            node.versions = [(src._version, 0, t, d) if t is src else (vl, v, t, d)
-                             for vl, v, t, d in node.versions]
+            node.versions = [(src._version, 0, t, k) if t is src else (vl, v, t, k)
+                             for vl, v, t, k in node.versions]
             return
 
 
