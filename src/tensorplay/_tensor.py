@@ -39,17 +39,19 @@ class TensorMeta:
 
 
 
-def validate_grad(node, g, meta, i):
-    """Make gradient ``g`` for input ``i`` of ``node`` fit that input's
-    ``meta = (shape, numpy dtype)``: sum over broadcast dimensions, take the real
-    part for a real input, cast.  A shape that cannot come from broadcasting is
-    the node's bug: PyTorch's error."""
+def validate_grad(node, g, i):
+    """Make gradient ``g`` for input ``i`` of ``node`` fit that input, whose shape
+    and NumPy dtype are ``node.input_meta[2*i : 2*i+2]``: sum over broadcast
+    dimensions, take the real part for a real input, cast.  A shape that cannot
+    come from broadcasting is the node's bug: PyTorch's error."""
     try:
         gd = g._data
     except AttributeError:
         raise TypeError(f"Function {node.name()} returned an invalid gradient at index {i} - "
                         f"expected a Tensor or None, got {type(g).__name__}") from None
-    shape, dtype = meta
+    meta = node.input_meta
+    shape = meta[2 * i]
+    dtype = meta[2 * i + 1]
     if gd.shape != shape:
         if not _expandable(shape, gd.shape):
             raise RuntimeError(

@@ -124,49 +124,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     prev_mode = state.enabled
     state.enabled = create_graph
     try:
-        while ready:
-            node, buf = ready.pop()
-            if node._hooked:
-                _run_pre_hooks(node, buf)
-            if target_nodes is not None:
-                if node in target_nodes:
-                    captured[node] = buf
-                if node not in needed:
-                    continue
-            grads = node.apply(buf)
-            if node._hooked:
-                grads = _run_post_hooks(node, grads, buf)
-            if not keep_graph:
-                node.release()
-            edges = node.next_edges
-            for i in range(len(edges)):
-                e = edges[i]
-                if e is None:
-                    continue
-                m = e[0]
-                if target_nodes is not None and m not in needed and m not in target_nodes:
-                    continue
-                g = grads[i]
-                if g is not None:
-                    g = node.validate(g, node.input_meta[i], i)
-                d = deps[m]
-                if d == 1:                   # the last gradient m waits for: m is ready
-                    b = buffers.pop(m, None)
-                    if b is None:
-                        b = [None] * m.n_out
-                        b[e[1]] = g
-                    elif g is not None:
-                        nr = e[1]
-                        b[nr] = g if b[nr] is None else b[nr] + g
-                    ready.append((m, b))
-                else:
-                    deps[m] = d - 1
-                    if g is not None:
-                        b = buffers.get(m)
-                        if b is None:
-                            b = buffers[m] = [None] * m.n_out
-                        nr = e[1]
-                        b[nr] = g if b[nr] is None else b[nr] + g
+        if target_nodes is None:
+            _run_all(ready, deps, buffers, keep_graph)
+        else:
+            _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured)
     finally:
         state.enabled = prev_mode
     if targets is None:
@@ -176,3 +137,89 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
         buf = captured.get(node)
         out.append(None if buf is None else buf[nr])
     return out
+
+
+def _send(g, e, deps, buffers, ready):
+    """Deliver gradient ``g`` (or None) along edge ``e``; queue the node when complete."""
+    m = e[0]
+    d = deps[m]
+    if d == 1:                   # the last gradient m waits for: m is ready
+        b = buffers.pop(m, None)
+        if b is None:
+            b = [None] * m.n_out
+            b[e[1]] = g
+        elif g is not None:
+            nr = e[1]
+            b[nr] = g if b[nr] is None else b[nr] + g
+        ready.append((m, b))
+    else:
+        deps[m] = d - 1
+        if g is not None:
+            b = buffers.get(m)
+            if b is None:
+                b = buffers[m] = [None] * m.n_out
+            nr = e[1]
+            b[nr] = g if b[nr] is None else b[nr] + g
+
+
+def _run_all(ready, deps, buffers, keep_graph):
+    """The plain backward pass: every node runs (the hot loop)."""
+    pop, push = ready.pop, ready.append
+    while ready:
+        node, buf = pop()
+        hooked = node._hooked
+        if hooked:
+            _run_pre_hooks(node, buf)
+        grads = node.apply(buf)
+        if hooked:
+            grads = _run_post_hooks(node, grads, buf)
+        if not keep_graph:
+            node.release()
+        i = -1
+        for e in node.next_edges:
+            i += 1
+            if e is None:
+                continue
+            g = grads[i]
+            if g is not None:
+                g = node.validate(g, i)
+            m = e[0]
+            d = deps[m]
+            if d == 1:               # inlined _send for the common single-consumer case
+                b = buffers.pop(m, None)
+                if b is None:
+                    if m.n_out == 1:
+                        push((m, [g]))
+                        continue
+                    b = [None] * m.n_out
+                    b[e[1]] = g
+                elif g is not None:
+                    nr = e[1]
+                    b[nr] = g if b[nr] is None else b[nr] + g
+                push((m, b))
+            else:
+                _send(g, e, deps, buffers, ready)
+
+
+def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured):
+    """Run only what leads to the targets; capture the gradients arriving there."""
+    while ready:
+        node, buf = ready.pop()
+        if node._hooked:
+            _run_pre_hooks(node, buf)
+        if node in target_nodes:
+            captured[node] = buf
+        if node not in needed:
+            continue
+        grads = node.apply(buf)
+        if node._hooked:
+            grads = _run_post_hooks(node, grads, buf)
+        if not keep_graph:
+            node.release()
+        for i, e in enumerate(node.next_edges):
+            if e is None or (e[0] not in needed and e[0] not in target_nodes):
+                continue
+            g = grads[i]
+            if g is not None:
+                g = node.validate(g, i)
+            _send(g, e, deps, buffers, ready)

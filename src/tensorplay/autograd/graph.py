@@ -2,9 +2,10 @@
 
 A ``Node`` is one recorded operation.  ``next_edges[i]`` is where the gradient
 for the op's i-th input goes: a pair ``(node, input_nr)``, or ``None`` when
-that input needs no gradient.  ``input_meta[i]`` describes that input (for
-tensors: shape and dtype), and ``node.validate(g, input_meta[i], i)`` makes a
-gradient fit it; the engine calls it without knowing what a gradient is.
+that input needs no gradient.  ``input_meta`` describes the inputs (its layout
+is the node type's business; for tensors: shape and dtype of each), and
+``node.validate(g, i)`` makes a gradient for input ``i`` fit it; the engine
+calls it without knowing what a gradient is.
 """
 import itertools
 
@@ -22,8 +23,8 @@ class Node:
     def name(self):
         return type(self).__name__
 
-    def validate(self, g, meta, i):
-        """Make the gradient for input ``i`` fit ``meta`` (value-type specific)."""
+    def validate(self, g, i):
+        """Make the gradient for input ``i`` fit that input (value-type specific)."""
         return g
 
     def apply(self, grads):

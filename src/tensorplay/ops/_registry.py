@@ -171,9 +171,14 @@ class OpNode(Node):
         if op.joint:
             return op.vjp(g, out, *args)
         vjps = op.vjp
-        if len(edges) == 1:
+        n = len(edges)
+        if n == 1:
             return (vjps[0](g, out, *args),)
-        return [vjps[i](g, out, *args) if edges[i] is not None else None for i in range(len(edges))]
+        if n == 2:
+            e0, e1 = edges
+            return (None if e0 is None else vjps[0](g, out, *args),
+                    None if e1 is None else vjps[1](g, out, *args))
+        return [vjps[i](g, out, *args) if edges[i] is not None else None for i in range(n)]
 
     def _saved_out(self, d, i):
         t = _wrap(d)
@@ -228,7 +233,7 @@ def record(op, args, outs):
     n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
     masks = op.masks
     edges = [None] * n_in
-    metas = [None] * n_in
+    metas = [None] * (2 * n_in)
     need = 0
     for i in range(n_in):
         t = args[i]
@@ -243,7 +248,8 @@ def record(op, args, outs):
                                        "it in autograd.")
                 edges[i] = t._edge()
             d = t._data
-            metas[i] = (d.shape, d.dtype)
+            metas[2 * i] = d.shape
+            metas[2 * i + 1] = d.dtype
             need |= masks[0 if op.joint else i]
     node.next_edges = tuple(edges)
     node.input_meta = tuple(metas)
@@ -306,12 +312,6 @@ def record(op, args, outs):
     return node
 
 
-def _edge_meta(t):
-    fn = t._grad_fn
-    d = t._data
-    return ((fn, t._out_nr) if fn is not None else _leaf_edge(t)), (d.shape, d.dtype)
-
-
 def _leaf_edge(t):
     if getattr(t, "_inference", False):
         raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can "
@@ -328,14 +328,17 @@ def record_pointwise(op, x, y, out):
     tx = type(x)
     x_num = tx is float or tx is int
     if not x_num and x._rg:
-        e0, m0 = _edge_meta(x)
+        fn = x._grad_fn
+        e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
+        d = x._data
+        s0, d0 = d.shape, d.dtype
         need = masks[0]
     else:
-        e0 = m0 = None
+        e0 = s0 = d0 = None
     versions = None
     if y is _NO_ARG:
         node.next_edges = (e0,)
-        node.input_meta = (m0,)
+        node.input_meta = (s0, d0)
         if need & 2:
             versions = [(_saved_version(x), x._version[0], x, None)]
             node.args = (x,)
@@ -344,12 +347,15 @@ def record_pointwise(op, x, y, out):
     else:
         ty = type(y)
         if ty is not float and ty is not int and y._rg:
-            e1, m1 = _edge_meta(y)
+            fn = y._grad_fn
+            e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
+            d = y._data
+            node.input_meta = (s0, d0, d.shape, d.dtype)
             need |= masks[1]
         else:
-            e1 = m1 = None
+            e1 = None
+            node.input_meta = (s0, d0, None, None)
         node.next_edges = (e0, e1)
-        node.input_meta = (m0, m1)
         if x_num:
             a0 = x
         elif need & 2:

@@ -3,7 +3,7 @@
 vjps follow PyTorch's complex convention: the gradient is the conjugate
 Wirtinger derivative, ``grad_in = g * conj(df/dz)`` for holomorphic ``f``; for
 real tensors ``conj`` is free.  Broadcasting and dtype are fixed up by the
-engine (``TensorMeta.validate``), so a vjp returns the gradient in the
+engine (``validate_grad`` in _tensor.py), so a vjp returns the gradient in the
 output's shape.
 """
 import math
@@ -36,6 +36,8 @@ except ImportError:                    # exact but slower: the C library's erf p
 
 def conj(x):
     """Complex conjugate; free for real tensors and Python reals."""
+    if type(x) is float:
+        return x
     if isinstance(x, Tensor):
         return _conj(x) if x._data.dtype.kind == "c" else x
     return x.conjugate() if type(x) is complex else x
