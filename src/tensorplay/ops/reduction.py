@@ -1,0 +1,661 @@
+"""Reductions and scans: prod, max/min (and their dim / binary forms), amax/amin,
+aminmax, argmax/argmin, var/std (and ``*_mean``), norm, logsumexp, cumsum,
+cumprod, all/any, softmax/log_softmax.
+
+Conventions (see ``_registry``): NumPy kernels, vjps in tensorplay ops so that
+double backward works, PyTorch's complex convention (``g * conj(df/dz)``).
+
+Gradients that PyTorch defines at kinks:
+* ``max()``/``min()``/``amax``/``amin``/``aminmax`` share the gradient evenly
+  among ties (``max()`` of a tensor holding NaN sends it to the NaNs);
+* ``max(dim)``/``min(dim)`` send it to the index they return;
+* ``norm`` has gradient 0 where the norm is 0;
+* ``prod``/``cumprod`` are exact with zeros in the input, also for double
+  backward (products of "all the others" are built from exclusive cumprods,
+  and cumprod's own backward has an exact O(n^2) form used under
+  ``create_graph`` when the input holds zeros, as PyTorch does).
+"""
+import builtins as _b
+import math as _math
+import warnings as _warnings
+from collections import namedtuple as _namedtuple
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
+from ..autograd.grad_mode import state as _state
+from ._registry import defop as _defop
+from ._util import dims_arg as _dims_arg
+from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
+
+_TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16",
+                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
+                "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+
+
+def _tname(npdt):
+    return _TORCH_NAMES.get(D._FROM_NP[np.dtype(npdt)].name, str(npdt))
+
+
+# ------------------------------------------------------------------ helpers
+def _axes(dim, ndim):
+    """``dim`` (None, int, or sequence; empty means all) -> sorted axes, or None
+    for "all".  A 0-d tensor accepts dim 0/-1 and reduces over nothing."""
+    axes = _dims_arg(dim, ndim)
+    return None if ndim == 0 else axes
+
+
+def _one_dim(dim, ndim):
+    """A single int dim, wrapped; None for a 0-d tensor."""
+    if isinstance(dim, (list, tuple)) or isinstance(dim, float) or dim is None:
+        raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
+    d = _wrap_dim(int(dim), ndim)
+    return None if ndim == 0 else d
+
+
+def _kshape(shape, axes):
+    return tuple(1 if (axes is None or i in axes) else s for i, s in enumerate(shape))
+
+
+def _restore(t, shape, axes, keepdim):
+    """A reduced tensor with the reduced dims put back as size 1 (broadcasts to ``shape``)."""
+    if keepdim or len(shape) == 0:
+        return t
+    return t.reshape(_kshape(shape, axes))
+
+
+def _zeros(shape, like):
+    return _wrap(np.zeros(shape, like._data.dtype))
+
+
+def _check_nonempty(name, x, axes, full_msg_type=RuntimeError):
+    """PyTorch's errors for max/min-like reductions with no identity."""
+    if x.size:
+        return
+    if axes is None:
+        if full_msg_type is RuntimeError:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               f"Specify the reduction dim with the 'dim' argument.")
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    for a in axes:
+        if x.shape[a] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {a} to have non-zero size.")
+
+
+def _return_type(name, fields):
+    base = _namedtuple(name, fields)
+
+    def __repr__(self):
+        body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self))
+        return f"tensorplay.return_types.{name}(\n{body})"
+    cls = type(name, (base,), {"__slots__": (), "__repr__": __repr__})
+    cls.__module__ = "tensorplay.return_types"
+    cls.__qualname__ = name
+    return cls
+
+
+_max_rt = _return_type("max", ("values", "indices"))
+_min_rt = _return_type("min", ("values", "indices"))
+_aminmax_rt = _return_type("aminmax", ("min", "max"))
+
+
+# ------------------------------------------------------------------ private helper ops
+def _flip_k(x, dim):
+    return np.flip(x, dim).copy() if x.ndim else x.copy()
+
+
+_flip = _defop("_flip_dim", _flip_k, lambda g, out, x, dim: _flip(g, dim), upcast=False,
+               node_name="FlipBackward0")
+
+
+def _shift_k(x, dim, n, fill):
+    """out[i] = x[i - n] along ``dim`` (n = +-1), ``fill`` where that is outside."""
+    out = np.full_like(x, fill)
+    if x.ndim == 0 or x.shape[dim] == 0:
+        return out
+    src = [slice(None)] * x.ndim
+    dst = [slice(None)] * x.ndim
+    if n > 0:
+        src[dim], dst[dim] = slice(0, x.shape[dim] - n), slice(n, None)
+    else:
+        src[dim], dst[dim] = slice(-n, None), slice(0, x.shape[dim] + n)
+    out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+_shift = _defop("_shift_dim", _shift_k, lambda g, out, x, dim, n, fill: _shift(g, dim, -n, 0),
+                upcast=False, node_name="CatBackward0")
+
+
+def _revcumsum(t, d):
+    return _flip(_flip(t, d).cumsum(d), d)
+
+
+def _prod_others(x, d):
+    """For each element, the product of the others along ``d``; exact with zeros
+    (exclusive cumprod from the front times exclusive cumprod from the back)."""
+    front = _shift(x, d, 1, 1).cumprod(d)
+    back = _flip(_shift(_flip(x, d), d, 1, 1).cumprod(d), d)
+    return front * back
+
+
+def _int64_if_integral(x):
+    return np.int64 if x.dtype.kind in "biu" else None
+
+
+def _with_dtype(input, dtype):
+    if dtype is None:
+        return input
+    return input.to(D.to_dtype(dtype))
+
+
+# ------------------------------------------------------------------ prod
+def _prod_k(x):
+    return np.prod(x, dtype=_int64_if_integral(x))
+
+
+def _prod_dim_k(x, dim, keepdim=False):
+    d = _one_dim(dim, x.ndim)
+    if d is None:
+        return x.astype(np.int64) if x.dtype.kind in "biu" else x.copy()
+    return np.prod(x, axis=d, keepdims=keepdim, dtype=_int64_if_integral(x))
+
+
+def _prod_grad(g, out, x, d):
+    """g, out already broadcastable to x; d the axis (None: all)."""
+    if x.ndim == 0:
+        return g
+    if not bool((x == 0).any()):
+        return g * _conj(out / x)
+    if d is None:
+        others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
+    else:
+        others = _prod_others(x, d)
+    return g * _conj(others)
+
+
+def _prod_vjp(g, out, x):
+    return _prod_grad(g, out, x, None)
+
+
+def _prod_dim_vjp(g, out, x, dim, keepdim=False):
+    if x.ndim == 0:
+        return g
+    d = _wrap_dim(dim, x.ndim)
+    return _prod_grad(_restore(g, x.shape, (d,), keepdim), _restore(out, x.shape, (d,), keepdim), x, d)
+
+
+_prod_all = _defop("prod", _prod_k, _prod_vjp, node_name="ProdBackward0")
+_prod_dim = _defop("prod_dim", _prod_dim_k, _prod_dim_vjp, node_name="ProdBackward1")
+
+
+def prod(input, dim=None, keepdim=False, *, dtype=None):
+    input = _with_dtype(input, dtype)
+    if dim is None:
+        return _prod_all(input)
+    if not isinstance(dim, int) or isinstance(dim, bool):
+        raise TypeError(f"prod() received an invalid combination of arguments - got "
+                        f"({type(dim).__name__}), but expected one of:\n * (*, dtype dtype = None)\n"
+                        f" * (int dim, bool keepdim = False, *, dtype dtype = None)")
+    return _prod_dim(input, dim, keepdim)
+
+
+# ------------------------------------------------------------------ max / min
+def _make_minmax(name, npred, nparg, binary, values_name):
+    def full_k(x):
+        if x.dtype.kind == "c":
+            raise NotImplementedError(f"\"{name}_all\" not implemented for '{_tname(x.dtype)}'")
+        _check_nonempty(name, x, None)
+        return npred(x)
+
+    def dim_k(x, dim, keepdim=False):
+        if x.dtype.kind == "c":
+            raise RuntimeError(f"{name}(): does not support complex input")
+        d = _one_dim(dim, x.ndim)
+        if d is None:
+            return x.copy(), np.zeros((), np.int64)
+        _check_nonempty(name, x, (d,))
+        idx = nparg(x, axis=d, keepdims=True)
+        vals = np.take_along_axis(x, idx, axis=d)
+        if not keepdim:
+            idx, vals = idx.squeeze(d), vals.squeeze(d)
+        return vals, idx.astype(np.int64)
+
+    def full_vjp(g, out, x):             # PyTorch's evenly_distribute_backward
+        mask = x.isnan() if bool(out.isnan()) else (x == out)
+        return _where(mask, g / mask.sum(), 0.0)
+
+    def dim_vjp(g, out, x, dim, keepdim=False):   # to the index returned
+        g, idx = g[0], out[1].detach()
+        if x.ndim == 0:
+            return g
+        d = _wrap_dim(dim, x.ndim)
+        if not keepdim:
+            g, idx = g.unsqueeze(d), idx.unsqueeze(d)
+        ar = np.arange(x.shape[d]).reshape([-1 if i == d else 1 for i in range(x.ndim)])
+        return _where(_wrap(ar) == idx, g, 0.0)
+
+    full = _defop(name, full_k, full_vjp, node_name=f"{name.capitalize()}Backward1")
+    withdim = _defop(f"{name}_dim", dim_k, dim_vjp, meta=("x",), nondiff_out=(1,),
+                     node_name=f"{name.capitalize()}Backward0")
+    rt = _max_rt if name == "max" else _min_rt
+
+    def public(input, dim=None, keepdim=False, *, other=None):
+        if other is not None:
+            if dim is not None:
+                raise TypeError(f"{name}() received an invalid combination of arguments")
+            return binary(input, other)
+        if isinstance(dim, _Tensor):
+            return binary(input, dim)
+        if dim is None:
+            if keepdim:
+                raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                                f"(keepdim=bool), but expected one of:\n * ()\n * (Tensor other)\n"
+                                f" * (int dim, bool keepdim = False)")
+            return full(input)
+        if not isinstance(dim, int) or isinstance(dim, bool):
+            raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                            f"({type(dim).__name__}), but expected one of:\n * ()\n * (Tensor other)\n"
+                            f" * (int dim, bool keepdim = False)")
+        return rt(*withdim(input, dim, keepdim))
+    public.__name__ = public.__qualname__ = name
+    public.__doc__ = (f"``{name}(input)``: the {values_name} of all elements; ``{name}(input, dim, "
+                      f"keepdim=False)``: ``(values, indices)``; ``{name}(input, other)``: "
+                      f"``{binary.__name__}``.")
+    return public
+
+
+max = _make_minmax("max", np.max, np.argmax, _maximum, "largest")       # noqa: A001
+min = _make_minmax("min", np.min, np.argmin, _minimum, "smallest")      # noqa: A001
+
+
+def _make_amaxmin(name, npred, values_kernel_name):
+    def k(x, dim=(), keepdim=False):
+        if x.dtype.kind == "c":
+            raise NotImplementedError(f"\"{values_kernel_name}\" not implemented for '{_tname(x.dtype)}'")
+        axes = _axes(dim, x.ndim)
+        _check_nonempty(name, x, axes)
+        return npred(x, axis=axes, keepdims=keepdim)
+
+    def vjp(g, out, x, dim=(), keepdim=False):    # ties share the gradient evenly
+        axes = _axes(dim, x.ndim)
+        mask = x == _restore(out, x.shape, axes, keepdim)
+        count = mask.sum(axes, keepdim=True)
+        return _where(mask, _restore(g, x.shape, axes, keepdim) / count, 0.0)
+
+    return _defop(name, k, vjp, node_name=f"{name.capitalize()}Backward0")
+
+
+amax = _make_amaxmin("amax", np.max, "max_values_cpu")
+amin = _make_amaxmin("amin", np.min, "min_values_cpu")
+
+
+def _aminmax_k(x, *, dim=None, keepdim=False):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_tname(x.dtype)}'")
+    if dim is None:
+        if x.size == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        axes = None
+    else:
+        d = _one_dim(dim, x.ndim)
+        axes = None if d is None else (d,)
+        if d is not None and x.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    return np.min(x, axis=axes, keepdims=keepdim), np.max(x, axis=axes, keepdims=keepdim)
+
+
+def _aminmax_vjp(g, out, x, dim=None, keepdim=False):
+    axes = None if dim is None else _axes(dim, x.ndim)
+    r = 0
+    for gi, oi in zip(g, out):
+        mask = x == _restore(oi, x.shape, axes, keepdim)
+        r = r + _where(mask, _restore(gi, x.shape, axes, keepdim) / mask.sum(axes, keepdim=True), 0.0)
+    return r
+
+
+_aminmax = _defop("aminmax", _aminmax_k, _aminmax_vjp, node_name="AminmaxBackward0")
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    return _aminmax_rt(*_aminmax(input, dim=dim, keepdim=keepdim))
+
+
+def _make_arg(name, nparg):
+    def k(x, dim=None, keepdim=False):
+        if x.dtype.kind == "c":
+            raise RuntimeError(f"{name}(): does not support complex input")
+        if x.dtype.kind == "b":
+            raise RuntimeError(f"{name}(): does not support bool input")
+        if dim is None:
+            if x.size == 0:
+                raise IndexError(f"{name}(): Expected reduction dim to be specified for "
+                                 f"input.numel() == 0.")
+            r = np.asarray(nparg(x), np.int64)
+            return r.reshape((1,) * x.ndim) if keepdim else r
+        d = _one_dim(dim, x.ndim)
+        if d is None:
+            return np.zeros((), np.int64)
+        _check_nonempty(name, x, (d,))
+        return nparg(x, axis=d, keepdims=keepdim).astype(np.int64)
+    return _defop(name, k, None, upcast=False)
+
+
+argmax = _make_arg("argmax", np.argmax)
+argmin = _make_arg("argmin", np.argmin)
+
+
+# ------------------------------------------------------------------ var / std
+def _var_core(name, x, dim, correction, keepdim):
+    if x.dtype.kind in "biu":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    axes = _axes(dim, x.ndim)
+    n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    dof = _b.max(0, n - correction)
+    if dof <= 0:
+        _warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                       f"than the reduction factor (input numel divided by output numel).",
+                       UserWarning, stacklevel=5)
+    with np.errstate(all="ignore"):
+        m = np.mean(x, axis=axes, keepdims=True) if x.size else np.zeros_like(x)
+        dev = x - m
+        sq = dev.real * dev.real + dev.imag * dev.imag if x.dtype.kind == "c" else dev * dev
+        return np.sum(sq, axis=axes, keepdims=keepdim) / np.asarray(dof, sq.dtype)
+
+
+def _dof(x, dim, correction):
+    axes = _axes(dim, x.ndim)
+    n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
+    return _b.max(0, n - correction), axes
+
+
+def _var_grad(g, x, dim, correction, keepdim):
+    dof, axes = _dof(x, dim, correction)
+    scale = 2.0 / dof if dof else _math.inf
+    gr = _restore(g, x.shape, axes, keepdim)
+    return gr * scale * (x - x.mean(axes, keepdim=True))
+
+
+def _var_vjp(g, out, x, dim=None, correction=1, keepdim=False):
+    return _var_grad(g, x, dim, correction, keepdim)
+
+
+def _std_vjp(g, out, x, dim=None, correction=1, keepdim=False):
+    zero = out == 0
+    g2 = _where(zero, 0.0, g / (2 * _where(zero, 1.0, out)))
+    return _var_grad(g2, x, dim, correction, keepdim)
+
+
+_var = _defop("var", lambda x, dim=None, correction=1, keepdim=False:
+              _var_core("var", x, dim, correction, keepdim), _var_vjp, node_name="VarBackward0")
+_std = _defop("std", lambda x, dim=None, correction=1, keepdim=False:
+              np.sqrt(_var_core("std", x, dim, correction, keepdim)), _std_vjp,
+              node_name="StdBackward0")
+
+
+def _correction(dim, unbiased, correction, name):
+    if isinstance(dim, bool):               # var(input, unbiased)
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise RuntimeError(f"{name}: can't specify both unbiased and correction")
+    if correction is None:
+        correction = 1 if unbiased is None else int(bool(unbiased))
+    return dim, correction
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, c = _correction(dim, unbiased, correction, "var")
+    return _var(input, dim, c, keepdim)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, c = _correction(dim, unbiased, correction, "std")
+    return _std(input, dim, c, keepdim)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, c = _correction(dim, unbiased, correction, "var_mean")
+    return _var(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    dim, c = _correction(dim, unbiased, correction, "std_mean")
+    return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
+
+
+# ------------------------------------------------------------------ norm
+def _vnorm_k(x, ord, dim=None, keepdim=False):
+    axes = _axes(dim, x.ndim)
+    a = np.abs(x)
+    if ord in (_math.inf, -_math.inf):
+        if a.size == 0 or (axes is not None and _b.any(x.shape[i] == 0 for i in axes)):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm "
+                               f"on an empty tensor because the operation does not have an identity")
+        return (np.max if ord > 0 else np.min)(a, axis=axes, keepdims=keepdim)
+    if ord == 0:
+        return np.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
+    if ord == 1:
+        return np.sum(a, axis=axes, keepdims=keepdim)
+    if ord == 2:
+        return np.sqrt(np.sum(a * a, axis=axes, keepdims=keepdim))
+    with np.errstate(divide="ignore"):
+        return np.power(np.sum(np.power(a, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
+
+
+def _vnorm_vjp(g, out, x, ord, dim=None, keepdim=False):     # PyTorch's norm_backward
+    axes = _axes(dim, x.ndim)
+    g = _restore(g, x.shape, axes, keepdim)
+    n = _restore(out, x.shape, axes, keepdim)
+    if ord == 0:
+        return _zeros(x.shape, g)
+    if ord == 1:
+        return g * x.sgn()
+    nz = n == 0
+    if ord == 2:
+        return x * _where(nz, 0.0, g / _where(nz, 1.0, n))
+    if ord in (_math.inf, -_math.inf):
+        mask = x.abs() == n
+        return x.sgn() * _where(mask, g / mask.sum(axes, keepdim=True), 0.0)
+    xz = x == 0
+    ax = _where(xz, 1.0, x.abs())
+    if ord < 1:
+        scaled = _where(xz, 0.0, x.sgn() * ax ** (ord - 1))
+        return scaled * _where(nz, 0.0, g * _where(nz, 1.0, n) ** (1 - ord))
+    scaled = x.sgn() * ax ** (ord - 1) if ord >= 2 else _where(xz, 0.0, x.sgn() * ax ** (ord - 1))
+    return scaled * _where(nz, 0.0, g / _where(nz, 1.0, n) ** (ord - 1))
+
+
+_vector_norm = _defop("linalg_vector_norm", _vnorm_k, _vnorm_vjp,
+                      node_name="LinalgVectorNormBackward0")
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm``: vector p-norms over ``dim`` (all elements by default);
+    ``'fro'`` is the 2-norm over the given (at most two) dims."""
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {_tname(input._data.dtype)}")
+    if dtype is not None:
+        dt = D.to_dtype(dtype)
+        src = input.dtype.to_real() if input.is_complex() and dt.category < D._COMPLEX else input.dtype
+        if D.promote_types(src, dt) != dt:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({_tname(input._data.dtype)}) "
+                               f"should be convertible without narrowing to the specified dtype "
+                               f"({_tname(dt.np)})")
+        if dt != input.dtype:
+            input = input.to(dt)
+    if p is None:
+        p = "fro"
+    if isinstance(p, str):
+        if p == "fro":
+            if dim is not None and not isinstance(dim, int) and len(dim) > 2:
+                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+                                   f"{' '.join(map(str, dim))}")
+            p = 2
+        elif p == "nuc":
+            raise NotImplementedError("norm(p='nuc') is not supported by tensorplay")
+        else:
+            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    return _vector_norm(input, float(p), dim, keepdim)
+
+
+# ------------------------------------------------------------------ logsumexp
+def _logsumexp_k(x, dim, keepdim=False):
+    axes = _axes(dim, x.ndim)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if x.size == 0:
+            return np.log(np.sum(np.exp(x), axis=axes, keepdims=keepdim))
+        m = np.max(x.real, axis=axes, keepdims=True)
+        m = np.where(np.isinf(m), 0, m).astype(x.real.dtype)
+        s = np.sum(np.exp(x - m), axis=axes, keepdims=keepdim)
+        return (np.log(s) + (m if keepdim else m.reshape(s.shape))).astype(x.dtype)
+
+
+def _logsumexp_vjp(g, out, x, dim, keepdim=False):
+    axes = _axes(dim, x.ndim)
+    return _restore(g, x.shape, axes, keepdim) * _conj((x - _restore(out, x.shape, axes, keepdim)).exp())
+
+
+logsumexp = _defop("logsumexp", _logsumexp_k, _logsumexp_vjp, float_only=True,
+                   node_name="LogsumexpBackward0")
+
+
+# ------------------------------------------------------------------ cumsum / cumprod
+def _cumsum_k(x, dim):
+    d = _one_dim(dim, x.ndim)
+    if d is None:
+        return x.astype(np.int64) if x.dtype.kind in "biu" else x.copy()
+    return np.cumsum(x, axis=d, dtype=_int64_if_integral(x))
+
+
+def _cumsum_vjp(g, out, x, dim):
+    if x.ndim == 0:
+        return g
+    return _revcumsum(g, _wrap_dim(dim, x.ndim))
+
+
+_cumsum = _defop("cumsum", _cumsum_k, _cumsum_vjp, meta=("x",), node_name="CumsumBackward0")
+
+
+def cumsum(input, dim, *, dtype=None):
+    return _cumsum(_with_dtype(input, dtype), dim)
+
+
+def _cumprod_k(x, dim):
+    d = _one_dim(dim, x.ndim)
+    if d is None:
+        return x.astype(np.int64) if x.dtype.kind in "biu" else x.copy()
+    return np.cumprod(x, axis=d, dtype=_int64_if_integral(x))
+
+
+def _cumprod_vjp(g, out, x, dim):
+    if x.ndim == 0:
+        return g
+    d = _wrap_dim(dim, x.ndim)
+    z = x == 0
+    if not bool(z.any()):
+        return _revcumsum(g * _conj(out), d) / _conj(x)
+    if not _state.enabled:
+        # first-order only: O(n).  Before the first zero the ratio formula holds;
+        # at the first zero, the products with that factor left out; after it, 0.
+        zc = z.long().cumsum(d)
+        before = zc == 0
+        first = (zc == 1) & z
+        part1 = _revcumsum(g * _conj(out), d) / _conj(_where(before, x, 1.0))
+        part2 = _revcumsum(g * _conj(_where(first, 1.0, x).cumprod(d)), d)
+        return _where(before, part1, _where(first, part2, 0.0))
+    # create_graph with zeros: exact O(n^2) form, differentiable again.
+    # grad_j = sum_{i >= j} g_i * conj(prod_{k <= i, k != j} x_k)
+    n = x.shape[d]
+    xm = x.transpose(d, -1)                                          # (..., n)
+    eye = _wrap(np.eye(n, dtype=bool))
+    a = _where(eye, 1.0, xm.unsqueeze(-2).expand(*xm.shape[:-1], n, n))   # a[.., j, k]
+    c = a.cumprod(-1)                                                # prod_{k<=i, k!=j}
+    upper = _wrap(np.triu(np.ones((n, n), dtype=bool)))              # i >= j
+    gi = g.transpose(d, -1).unsqueeze(-2)
+    return _where(upper, gi * _conj(c), 0.0).sum(-1).transpose(d, -1)
+
+
+_cumprod = _defop("cumprod", _cumprod_k, _cumprod_vjp, node_name="CumprodBackward0")
+
+
+def cumprod(input, dim, *, dtype=None):
+    return _cumprod(_with_dtype(input, dtype), dim)
+
+
+# ------------------------------------------------------------------ all / any
+def _make_logical(name, npred):
+    def k(x, dim=None, keepdim=False):
+        axes = _axes(dim, x.ndim)
+        r = npred(x, axis=axes, keepdims=keepdim)
+        return np.asarray(r, np.uint8 if x.dtype == np.uint8 else np.bool_)
+    return _defop(name, k, None, upcast=False)
+
+
+all = _make_logical("all", np.all)        # noqa: A001
+any = _make_logical("any", np.any)        # noqa: A001
+
+
+# ------------------------------------------------------------------ softmax / log_softmax
+def _check_softmax_dtype(name, x, d):
+    if x.dtype.kind in "biuc":
+        impl = "_lastdim_kernel_impl" if d is None or d == x.ndim - 1 else "_kernel_impl"
+        raise NotImplementedError(f"\"{name}{impl}\" not implemented for '{_tname(x.dtype)}'")
+
+
+def _softmax_k(x, dim):
+    d = _one_dim(dim, x.ndim)
+    _check_softmax_dtype("softmax", x, d)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if x.size == 0:
+            return x.copy()
+        e = np.exp(x - np.max(x, axis=d, keepdims=True))
+        return e / np.sum(e, axis=d, keepdims=True)
+
+
+def _log_softmax_k(x, dim):
+    d = _one_dim(dim, x.ndim)
+    _check_softmax_dtype("log_softmax", x, d)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if x.size == 0:
+            return x.copy()
+        s = x - np.max(x, axis=d, keepdims=True)
+        return s - np.log(np.sum(np.exp(s), axis=d, keepdims=True))
+
+
+def _softmax_vjp(g, out, x, dim):
+    d = None if out.ndim == 0 else _wrap_dim(dim, out.ndim)
+    gy = g * out
+    return gy - out * gy.sum(d, keepdim=True)
+
+
+def _log_softmax_vjp(g, out, x, dim):
+    d = None if out.ndim == 0 else _wrap_dim(dim, out.ndim)
+    return g - out.exp() * g.sum(d, keepdim=True)
+
+
+_softmax = _defop("softmax", _softmax_k, _softmax_vjp, node_name="SoftmaxBackward0")
+_log_softmax = _defop("log_softmax", _log_softmax_k, _log_softmax_vjp, node_name="LogSoftmaxBackward0")
+
+
+def _softmax_args(name, input, dim, dtype, stacklevel):
+    if isinstance(dtype, int) and not isinstance(dtype, bool):   # F.softmax(x, dim, _stacklevel)
+        stacklevel, dtype = dtype, None
+    if dim is None:
+        _warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                       f"to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return _with_dtype(input, dtype), dim
+
+
+def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    input, dim = _softmax_args("softmax", input, dim, dtype, _stacklevel)
+    return _softmax(input, dim)
+
+
+def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+    input, dim = _softmax_args("log_softmax", input, dim, dtype, _stacklevel)
+    return _log_softmax(input, dim)
