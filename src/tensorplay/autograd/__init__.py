@@ -10,6 +10,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
 from . import graph  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
+from . import function  # noqa: F401
+from .function import Function, InplaceFunction, NestedIOFunction, once_differentiable  # noqa: F401
 
 
 def _as_tuple(x):

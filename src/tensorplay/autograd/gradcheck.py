@@ -76,8 +76,9 @@ def _analytical(fn, inputs, diff_idx):
                     continue
                 seed = zeros_like(o)
                 seed._data.reshape(-1)[j] = kind
-                gos = [seed if m == k else zeros_like(p) for m, p in enumerate(outs)]
-                gs = autograd_grad([p for p in outs], diff_inputs, gos, retain_graph=True,
+                live = [m for m, p in enumerate(outs) if p.requires_grad]
+                gos = [seed if m == k else zeros_like(outs[m]) for m in live]
+                gs = autograd_grad([outs[m] for m in live], diff_inputs, gos, retain_graph=True,
                                    allow_unused=True)
                 row = []
                 for x, g in zip(diff_inputs, gs):

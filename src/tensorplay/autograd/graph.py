@@ -96,3 +96,40 @@ class AccumulateGrad(Node):
         from .grad_mode import state
         self.variable._accumulate_grad(grads[0], state.enabled)
         return ()
+
+
+class GradientEdge:
+    """Names "the gradient flowing into input ``output_nr`` of ``node``"; accepted
+    wherever ``autograd.grad`` / ``backward(inputs=)`` take tensors."""
+    __slots__ = ("node", "output_nr", "_variable")
+
+    def __init__(self, node, output_nr, variable=None):
+        self.node, self.output_nr, self._variable = node, output_nr, variable
+
+    def _gradient_edge(self):
+        return (self.node, self.output_nr)
+
+    def __iter__(self):
+        return iter((self.node, self.output_nr))
+
+    def __repr__(self):
+        return f"GradientEdge(node={self.node!r}, output_nr={self.output_nr})"
+
+
+def get_gradient_edge(tensor):
+    """The edge a gradient for ``tensor`` flows into (its grad_fn's output, or
+    its AccumulateGrad if it is a leaf)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    node, nr = tensor._edge()
+    if tensor.grad_fn is None:                  # keep the accumulator alive with the leaf
+        tensor.__dict__["_acc_strong"] = node
+    return GradientEdge(node, nr, tensor)
+
+
+def __getattr__(name):
+    if name in ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"):
+        from . import saved
+        return getattr(saved, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

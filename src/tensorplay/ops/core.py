@@ -41,8 +41,9 @@ sum = defop("sum", _sum_k,
 
 def _mean_k(x, dim=None, keepdim=False, *, dtype=None):
     if dtype is None and x.dtype.kind in "biu":
+        from .inplace import _title
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {D._FROM_NP[x.dtype].name.capitalize()}")
+                           f"floating point or complex dtype. Got: {_title(D._FROM_NP[x.dtype])}")
     axes = dims_arg(dim, x.ndim)
     return np.mean(x, axis=axes, keepdims=keepdim,
                    dtype=None if dtype is None else D.to_dtype(dtype).np)

@@ -1,0 +1,295 @@
+"""Custom differentiable operations: subclass ``Function``.
+
+    class Exp(Function):
+        @staticmethod
+        def forward(ctx, i):
+            result = i.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            result, = ctx.saved_tensors
+            return grad_output * result
+
+    y = Exp.apply(x)          # or, in the legacy style, Exp()(x)
+
+The ``ctx`` that ``forward`` and ``backward`` see is the backward node itself
+(``y.grad_fn``), as in PyTorch: a node of class ``ExpBackward``.
+"""
+import functools
+import warnings
+
+from .engine import FREED_MSG
+from .grad_mode import no_grad, state
+from .graph import Node
+from . import saved as _saved
+
+
+class FunctionCtx:
+    """What ``forward`` may tell ``backward`` through ``ctx``."""
+
+    def save_for_backward(self, *tensors):
+        from .._tensor import Tensor
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
+                                f"of type {type(t).__name__}")
+        self.to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        self.saved_for_forward = tensors
+
+    def mark_dirty(self, *args):
+        self.dirty_tensors = args
+
+    def mark_non_differentiable(self, *args):
+        self.non_differentiable = args
+
+    def set_materialize_grads(self, value):
+        self.materialize_grads = bool(value)
+
+    def mark_shared_storage(self, *pairs):
+        raise RuntimeError("mark_shared_storage is deprecated. Tensors with shared storages are "
+                           "automatically tracked. Note that calls to `set_()` are not tracked")
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of one ``Function.apply`` call, and the ``ctx`` of that call."""
+    _forward_cls = None
+    materialize_grads = True
+    to_save = ()
+    dirty_tensors = ()
+    non_differentiable = ()
+    _saved = None          # list of SavedTensor after forward; None once freed
+    _had_saved = False
+
+    def validate(self, g, i):
+        from .._tensor import validate_grad
+        return validate_grad(self, g, i)
+
+    # -- what backward reads
+    @property
+    def saved_tensors(self):
+        if self._saved is None:
+            if self._had_saved:
+                raise RuntimeError(FREED_MSG)
+            return ()
+        return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
+    @property
+    def requires_grad(self):
+        return any(self.needs_input_grad)
+
+    def release(self):
+        if self._saved is not None:
+            self._had_saved = True
+            self._saved = None
+
+    def apply(self, grads):
+        if self._saved is None and self._had_saved:
+            raise RuntimeError(FREED_MSG)
+        if self.materialize_grads:
+            from .._tensor import _wrap
+            import numpy as np
+            grads = [_wrap(np.zeros(shape, dt)) if g is None else g
+                     for g, (shape, dt) in zip(grads, self._out_meta)]
+        res = self._forward_cls.backward(self, *grads)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n = self.num_inputs
+        if len(res) != n:
+            if len(res) > n and all(r is None for r in res[n:]):
+                res = res[:n]
+            else:
+                raise RuntimeError(f"function {self.name()} returned an incorrect number of "
+                                   f"gradients (expected {n}, got {len(res)})")
+        for i, (r, e) in enumerate(zip(res, self.next_edges)):
+            if r is not None and e is None and not self._is_tensor_input[i]:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than None "
+                                   f"at position {i + 1}, but the corresponding forward input was "
+                                   "not a Variable")
+        return res
+
+
+class FunctionMeta(type):
+    """Gives every Function subclass its own node class, ``<Name>Backward``."""
+
+    def __init__(cls, name, bases, attrs):
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of custom autograd operations (see the module docstring).
+
+    Subclasses define ``forward(ctx, *args, **kwargs)`` (or ``forward(*args)``
+    plus ``setup_context(ctx, inputs, output)``) and ``backward(ctx,
+    *grad_outputs)``, which returns one gradient (or None) per forward input.
+    """
+
+    def __call__(self, *args, **kwargs):
+        """Legacy spelling: ``Exp()(x)`` is ``Exp.apply(x)``."""
+        return type(self).apply(*args, **kwargs)
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom "
+                                  "autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your "
+                                  "custom autograd.Function to use it with backward mode AD.")
+
+    @classmethod
+    def vjp(cls, ctx, *grad_outputs):
+        return cls.backward(ctx, *grad_outputs)
+
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function "
+                                  "to use it with forward mode AD.")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        return _apply(cls, args, kwargs)
+
+
+def _new_style(cls):
+    return cls.setup_context is not Function.setup_context
+
+
+def _apply(cls, args, kwargs):
+    from .._tensor import Tensor, _wrap
+    node = cls._backward_cls()
+    is_tensor = tuple(isinstance(a, Tensor) for a in args)
+    node._is_tensor_input = is_tensor
+    node.needs_input_grad = tuple(t and a._rg for t, a in zip(is_tensor, args))
+    node.num_inputs = len(args)
+    recording = state.enabled and any(node.needs_input_grad)
+    prev = state.enabled
+    state.enabled = False
+    try:
+        if _new_style(cls):
+            outputs = cls.forward(*args, **kwargs)
+            cls.setup_context(node, args, outputs)
+        else:
+            outputs = cls.forward(node, *args, **kwargs)
+    finally:
+        state.enabled = prev
+    single = not isinstance(outputs, tuple)
+    outs = (outputs,) if single else outputs
+    node.num_outputs = len(outs)
+    if not recording:
+        return outputs
+    dirty = {id(t) for t in node.dirty_tensors}
+    nondiff = {id(t) for t in node.non_differentiable}
+    input_ids = {id(a) for a, t in zip(args, is_tensor) if t}
+    # edges and metadata per forward input
+    edges, meta = [], []
+    for a, t in zip(args, is_tensor):
+        if t and a._rg:
+            edges.append(a._edge())
+            meta += [a._data.shape, a._data.dtype]
+        else:
+            edges.append(None)
+            meta += [None, None]
+    node.next_edges = tuple(edges)
+    node.input_meta = tuple(meta)
+    new_outs, out_meta, originals = [], [], {}
+    for i, o in enumerate(outs):
+        if not isinstance(o, Tensor):
+            new_outs.append(o)
+            out_meta.append(((), None))
+            continue
+        if id(o) in dirty:
+            if o._rg and o._grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                                   "operation.")
+            o._bump()
+            t = o
+        elif id(o) in input_ids:
+            # an input returned unchanged: the output is a new tensor sharing its memory
+            t = _wrap(o._data)
+            t._version = o._shared_version()
+        else:
+            t = o
+        originals[id(o)] = i
+        originals[id(t)] = i
+        if id(o) in nondiff:
+            t._rg = False
+        else:
+            t._grad_fn, t._rg, t._out_nr = node, True, i
+        new_outs.append(t)
+        out_meta.append((o._data.shape, o._data.dtype))
+    node._out_meta = out_meta
+    node.n_out = len(outs)
+    if node.to_save:
+        node._saved = [None if s is None else _saved.SavedTensor(s, originals.get(id(s)))
+                       for s in node.to_save]
+        node._had_saved = True
+        node.to_save = ()
+    return new_outs[0] if single else tuple(new_outs)
+
+
+class DelayedErrorNode(Node):
+    """Stands after a ``once_differentiable`` backward: raises if reached."""
+
+    def __init__(self, msg, inputs):
+        self.msg = msg
+        self.next_edges = tuple(t._edge() if t._rg else None for t in inputs)
+        self.input_meta = tuple(x for t in inputs for x in (t._data.shape, t._data.dtype))
+        self.n_out = 1
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
+def once_differentiable(fn):
+    """Decorate a ``backward`` that is not itself differentiable: a second
+    differentiation through it raises instead of returning a wrong result."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        from .._tensor import Tensor, _wrap
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not state.enabled:
+            return outputs
+        grads_in = [a for a in args if isinstance(a, Tensor) and a._rg]
+        if not grads_in:
+            return outputs
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        node = DelayedErrorNode("trying to differentiate twice a function that was marked with "
+                                "@once_differentiable", grads_in)
+        res = []
+        for o in outs:
+            if isinstance(o, Tensor):
+                t = _wrap(o._data)
+                t._grad_fn, t._rg, t._out_nr = node, True, 0
+                res.append(t)
+            else:
+                res.append(o)
+        return res[0] if single else tuple(res)
+    return wrapper
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass
