@@ -1,0 +1,320 @@
+"""Behaviour of the matrix-product and complex ops against PyTorch: errors (type
+and message), result shapes and dtypes, node names, views sharing memory.
+Gradients are checked by the op table (tests/opdb/linalg.py, complex_ops.py)."""
+import numpy as np
+import pytest
+
+import tensorplay as tp
+
+from conftest import assert_close, torch
+
+
+def mk(T, *shape, dtype="float32", seed=0, rg=False):
+    a = np.random.default_rng(seed).uniform(-2, 2, shape)
+    if dtype.startswith("complex"):
+        a = a + 1j * np.random.default_rng(seed + 1).uniform(-2, 2, shape)
+    t = T.tensor(a.astype("float32" if dtype in ("float16", "bfloat16") else dtype))
+    if dtype in ("float16", "bfloat16"):
+        t = t.to(getattr(T, dtype))
+    return t.requires_grad_(rg)
+
+
+def _outcome(f, T):
+    try:
+        r = f(T)
+    except Exception as e:              # noqa: BLE001  (the type is what is compared)
+        return "error", type(e).__name__, str(e)
+    return "ok", r
+
+
+def both(f):
+    if torch is None:
+        pytest.skip("torch not installed")
+    return _outcome(f, tp), _outcome(f, torch)
+
+
+# ----------------------------------------------------------------- errors as PyTorch's
+ERRORS = {
+    "mm_1d_self": lambda T: T.mm(mk(T, 3), mk(T, 3, 4)),
+    "mm_1d_mat2": lambda T: T.mm(mk(T, 3, 4), mk(T, 4)),
+    "mm_3d": lambda T: T.mm(mk(T, 2, 3, 4), mk(T, 4, 5)),
+    "mm_shapes": lambda T: T.mm(mk(T, 2, 3), mk(T, 4, 5)),
+    "mm_dtype": lambda T: T.mm(mk(T, 2, 3), mk(T, 3, 5, dtype="float64")),
+    "mm_dtype_half": lambda T: T.mm(mk(T, 2, 3, dtype="float16"), mk(T, 3, 5)),
+    "mm_dtype_complex": lambda T: T.mm(mk(T, 2, 3, dtype="complex64"), mk(T, 3, 5)),
+    "mm_dtype_long": lambda T: T.mm(T.ones(2, 3, dtype=T.int64), mk(T, 3, 5)),
+    "mm_shape_before_dtype": lambda T: T.mm(mk(T, 2, 3), mk(T, 4, 5, dtype="float64")),
+    "mm_not_tensor": lambda T: T.mm(mk(T, 2, 3), 3),
+    "bmm_2d": lambda T: T.bmm(mk(T, 3, 4), mk(T, 3, 4, 5)),
+    "bmm_2d_second": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 4, 5)),
+    "bmm_batch": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 3, 4, 5)),
+    "bmm_inner": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 2, 5, 5)),
+    "bmm_dtype": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 2, 4, 5, dtype="float64")),
+    "mv_dims": lambda T: T.mv(mk(T, 3), mk(T, 3)),
+    "mv_vec_2d": lambda T: T.mv(mk(T, 3, 4), mk(T, 4, 1)),
+    "mv_size": lambda T: T.mv(mk(T, 3, 4), mk(T, 5)),
+    "mv_dtype": lambda T: T.mv(mk(T, 3, 4), mk(T, 4, dtype="float64")),
+    "dot_2d": lambda T: T.dot(mk(T, 3, 2), mk(T, 3, 2)),
+    "dot_1d_2d": lambda T: T.dot(mk(T, 3), mk(T, 3, 1)),
+    "dot_size": lambda T: T.dot(mk(T, 3), mk(T, 4)),
+    "dot_dtype": lambda T: T.dot(mk(T, 3), mk(T, 3, dtype="float64")),
+    "dot_dtype_complex": lambda T: T.dot(mk(T, 3, dtype="complex64"), mk(T, 3, dtype="complex128")),
+    "vdot_2d": lambda T: T.vdot(mk(T, 3, 2), mk(T, 3)),
+    "vdot_dtype": lambda T: T.vdot(mk(T, 3), mk(T, 3, dtype="float64")),
+    "outer_2d": lambda T: T.outer(mk(T, 3, 2), mk(T, 4)),
+    "outer_2d_second": lambda T: T.outer(mk(T, 3), mk(T, 4, 2)),
+    "inner_last": lambda T: T.inner(mk(T, 3), mk(T, 4)),
+    "inner_last_2d": lambda T: T.inner(mk(T, 2, 3), mk(T, 4, 4, dtype="float64")),
+    "inner_dtype": lambda T: T.inner(mk(T, 2, 3), mk(T, 4, 3, dtype="float64")),
+    "tensordot_size": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 4, 5), dims=1),
+    "tensordot_size2": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 2), dims=2),
+    "tensordot_size_lists": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=([1], [1])),
+    "tensordot_dtype": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 2, 3, dtype="float64"), dims=2),
+    "tensordot_neg": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=-1),
+    "tensordot_too_many": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=3),
+    "tensordot_lengths": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=([1, 0], [0])),
+    "tensordot_dim_range": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 5), dims=([1], [2])),
+    "tensordot_repeat": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 2), dims=([1, 1], [0, 0])),
+    "tensordot_float": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 2), dims=1.5),
+    "einsum_size": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), mk(T, 4, 4)),
+    "einsum_dtype": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), mk(T, 3, 4, dtype="float64")),
+    "einsum_dtype_complex": lambda T: T.einsum("ij,jk", mk(T, 2, 2), mk(T, 2, 2, dtype="complex64")),
+    "einsum_out_missing": lambda T: T.einsum("ij->ik", mk(T, 2, 3)),
+    "einsum_out_repeat": lambda T: T.einsum("ij->iij", mk(T, 2, 3)),
+    "einsum_ndim": lambda T: T.einsum("ijk->ij", mk(T, 2, 3)),
+    "einsum_ndim_second": lambda T: T.einsum("ij,i", mk(T, 2, 3), mk(T, 2, 3)),
+    "einsum_fewer": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3)),
+    "einsum_more": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), mk(T, 3, 4), mk(T, 3)),
+    "einsum_repeat_size": lambda T: T.einsum("ii->i", mk(T, 2, 3)),
+    "einsum_broadcast": lambda T: T.einsum("i,i", mk(T, 2), mk(T, 3)),
+    "einsum_dot": lambda T: T.einsum("i.j", mk(T, 2, 3)),
+    "einsum_two_ellipses": lambda T: T.einsum("...i...", mk(T, 2, 3)),
+    "einsum_bad_char": lambda T: T.einsum("i1", mk(T, 2, 3)),
+    "einsum_two_arrows": lambda T: T.einsum("i->i->i", mk(T, 2)),
+    "einsum_not_tensor": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), 3),
+    "einsum_no_operand": lambda T: T.einsum("ij,jk->ik"),
+    "trace_1d": lambda T: T.trace(mk(T, 3)),
+    "trace_3d": lambda T: T.trace(mk(T, 2, 3, 4)),
+    "trace_bool": lambda T: T.trace(T.ones(2, 2, dtype=T.bool)),
+    "addmm_mat1_1d": lambda T: T.addmm(mk(T, 3), mk(T, 3), mk(T, 3, 3)),
+    "addmm_shapes": lambda T: T.addmm(mk(T, 3), mk(T, 2, 3), mk(T, 4, 3)),
+    "addmm_input_shape": lambda T: T.addmm(mk(T, 5), mk(T, 2, 3), mk(T, 3, 3)),
+    "addmm_dtype_mat2": lambda T: T.addmm(mk(T, 3), mk(T, 2, 3), mk(T, 3, 3, dtype="float64")),
+    "addmm_dtype_input": lambda T: T.addmm(mk(T, 3, dtype="float64"), mk(T, 2, 3), mk(T, 3, 3)),
+    "baddbmm_2d": lambda T: T.baddbmm(mk(T, 3), mk(T, 2, 3), mk(T, 2, 3, 3)),
+    "baddbmm_batch": lambda T: T.baddbmm(mk(T, 3), mk(T, 2, 2, 3), mk(T, 2, 4, 3)),
+    "baddbmm_input_shape": lambda T: T.baddbmm(mk(T, 5), mk(T, 2, 2, 3), mk(T, 2, 3, 3)),
+    "baddbmm_dtype": lambda T: T.baddbmm(mk(T, 3), mk(T, 2, 2, 3), mk(T, 2, 3, 3, dtype="float64")),
+    "baddbmm_dtype_input": lambda T: T.baddbmm(mk(T, 3, dtype="float64"), mk(T, 2, 2, 3), mk(T, 2, 3, 3)),
+    # complex ops
+    "complex_dtype": lambda T: T.complex(mk(T, 2), mk(T, 2, dtype="float64")),
+    "complex_long": lambda T: T.complex(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
+    "complex_complex": lambda T: T.complex(mk(T, 2, dtype="complex64"), mk(T, 2, dtype="complex64")),
+    "complex_bfloat16": lambda T: T.complex(mk(T, 2, dtype="bfloat16"), mk(T, 2, dtype="bfloat16")),
+    "complex_shapes": lambda T: T.complex(mk(T, 2), mk(T, 3)),
+    "polar_dtype": lambda T: T.polar(mk(T, 2), mk(T, 2, dtype="float64")),
+    "polar_long": lambda T: T.polar(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
+    "view_as_real_real": lambda T: T.view_as_real(mk(T, 2)),
+    "view_as_complex_last3": lambda T: T.view_as_complex(mk(T, 2, 3)),
+    "view_as_complex_sliced": lambda T: T.view_as_complex(mk(T, 2, 3)[:, :2]),
+    "view_as_complex_transposed": lambda T: T.view_as_complex(mk(T, 3, 2).t()),
+    "view_as_complex_stride1": lambda T: T.view_as_complex(mk(T, 2, 4).t().contiguous().t()[:2]),
+    "view_as_complex_offset": lambda T: T.view_as_complex(mk(T, 6)[1:5].reshape(2, 2)),
+    "view_as_complex_long": lambda T: T.view_as_complex(T.ones(2, dtype=T.int64)),
+    "view_as_complex_bfloat16": lambda T: T.view_as_complex(mk(T, 2, dtype="bfloat16")),
+    "view_as_complex_0d": lambda T: T.view_as_complex(mk(T)),
+}
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_errors_match_torch(name):
+    a, b = both(ERRORS[name])
+    assert b[0] == "error", f"torch accepted {name}"
+    assert a[0] == "error", f"tensorplay accepted {name}: {a[1]}"
+    assert a[1] == b[1], f"{name}: {a[1]} vs torch {b[1]}: {a[2]!r} / {b[2]!r}"
+    assert a[2] == b[2], name
+
+
+def test_half_complex_is_refused():
+    """No complex32 here: the half spellings that would make one raise."""
+    with pytest.raises(RuntimeError, match="ComplexHalf"):
+        tp.complex(mk(tp, 2, dtype="float16"), mk(tp, 2, dtype="float16"))
+    with pytest.raises(RuntimeError, match="ComplexHalf"):
+        tp.view_as_complex(mk(tp, 2, dtype="float16"))
+
+
+# ----------------------------------------------------------------- results: shape, dtype, node
+RESULTS = {
+    "mm": lambda T: T.mm(mk(T, 2, 3, rg=True), mk(T, 3, 4)),
+    "mm_empty": lambda T: T.mm(mk(T, 2, 0, rg=True), mk(T, 0, 3)),
+    "mm_long": lambda T: T.mm(T.ones(2, 3, dtype=T.int64), T.ones(3, 2, dtype=T.int64)),
+    "mm_half": lambda T: T.mm(mk(T, 2, 3, dtype="float16", rg=True), mk(T, 3, 3, dtype="float16")),
+    "mm_bfloat16": lambda T: T.mm(mk(T, 2, 3, dtype="bfloat16", rg=True), mk(T, 3, 3, dtype="bfloat16")),
+    "mm_complex": lambda T: T.mm(mk(T, 2, 3, dtype="complex64", rg=True), mk(T, 3, 3, dtype="complex64")),
+    "mm_method": lambda T: mk(T, 2, 3, rg=True).mm(mk(T, 3, 4)),
+    "bmm": lambda T: T.bmm(mk(T, 2, 3, 4, rg=True), mk(T, 2, 4, 5)),
+    "bmm_method": lambda T: mk(T, 2, 3, 4).bmm(mk(T, 2, 4, 5, rg=True)),
+    "mv": lambda T: T.mv(mk(T, 3, 4, rg=True), mk(T, 4)),
+    "mv_method": lambda T: mk(T, 3, 4).mv(mk(T, 4, rg=True)),
+    "dot": lambda T: T.dot(mk(T, 3, rg=True), mk(T, 3)),
+    "dot_long": lambda T: T.dot(T.ones(3, dtype=T.int64), T.ones(3, dtype=T.int64)),
+    "dot_method": lambda T: mk(T, 3, rg=True).dot(mk(T, 3)),
+    "vdot": lambda T: T.vdot(mk(T, 3, dtype="complex128", rg=True), mk(T, 3, dtype="complex128", seed=5)),
+    "outer": lambda T: T.outer(mk(T, 3, rg=True), mk(T, 4)),
+    "outer_promotes": lambda T: T.outer(mk(T, 3), mk(T, 4, dtype="float64")),
+    "ger": lambda T: T.ger(mk(T, 3, rg=True), mk(T, 4)),
+    "inner": lambda T: T.inner(mk(T, 2, 3, rg=True), mk(T, 4, 3)),
+    "inner_0d": lambda T: T.inner(T.tensor(2.0), mk(T, 3, 4)),
+    "tensordot": lambda T: T.tensordot(mk(T, 2, 3, 4, rg=True), mk(T, 3, 4, 5), dims=2),
+    "tensordot_0": lambda T: T.tensordot(mk(T, 2, 3, rg=True), mk(T, 3), dims=0),
+    "tensordot_tensor_dims": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 5), dims=T.tensor([[1], [0]])),
+    "tensordot_list_dims": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 5), dims=[[1], [0]]),
+    "tensordot_neg_dims": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 5), dims=([1], [-2])),
+    "einsum_mm": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3, rg=True), mk(T, 3, 4)),
+    "einsum_list": lambda T: T.einsum("ij,jk->ik", [mk(T, 2, 3), mk(T, 3, 4)]),
+    "einsum_sublist": lambda T: T.einsum(mk(T, 2, 3), [0, 1], mk(T, 3, 4), [1, 2]),
+    "einsum_sublist_ellipsis": lambda T: T.einsum(mk(T, 2, 3), [Ellipsis, 1], mk(T, 3, 4), [1, 2]),
+    "einsum_trace": lambda T: T.einsum("ii", mk(T, 3, 3, rg=True)),
+    "einsum_diag": lambda T: T.einsum("ii->i", mk(T, 3, 3, rg=True)),
+    "einsum_permute": lambda T: T.einsum("ij->ji", mk(T, 3, 2, rg=True)),
+    "einsum_identity": lambda T: T.einsum("i->i", mk(T, 3, rg=True)),
+    "einsum_sum": lambda T: T.einsum("ij->j", mk(T, 3, 3, rg=True)),
+    "einsum_outer": lambda T: T.einsum("i,j->ij", mk(T, 3, rg=True), mk(T, 2)),
+    "einsum_hadamard": lambda T: T.einsum("ij,ij->ij", mk(T, 3, 2, rg=True), mk(T, 3, 2)),
+    "einsum_chain": lambda T: T.einsum("ij,jk,kl->il", mk(T, 2, 3, rg=True), mk(T, 3, 4), mk(T, 4, 5)),
+    "einsum_broadcast": lambda T: T.einsum("...ij,...jk->...ik", mk(T, 1, 2, 3), mk(T, 5, 3, 4)),
+    "einsum_ellipsis_summed": lambda T: T.einsum("...ij->ij", mk(T, 4, 2, 3)),
+    "einsum_ellipsis_first": lambda T: T.einsum("i...->...", mk(T, 4, 2, 3)),
+    "einsum_long_sum": lambda T: T.einsum("ij->i", T.ones(2, 3, dtype=T.int32)),
+    "einsum_long_mm": lambda T: T.einsum("ij,jk->ik", T.ones(2, 3, dtype=T.int64), T.ones(3, 4, dtype=T.int64)),
+    "einsum_half": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3, dtype="float16"), mk(T, 3, 4, dtype="float16")),
+    "einsum_0d": lambda T: T.einsum("->", T.tensor(2.0)),
+    "einsum_empty_eq": lambda T: T.einsum("", T.tensor(2.0)),
+    "einsum_implicit_order": lambda T: T.einsum("ba", mk(T, 2, 3)),
+    "einsum_implicit_upper": lambda T: T.einsum("bA", mk(T, 2, 3)),
+    "einsum_ellipsis_only": lambda T: T.einsum("...", mk(T, 2, 3)),
+    "einsum_no_out": lambda T: T.einsum("i,j->", mk(T, 2), mk(T, 3)),
+    "einsum_spaces": lambda T: T.einsum("i j , j k -> i k", mk(T, 2, 3), mk(T, 3, 4)),
+    "einsum_upper": lambda T: T.einsum("Ab,bc->Ac", mk(T, 2, 3), mk(T, 3, 4)),
+    "kron": lambda T: T.kron(mk(T, 2, 3, rg=True), mk(T, 4, 5)),
+    "kron_1d": lambda T: T.kron(mk(T, 2, 3), mk(T, 4)),
+    "kron_0d": lambda T: T.kron(mk(T, 2, 2), T.tensor(2.0)),
+    "kron_promotes": lambda T: T.kron(mk(T, 2, 2), T.ones(2, dtype=T.int64)),
+    "trace": lambda T: T.trace(mk(T, 2, 3, rg=True)),
+    "trace_int32": lambda T: T.trace(T.ones(3, 3, dtype=T.int32)),
+    "trace_half": lambda T: T.trace(mk(T, 2, 2, dtype="float16")),
+    "addmm": lambda T: T.addmm(mk(T, 3), mk(T, 2, 3), mk(T, 3, 3, rg=True), beta=0.5, alpha=2),
+    "addmm_beta0_nan": lambda T: T.addmm(T.tensor(float("nan")), mk(T, 2, 3), mk(T, 3, 3), beta=0),
+    "addmm_method": lambda T: mk(T, 2, 3, rg=True).addmm(mk(T, 2, 4), mk(T, 4, 3)),
+    "baddbmm": lambda T: T.baddbmm(mk(T, 3), mk(T, 2, 2, 3), mk(T, 2, 3, 3, rg=True), beta=0.5, alpha=2),
+    "angle_real": lambda T: T.angle(T.tensor([-1.0, 0.0, 2.0, float("nan"), -0.0, float("-inf")])),
+    "angle_long": lambda T: T.angle(T.tensor([-1, 0, 2])),
+    "angle_complex": lambda T: T.angle(mk(T, 3, dtype="complex64", rg=True)),
+    "angle_half": lambda T: T.angle(mk(T, 3, dtype="float16")),
+    "angle_method": lambda T: mk(T, 3, rg=True).angle(),
+    "complex": lambda T: T.complex(mk(T, 2, 2, rg=True), mk(T, 2)),
+    "complex_double": lambda T: T.complex(mk(T, 2, dtype="float64"), mk(T, 2, dtype="float64")),
+    "complex_specials": lambda T: T.complex(T.tensor([float("inf"), -0.0]), T.tensor([0.0, float("nan")])),
+    "polar": lambda T: T.polar(mk(T, 2, 2, rg=True).abs(), mk(T, 2)),
+    "view_as_real": lambda T: T.view_as_real(mk(T, 2, 3, dtype="complex64", rg=True)),
+    "view_as_real_0d": lambda T: T.view_as_real(T.tensor(1 + 2j)),
+    "view_as_real_transposed": lambda T: T.view_as_real(mk(T, 2, 3, dtype="complex128").t()),
+    "view_as_complex": lambda T: T.view_as_complex(mk(T, 3, 2, rg=True)),
+    "view_as_complex_1d": lambda T: T.view_as_complex(mk(T, 2, dtype="float64")),
+    "view_as_complex_strided": lambda T: T.view_as_complex(mk(T, 3, 3, 2)[:, 1:]),
+    "view_as_complex_step": lambda T: T.view_as_complex(mk(T, 4, 2)[::2]),
+}
+
+
+def _dtype_name(t):
+    return str(t.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("name", list(RESULTS))
+def test_results_match_torch(name):
+    a, b = both(RESULTS[name])
+    assert b[0] == "ok", f"torch raised for {name}: {b}"
+    assert a[0] == "ok", f"tensorplay raised for {name}: {a}"
+    x, y = a[1], b[1]
+    assert tuple(x.shape) == tuple(y.shape), name
+    assert _dtype_name(x) == _dtype_name(y), name
+    assert x.requires_grad == y.requires_grad, name
+    if y.grad_fn is not None:
+        assert x.grad_fn.name() == y.grad_fn.name(), name
+    tol = 2e-2 if _dtype_name(y) in ("float16", "bfloat16") else 1e-5
+    xa = x.detach().to(tp.float64 if not x.is_complex() else tp.complex128).numpy()
+    ya = y.detach().to(torch.float64 if not y.is_complex() else torch.complex128).numpy()
+    assert_close(xa, ya, atol=tol, rtol=tol, msg=name)
+
+
+# ----------------------------------------------------------------- views share memory
+def test_view_as_real_shares_memory():
+    z = tp.tensor([1 + 2j, 3 - 4j])
+    r = tp.view_as_real(z)
+    assert r.shape == (2, 2) and r.dtype == tp.float32 and z.dtype == tp.complex64
+    assert np.shares_memory(r.numpy(), z.numpy())
+    r.mul_(2)
+    assert z.numpy().tolist() == [2 + 4j, 6 - 8j]
+
+
+def test_view_as_complex_shares_memory():
+    x = tp.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=tp.float64)
+    z = tp.view_as_complex(x)
+    assert z.shape == (2,) and z.dtype == tp.complex128
+    assert np.shares_memory(z.numpy(), x.numpy())
+    x.add_(1)
+    assert z.numpy().tolist() == [2 + 3j, 4 + 5j]
+    back = tp.view_as_real(z)
+    assert np.shares_memory(back.numpy(), x.numpy())
+
+
+def test_view_backward_and_version_check():
+    x = tp.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    z = tp.view_as_complex(x)
+    assert z.grad_fn.name() == "ViewAsComplexBackward0"
+    (z * (2 - 1j)).abs().sum().backward()
+    assert x.grad.shape == (2, 2)
+
+
+def test_einsum_result_is_not_an_alias():
+    """A single-operand einsum that NumPy would return as a view is copied."""
+    x = tp.tensor([[1.0, 2.0], [3.0, 4.0]])
+    y = tp.einsum("ij->ji", x)
+    y.add_(1)
+    assert x.numpy().tolist() == [[1.0, 2.0], [3.0, 4.0]]
+
+
+# ----------------------------------------------------------------- gradients in a few odd corners
+def _grads(T, f, *xs):
+    ts = [T.tensor(x, requires_grad=True) for x in xs]
+    out = f(T, *ts)
+    w = np.random.default_rng(3).standard_normal(tuple(out.shape))
+    if out.is_complex():
+        w = w + 1j * np.random.default_rng(4).standard_normal(tuple(out.shape))
+    gs = T.autograd.grad(out, ts, T.tensor(w.astype(out.detach().numpy().dtype)))
+    return [g.numpy() for g in gs]
+
+
+GRADS = {
+    "mm_empty": (lambda T, a, b: T.mm(a, b), (np.ones((2, 0)), np.ones((0, 3)))),
+    "einsum_broadcast_size1": (lambda T, a, b: T.einsum("...ij,...jk->...ik", a, b),
+                               (np.arange(6.0).reshape(1, 2, 3), np.arange(24.0).reshape(4, 3, 2))),
+    "einsum_repeated_broadcast": (lambda T, a, b: T.einsum("ii,i->i", a, b),
+                                  (np.array([[2.0]]), np.arange(3.0))),
+    "einsum_diag_3": (lambda T, a: T.einsum("iii->i", a), (np.arange(8.0).reshape(2, 2, 2),)),
+    "einsum_complex_trace": (lambda T, a, b: T.einsum("ij,ji->", a, b),
+                             (np.arange(4.0).reshape(2, 2) * (1 + 2j), np.arange(4.0).reshape(2, 2) - 1j)),
+    "addmm_complex_scalars": (lambda T, i, a, b: T.addmm(i, a, b, beta=1 - 1j, alpha=0.5 + 2j),
+                              (np.ones(3) * 1j, np.arange(6.0).reshape(2, 3) + 1j, np.arange(9.0).reshape(3, 3) - 2j)),
+    "angle_at_zero": (lambda T, z: T.angle(z), (np.array([0j, 1 + 1j]),)),
+    "polar_negative_abs": (lambda T, a, t: T.polar(a, t), (np.array([-1.5, 2.0]), np.array([0.3, -0.7]))),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADS))
+def test_grads_match_torch(name):
+    if torch is None:
+        pytest.skip("torch not installed")
+    f, xs = GRADS[name]
+    for ga, gb in zip(_grads(tp, f, *xs), _grads(torch, f, *xs)):
+        assert_close(ga, gb, atol=1e-10, rtol=1e-10, msg=name)
