@@ -90,14 +90,8 @@ ERROR_CASES = {
 }
 
 
-# ops/core.py:45 names the dtype "Int64" where PyTorch says "Long" (not this module's op)
-_KNOWN_ELSEWHERE = {"mean_int"}
-
-
 @needs_torch
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="mean's message in ops/core.py")) if n in _KNOWN_ELSEWHERE else n
-    for n in sorted(ERROR_CASES)])
+@pytest.mark.parametrize("name", sorted(ERROR_CASES))
 def test_errors_match_torch(name):
     f, a = ERROR_CASES[name]
     t_err = _error(f, torch, torch.tensor(a))

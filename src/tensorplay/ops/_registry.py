@@ -14,6 +14,7 @@ are needed only for their shape/dtype: a ``TensorMeta`` stands in for them.
 """
 import dis
 import inspect
+import weakref
 
 import numpy as np
 
@@ -198,7 +199,9 @@ class OpNode(Node):
                     "tensorplay.autograd.set_detect_anomaly(True).")
 
     def release(self):
-        if self.op.saves_any:
+        # only saved tensors are freed (PyTorch keeps sizes and scalars): a node
+        # that saved none can run again, as in PyTorch
+        if self.versions is not None:
             self.args = None
             self.out = None
             self.versions = None
@@ -298,7 +301,7 @@ def record(op, args, outs):
         outs._rg = True
         outs._grad_fn = node
         outs._out_nr = 0
-        if not need & 1:
+        if not need & 1 and not op.view:
             outs._version = None        # so that saving it later needs no exception
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
@@ -502,7 +505,7 @@ def dispatch(op, args):
             else np.asarray(r).astype(back)
     outs = _finish(op, args, r, None)
     if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
-        _mark_view(args[0], outs)
+        _mark_view(args[0], outs, op, args)
     if state.enabled and op.differentiable:
         n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
         for i in range(n_in):
@@ -516,16 +519,26 @@ def dispatch(op, args):
     return outs
 
 
-def _mark_view(base, outs):
-    """View outputs share the version counter (and so in-place checks) with their base."""
+def _mark_view(base, outs, op, args):
+    """View outputs share the version counter (and so in-place checks) with their
+    base, and remember how to remake themselves from their root base (the chain
+    of view ops), so that an in-place op on a view can be differentiated."""
     v = base._shared_version()
     root = getattr(base, "_base", None)
+    chain = () if root is None else base.__dict__.get("_view_chain", ())
     if root is None:
         root = base
-    for o in (outs if type(outs) is tuple else (outs,)):
+    params = tuple(args[1:])
+    views = root.__dict__.get("_views")
+    if views is None:
+        views = root.__dict__["_views"] = weakref.WeakSet()
+    multi = type(outs) is tuple
+    for k, o in enumerate(outs if multi else (outs,)):
         o._version = v
         o._base = root
         o._view_version = v[0]
+        o.__dict__["_view_chain"] = chain + ((op, params, k if multi else None),)
+        views.add(o)
 
 
 def defop(name, kernel, vjp=None, **kw):

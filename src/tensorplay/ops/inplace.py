@@ -20,7 +20,7 @@ arctan2 sigmoid relu silu erf erfc erfinv floor ceil trunc fix frac round clamp 
 clamp_max lerp eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
 bitwise_or bitwise_xor bitwise_not maximum minimum fmax fmin masked_fill masked_scatter index_fill
 index_add index_copy scatter scatter_add scatter_reduce index_put put copy_sign hypot squeeze
-unsqueeze transpose t swapaxes swapdims cumsum cumprod conj_physical""".split()
+unsqueeze transpose t swapaxes swapdims cumsum cumprod conj_physical tril triu""".split()
 
 
 def check_inplace(self, args):
@@ -41,8 +41,7 @@ def apply_inplace(self, f, args, kwargs, name):
                                    or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))
     src = self
     if recording:
-        base = getattr(self, "_base", None)
-        if base is not None and (base._rg or self._rg or True):
+        if getattr(self, "_base", None) is not None:
             from .views import rebase_inplace_view
             return rebase_inplace_view(self, f, args, kwargs, name)
         src = _standin(self)
@@ -52,6 +51,9 @@ def apply_inplace(self, f, args, kwargs, name):
     write_into(self, out, name)
     if recording:
         adopt(self, out)
+        if self.__dict__.get("_views"):
+            from .views import regenerate_views
+            regenerate_views(self)
     return self
 
 

@@ -1,12 +1,81 @@
-"""In-place ops on views while gradients are recorded.
+"""In-place ops on views, and keeping views' histories true.
 
-Rebasing a view's history onto its base (PyTorch's CopySlices) is not built
-yet; until it is, such an op raises instead of risking a wrong gradient.
+A view remembers the chain of view ops that makes it from its root base.  An
+in-place op on a view while gradients are recorded becomes, for autograd:
+
+1. ``new_view = f(view)``: the op, out of place, on the view's current history;
+2. ``new_base = copy_slices(base, new_view, chain)``: the base with the view's
+   region replaced (PyTorch's CopySlices);
+3. the base takes over ``new_base``'s history, and every live view of the base
+   remakes its own from the base through its chain.
+
+The memory written is only the view's region, as with any in-place op.
 """
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from ._registry import defop, dispatch
+
+
+def apply_chain(t, chain):
+    """Remake a view from ``t`` (a tensor shaped like the root base) with tensorplay ops."""
+    for op, params, k in chain:
+        r = dispatch(op, [t, *params])
+        t = r if k is None else r[k]
+    return t
+
+
+def _apply_chain_np(a, chain):
+    """The same chain on a NumPy array: the result is a NumPy view into ``a``."""
+    for op, params, k in chain:
+        r = op.kernel(a, *params)
+        a = r if k is None else r[k]
+    return a
+
+
+def _copy_slices_k(base, src, chain):
+    out = base.copy()
+    region = _apply_chain_np(out, chain)
+    if not np.shares_memory(region, out):
+        raise RuntimeError("internal error: a view chain did not produce a view")
+    region[...] = src
+    return out
+
+
+copy_slices = defop(
+    "copy_slices", _copy_slices_k,
+    (lambda g, out, base, src, chain: copy_slices(g, 0, chain),     # the region was overwritten
+     lambda g, out, base, src, chain: apply_chain(g, chain)),
+    n_in=2, upcast=False, node_name="CopySlices")
 
 
 def rebase_inplace_view(self, f, args, kwargs, name):
-    raise RuntimeError(
-        f"{name}_(): in-place modification of a view while gradients are recorded is not "
-        "supported yet by tensorplay. Apply the op out of place (e.g. `y = x.clone(); "
-        "y[idx] = ...` on a tensor that is not a view), or do it under tensorplay.no_grad().")
+    from .inplace import _standin, _own_saved_copy, write_into, adopt
+    base = self._base
+    chain = self.__dict__["_view_chain"]
+    v_src = _standin(self)
+    new_v = f(v_src, *args, **kwargs)
+    _own_saved_copy(v_src, new_v)
+    new_b = copy_slices(_standin(base), new_v, chain)
+    write_into(self, new_v, name)
+    adopt(base, new_b)
+    regenerate_views(base)
+    return self
+
+
+def regenerate_views(base):
+    """After ``base``'s history changed in place, give each of its live views the
+    history "view of the new base"."""
+    views = base.__dict__.get("_views")
+    if not views:
+        return
+    with enable_grad():
+        for v in list(views):
+            chain = v.__dict__.get("_view_chain")
+            if chain is None:
+                continue
+            r = apply_chain(base, chain)
+            v._grad_fn, v._rg = r._grad_fn, r._rg
+            if r._grad_fn is not None:
+                v._out_nr = getattr(r, "_out_nr", 0)
+            v._view_version = v._version[0]
