@@ -32,6 +32,8 @@ def _numerical(fn, inputs, diff_idx, eps):
     blocks = []
     for i in diff_idx:
         x = inputs[i]
+        if not x._data.flags.c_contiguous:  # perturb through a contiguous buffer x owns
+            x._data = np.ascontiguousarray(x._data)
         flat = x._data.reshape(-1)          # a view: writes perturb x in place
         cplx = x.is_complex()
         cols = []
@@ -95,7 +97,12 @@ def _analytical(fn, inputs, diff_idx):
                         row.append(gd)
                 rows.append(row)
     # reorder so complex outputs' rows are [all Re rows, all Im rows] as in _real_flat
-    return [np.array([r[b] for r in rows]).reshape(len(rows), -1) for b in range(len(diff_inputs))]
+    return [np.array([r[b] for r in rows]).reshape(len(rows), _real_size(x))
+            for b, x in enumerate(diff_inputs)]
+
+
+def _real_size(x):
+    return x.numel() * (2 if x.is_complex() else 1)
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,

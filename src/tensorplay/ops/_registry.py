@@ -63,8 +63,14 @@ class Op:
             if f is None:
                 self.uses.append(frozenset())
                 continue
-            names = f.__code__.co_varnames[1:f.__code__.co_argcount]
+            code = f.__code__
+            names = code.co_varnames[1:code.co_argcount]
             read = _names_read(f)
+            if code.co_flags & inspect.CO_VARARGS:   # vjp(g, out, x, *size): the size is read
+                star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
+                if star in read and not self.variadic:
+                    read = read | {f"#{i}" for i in range(len(names) - 1, 40)}
+                    names = names + tuple(f"#{i}" for i in range(len(names) - 1, 40))
             if self.variadic:
                 star = f.__code__.co_varnames[f.__code__.co_argcount]
                 self.uses.append(frozenset({-2} if star in read and "*" not in metas else ())
