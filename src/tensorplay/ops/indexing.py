@@ -1,0 +1,1016 @@
+"""Indexing: ``Tensor.__getitem__`` / ``__setitem__`` and the gather/scatter family.
+
+``x[key]`` follows PyTorch: the basic parts of the key (ints, slices, None,
+Ellipsis) are applied one by one as views (``select``, ``slice``,
+``unsqueeze``), then the tensor parts (int and bool index tensors) as one
+advanced ``index`` (a copy), whose gradient scatters back with accumulation.
+
+Keys that reach the kernels are pairs ``(basic, adv)``: ``basic`` a NumPy
+basic index (ints, slices, None), ``adv`` None or a tuple of ``slice(None)``
+and int64 arrays applied to ``x[basic]``.  Staging the two keeps PyTorch's
+placement of the advanced dims (ints never take part in it, unlike NumPy).
+
+``x[key] = v`` goes through the in-place machinery with the out-of-place
+``index_put`` op on such a key, so it is differentiable w.r.t. ``v`` and the
+tensor's old value.
+"""
+import warnings
+
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor, _wrap, _wrap_dim
+from ..autograd.grad_mode import state as _state
+from ._registry import defop
+
+_LOWP = D.LOW_PRECISION
+_F32 = np.dtype(np.float32)
+_FULL = slice(None)
+
+
+# ----------------------------------------------------------------------------- helpers
+def _zeros(shape, dtype):
+    """A constant zero tensor (no history)."""
+    return _wrap(np.zeros(shape, dtype))
+
+
+def _zero0(g):
+    return _wrap(np.zeros((), g._data.dtype))
+
+
+def _title(npdt):
+    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
+            "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+            "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(
+        D._FROM_NP[npdt].name, str(npdt))
+
+
+def _ctype(npdt):
+    """dtype names as PyTorch's C++ messages spell them (``float``, ``unsigned char``)."""
+    return {"float32": "float", "float64": "double", "float16": "c10::Half",
+            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
+            "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
+        D._FROM_NP[npdt].name, str(npdt))
+
+
+def _arr(t):
+    return t._data if isinstance(t, Tensor) else np.asarray(t)
+
+
+def _check_index_tensor(index, name, kinds=("int64",), msg=None, exc=RuntimeError):
+    if not isinstance(index, Tensor):
+        raise TypeError(f"{name}(): argument 'index' must be Tensor, not {type(index).__name__}")
+    if index._data.dtype.name not in kinds:
+        raise exc(msg.format(t=_title(index._data.dtype)) if msg else
+                  f"{name}(): Expected dtype int64 for index")
+    return index._data
+
+
+def _oob(v, dim, size, exc=IndexError, prefix=""):
+    raise exc(f"{prefix}index {v} is out of bounds for dimension {dim} with size {size}")
+
+
+def _wrap_indices(a, size, dim, exc=IndexError, prefix=""):
+    """Bounds-check an int index array against ``size``; negative ones wrap."""
+    a = np.asarray(a, dtype=np.int64)
+    if a.size:
+        bad = (a < -size) | (a >= size)
+        if bad.any():
+            _oob(int(a[bad].flat[0]), dim, size, exc, prefix)
+        if (a < 0).any():
+            a = np.where(a < 0, a + size, a)
+    return a
+
+
+def _check_range(a, size, dim, exc=RuntimeError, prefix=""):
+    """Indices must lie in [0, size) (gather, scatter, index_add, index_copy)."""
+    a = np.asarray(a, dtype=np.int64)
+    if a.size:
+        bad = (a < 0) | (a >= size)
+        if bad.any():
+            _oob(int(a[bad].flat[0]), dim, size, exc, prefix)
+    return a
+
+
+def _acc(a):
+    """Accumulation dtype: half/bfloat16 add in float32."""
+    return a.astype(_F32) if a.dtype in _LOWP else a
+
+
+def _strip1(v, ndim):
+    """Drop leading size-1 dims of ``v`` beyond ``ndim`` (PyTorch's setitem does)."""
+    while v.ndim > ndim and v.shape[0] == 1:
+        v = v.reshape(v.shape[1:])
+    return v
+
+
+def _fit_grad(gv, vshape):
+    """Gradient for a value of shape ``vshape`` broadcast into ``gv``'s shape."""
+    if tuple(gv.shape) == tuple(vshape):
+        return gv
+    stripped = tuple(vshape)
+    while len(stripped) > gv.ndim and stripped[0] == 1:
+        stripped = stripped[1:]
+    if tuple(gv.shape) != stripped:
+        gv = gv.sum_to_size(stripped)
+    return gv.reshape(vshape) if stripped != tuple(vshape) else gv
+
+
+def _is_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+# ----------------------------------------------------------------------------- the view ops
+def _select_k(x, dim, index):
+    if x.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    if not -n <= index < n:
+        raise IndexError(f"select(): index {index} out of range for tensor of size "
+                         f"{list(x.shape)} at dimension {dim}")
+    return x[(_FULL,) * d + (index, Ellipsis)]
+
+
+def _select_vjp(g, out, x, dim, index):
+    d = _wrap_dim(dim, len(x.shape))
+    return _index_put_op(_zeros(x.shape, g._data.dtype), g, ((_FULL,) * d + (index,), None), False)
+
+
+select = defop("select", _select_k, _select_vjp, meta=("x",), upcast=False, view=True,
+               node_name="SelectBackward0")
+
+
+def _slice_k(x, dim=0, start=None, end=None, step=1):
+    if x.ndim == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    d = _wrap_dim(dim, x.ndim)
+    return x[(_FULL,) * d + (slice(start, end, step),)]
+
+
+def _slice_vjp(g, out, x, dim=0, start=None, end=None, step=1):
+    d = _wrap_dim(dim, len(x.shape))
+    return _index_put_op(_zeros(x.shape, g._data.dtype), g,
+                         ((_FULL,) * d + (slice(start, end, step),), None), False)
+
+
+_slice = defop("slice", _slice_k, _slice_vjp, meta=("x",), upcast=False, view=True,
+               node_name="SliceBackward0")
+_alias = defop("alias", lambda x: x.view(), lambda g, out, x: g, upcast=False, view=True,
+               node_name="AliasBackward0")
+
+
+# ----------------------------------------------------------------------------- gather by key / put by key
+def _key_get(x, key):
+    basic, adv = key
+    r = x[basic + (Ellipsis,)] if basic else x
+    if adv is not None:
+        return r[adv]
+    return r.copy()
+
+
+def _index_vjp(g, out, x, key):
+    return _index_put_op(_zeros(x.shape, g._data.dtype), g, key, True)
+
+
+_index = defop("index", _key_get, _index_vjp, meta=("x",), upcast=False,
+               node_name="IndexBackward0")
+
+
+def _value_mismatch(v, shape):
+    raise RuntimeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast "
+                       f"to indexing result of shape {list(shape)}")
+
+
+def _index_put_k(x, values, key, accumulate=False):
+    basic, adv = key
+    basic = basic + (Ellipsis,) if basic else basic
+    out = x.copy()
+    tgt = out[basic] if basic else out
+    shape = tgt[adv].shape if adv is not None else tgt.shape
+    v = np.asarray(values)
+    if v.dtype.kind == "c" and out.dtype.kind != "c":
+        v = v.real
+    try:
+        np.broadcast_shapes(v.shape, shape)
+        if np.broadcast_shapes(v.shape, shape) != tuple(shape):
+            raise ValueError
+    except ValueError:
+        _value_mismatch(v, shape)
+    if accumulate:
+        if out.dtype in _LOWP:
+            acc = out.astype(_F32)
+            t2 = acc[basic] if basic else acc
+            _add_at(t2, adv, np.broadcast_to(v.astype(_F32), shape))
+            return acc.astype(out.dtype)
+        _add_at(tgt, adv, np.broadcast_to(v.astype(out.dtype, copy=False), shape))
+    elif adv is not None:
+        tgt[adv] = v
+    else:
+        tgt[...] = v
+    return out
+
+
+def _add_at(t, adv, v):
+    if adv is None:
+        t += v
+    else:
+        np.add.at(t, adv, v)
+
+
+def _index_put_vjp_x(g, out, x, values, key, accumulate=False):
+    if accumulate:
+        return g
+    return _index_put_op(g, _zero0(g), key, False)
+
+
+def _index_put_vjp_v(g, out, x, values, key, accumulate=False):
+    return _fit_grad(_index(g, key), values.shape)
+
+
+_index_put_op = defop("index_put", _index_put_k, (_index_put_vjp_x, _index_put_vjp_v), n_in=2,
+                      meta=("x", "values"), upcast=False, node_name="IndexPutBackward0")
+
+
+# ----------------------------------------------------------------------------- parsing keys
+_MASK_KINDS = ("bool", "uint8")
+_INDEX_KINDS = ("int64", "int32", "int16", "int8", "uint8", "bool")
+
+
+def _as_index_tuple(key):
+    if isinstance(key, tuple):
+        return key
+    if isinstance(key, list) and len(key) < 32:
+        for k in key:
+            if k is None or k is Ellipsis or isinstance(k, (slice, Tensor, list, tuple, np.ndarray)):
+                warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
+                              "deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] "
+                              "instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor "
+                              "index, x[torch.tensor(seq)], which will result either in an error or "
+                              "a different result", UserWarning, stacklevel=4)
+                return tuple(key)
+    return (key,)
+
+
+def _index_array(k):
+    """An index tensor/list/array as a NumPy array of an allowed dtype."""
+    if isinstance(k, Tensor):
+        a = k._data
+    elif isinstance(k, np.ndarray):
+        a = k
+    else:                                           # a (nested) list or tuple
+        try:
+            a = np.array([v._data if isinstance(v, Tensor) else v for v in k]) \
+                if isinstance(k, (list, tuple)) else np.asarray(k)
+        except (ValueError, TypeError):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors") from None
+        if a.size == 0 and a.dtype.kind == "f":
+            a = a.astype(np.int64)
+    if a.dtype.name not in _INDEX_KINDS:
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+    if a.dtype == np.uint8:
+        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                      "torch.bool instead.", UserWarning, stacklevel=4)
+        a = a.astype(bool)
+    return a
+
+
+def _parse(key, ndim):
+    """Normalise ``key`` into a list of items: ("int", i), slice, None, Ellipsis,
+    ("arr", int array), ("mask", bool array).  Checks the number of dims."""
+    items = []
+    consumed = 0
+    for k in _as_index_tuple(key):
+        if k is None or k is Ellipsis:
+            items.append(k)
+        elif isinstance(k, slice):
+            for v in (k.start, k.stop, k.step):
+                if v is not None and not _is_int(v) and not (isinstance(v, Tensor) and v.numel() == 1):
+                    raise TypeError("slice indices must be integers or None or have an __index__ method")
+            start, stop, step = (None if v is None else int(v) for v in (k.start, k.stop, k.step))
+            if step is not None and step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step is not None and step < 0:
+                raise ValueError("step must be greater than zero")
+            items.append(slice(start, stop, step))
+            consumed += 1
+        elif isinstance(k, (bool, np.bool_)):
+            items.append(("mask", np.array(bool(k))))
+        elif _is_int(k):
+            items.append(("int", int(k)))
+            consumed += 1
+        elif isinstance(k, Tensor) and k.dim() == 0 and k._data.dtype.kind in "iu" \
+                and k._data.dtype != np.uint8:
+            items.append(("int", int(k._data)))
+            consumed += 1
+        elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
+            a = _index_array(k)
+            if a.dtype == np.bool_:
+                items.append(("mask", a))
+                consumed += a.ndim
+            else:
+                items.append(("arr", a.astype(np.int64, copy=False)))
+                consumed += 1
+        elif isinstance(k, str):
+            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                             f"Variables are valid indices (got {type(k).__name__})")
+    if ndim == 0 and not isinstance(key, tuple) and len(items) == 1:
+        for it in items:
+            if isinstance(it, tuple) and it[0] == "int":
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            if isinstance(it, slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if consumed > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    return items, ndim - consumed
+
+
+def _adv_key(shape, adv):
+    """Advanced parts [(dim, kind, array)] -> a NumPy key on a tensor of ``shape``."""
+    key = [_FULL] * len(shape)
+    arrays = []
+    for d, kind, a, real in adv:
+        if kind == "mask":
+            for j in range(a.ndim):
+                if a.shape[j] != shape[d + j]:
+                    raise IndexError(f"The shape of the mask {list(a.shape)} at index {j} does not "
+                                     f"match the shape of the indexed tensor {list(shape)} at index "
+                                     f"{d + j}")
+            for j, nz in enumerate(np.nonzero(a)):
+                key[d + j] = nz
+                arrays.append(nz)
+        else:
+            a = _wrap_indices(a, shape[d], real)
+            key[d] = a
+            arrays.append(a)
+    try:
+        np.broadcast_shapes(*(a.shape for a in arrays))
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         f"shapes {', '.join(str(list(a.shape)) for a in arrays)}") from None
+    return tuple(key)
+
+
+def _getitem(self, key):
+    items, free = _parse(key, self._data.ndim)
+    r = self
+    dim = real = 0
+    adv = []
+    seen_ellipsis = applied = False
+    for it in items:
+        if it is None:
+            r = r.unsqueeze(dim)
+            dim += 1
+            applied = True
+        elif it is Ellipsis:
+            if not seen_ellipsis:
+                dim += free
+                real += free
+                seen_ellipsis = True
+        elif isinstance(it, slice):
+            r = _slice(r, dim, it.start, it.stop, 1 if it.step is None else it.step)
+            dim += 1
+            real += 1
+            applied = True
+        elif it[0] == "int":
+            n = r.shape[dim]
+            if not -n <= it[1] < n:
+                _oob(it[1], real, n)
+            r = select(r, dim, it[1])
+            real += 1
+            applied = True
+        elif it[0] == "mask" and it[1].ndim == 0:
+            r = r.unsqueeze(dim)
+            adv.append((dim, "arr", np.zeros(1 if it[1] else 0, np.int64), real))
+            dim += 1
+        else:
+            adv.append((dim, it[0], it[1], real))
+            k = it[1].ndim if it[0] == "mask" else 1
+            dim += k
+            real += k
+    if adv:
+        return _index(r, ((), _adv_key(r.shape, adv)))
+    if not applied:
+        return _alias(r)
+    return r
+
+
+def _setitem_key(shape, items, free):
+    """Items -> a (basic, adv) key on a tensor of ``shape``, PyTorch semantics."""
+    basic = []
+    cur = []                 # shape after the basic part so far
+    dim = real = 0
+    adv = []
+    seen = False
+    for it in items:
+        if it is None:
+            basic.append(None)
+            cur.append(1)
+            dim += 1
+        elif it is Ellipsis:
+            if not seen:
+                basic.extend([_FULL] * free)
+                cur.extend(shape[real:real + free])
+                dim += free
+                real += free
+                seen = True
+        elif isinstance(it, slice):
+            basic.append(it)
+            cur.append(len(range(*it.indices(shape[real]))))
+            dim += 1
+            real += 1
+        elif it[0] == "int":
+            n = shape[real]
+            if not -n <= it[1] < n:
+                _oob(it[1], real, n)
+            basic.append(it[1])
+            real += 1
+        elif it[0] == "mask" and it[1].ndim == 0:
+            basic.append(None)
+            cur.append(1)
+            adv.append((dim, "arr", np.zeros(1 if it[1] else 0, np.int64), real))
+            dim += 1
+        else:
+            k = it[1].ndim if it[0] == "mask" else 1
+            basic.extend([_FULL] * k)
+            cur.extend(shape[real:real + k])
+            adv.append((dim, it[0], it[1], real))
+            dim += k
+            real += k
+    cur.extend(shape[real:])
+    return tuple(basic), (_adv_key(tuple(cur), adv) if adv else None)
+
+
+def _setitem_f(src, key, value):
+    return _index_put_op(src, value, key, False)
+
+
+def _setitem(self, key, value):
+    from .inplace import apply_inplace
+    d = self._data
+    if isinstance(value, Tensor):
+        if value._data.dtype != d.dtype:
+            value = value.to(D._FROM_NP[d.dtype])
+    elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
+        if isinstance(value, (complex, np.complexfloating)) and d.dtype.kind != "c":
+            if complex(value).imag != 0:
+                raise RuntimeError(f"value cannot be converted to type {_ctype(d.dtype)} without "
+                                   "overflow")
+            value = complex(value).real
+    else:
+        raise TypeError(f"can't assign a {type(value).__name__} to a "
+                        f"tensorplay.{_title(d.dtype)}Tensor")
+    items, free = _parse(key, d.ndim)
+    skey = _setitem_key(d.shape, items, free)
+    if isinstance(value, Tensor) and value._data.ndim:
+        tshape = np.broadcast_to(np.empty((), np.bool_), d.shape)[skey[0] + (Ellipsis,)]
+        tshape = tshape[skey[1]].shape if skey[1] is not None else tshape.shape
+        if value._data.ndim > len(tshape):
+            v = _strip1(value._data, len(tshape))
+            if v.shape != value._data.shape:
+                value = value.reshape(v.shape)
+    if _state.enabled and self._rg and self._grad_fn is None:
+        if any(it is None or isinstance(it, slice) or (isinstance(it, tuple) and it[0] == "int")
+               for it in items):
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+    if skey[1] is None and isinstance(value, Tensor):          # basic key: a view's copy_
+        tgt = tshape
+        v = value._data
+        if not _bcastable(v.shape, tgt) or np.broadcast_shapes(v.shape, tgt) != tgt:
+            from .core import expand
+            expand(_wrap(v), tgt)                          # raises PyTorch's expand message
+    apply_inplace(self, _setitem_f, (skey, value), {}, "index_put")
+
+
+def _bcastable(a, b):
+    try:
+        np.broadcast_shapes(a, b)
+        return True
+    except ValueError:
+        return False
+
+
+Tensor.__getitem__ = _getitem
+Tensor.__setitem__ = _setitem
+
+
+# ----------------------------------------------------------------------------- index_put
+def index_put(input, indices, values, accumulate=False):
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, "
+                        f"not {type(indices).__name__}")
+    for i, t in enumerate(indices):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"index_put(): argument 'values' (position 2) must be Tensor, not "
+                        f"{type(values).__name__}")
+    if values._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{_title(input._data.dtype)} for the destination and "
+                           f"{_title(values._data.dtype)} for the source.")
+    items, free = _parse(tuple(indices), input._data.ndim)
+    return _index_put_op(input, values, _setitem_key(input._data.shape, items, free), accumulate)
+
+
+# ----------------------------------------------------------------------------- gather / scatter
+def _scatter_key(index, dim):
+    """Open mesh addressing: position p of ``index`` -> (p_0, .., index[p], .., p_n)."""
+    nd = index.ndim
+    key = []
+    for d in range(nd):
+        if d == dim:
+            key.append(index)
+        else:
+            shp = [1] * nd
+            shp[d] = index.shape[d]
+            key.append(np.arange(index.shape[d]).reshape(shp))
+    return tuple(key)
+
+
+def _check_gather_shapes(x, dim, index, name, src=None):
+    if index.ndim != max(x.ndim, 0) and not (x.ndim == 0 and index.ndim <= 1):
+        raise RuntimeError(f"Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor")
+    if x.ndim == 0:
+        return
+    for d in range(x.ndim):
+        if d != dim and index.shape[d] > x.shape[d] or (src is not None and index.shape[d] > src.shape[d]):
+            if src is None:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index "
+                                   f"{list(index.shape)} to be no larger than self {list(x.shape)} "
+                                   f"apart from dimension {dim}")
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                               f"{list(x.shape)} apart from dimension {dim} and to be no larger "
+                               f"size than src {list(src.shape)}")
+
+
+def _gather_k(x, dim, index, *, sparse_grad=False):
+    d = _wrap_dim(dim, x.ndim)
+    _check_gather_shapes(x, d, index, "gather")
+    if x.ndim == 0:
+        _check_range(index, 1, 0)
+        return np.broadcast_to(x, index.shape).copy()
+    idx = _check_range(index, x.shape[d], d)
+    if idx.size == 0:
+        return np.zeros(index.shape, x.dtype)
+    return x[_scatter_key(idx, d)]
+
+
+def _gather_vjp(g, out, x, dim, index, sparse_grad=False):
+    return _scatter_add(_zeros(x.shape, g._data.dtype), dim, index, g)
+
+
+_gather = defop("gather", _gather_k, _gather_vjp, n_in=1, meta=("x",), upcast=False,
+                node_name="GatherBackward0")
+
+
+def gather(input, dim, index, *, sparse_grad=False):
+    _check_index_tensor(index, "gather", ("int64", "int32"), "gather(): Expected dtype int32/int64 for index")
+    return _gather(input, dim, index, sparse_grad=sparse_grad)
+
+
+def _scatter_prep(x, dim, index, src, name):
+    d = _wrap_dim(dim, x.ndim)
+    if index.ndim != x.ndim and not (x.ndim == 0 and index.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    if src is not None and src.ndim != index.ndim and not (src.ndim == 0 and index.ndim <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    if x.ndim:
+        for k in range(x.ndim):
+            if (k != d and index.shape[k] > x.shape[k]) or (src is not None and src.ndim
+                                                             and index.shape[k] > src.shape[k]):
+                raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self "
+                                   f"{list(x.shape)} apart from dimension {d}"
+                                   + (f" and to be no larger size than src {list(src.shape)}"
+                                      if src is not None else ""))
+    size = x.shape[d] if x.ndim else 1
+    idx = _check_range(index, size, d)
+    if x.ndim == 0:
+        return d, (idx.reshape(-1)[:0] if idx.size == 0 else ()), idx
+    return d, _scatter_key(idx, d), idx
+
+
+def _src_part(src, index_shape):
+    if src.ndim == 0:
+        return np.broadcast_to(src, index_shape)
+    return src[tuple(slice(0, s) for s in index_shape)]
+
+
+def _scatter_k(x, dim, index, src, *, reduce=None):
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_reduce")
+    if isinstance(src, np.ndarray) and src.dtype != x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    d, key, idx = _scatter_prep(x, dim, index, src if isinstance(src, np.ndarray) else None, "scatter")
+    out = x.copy()
+    if idx.size == 0:
+        return out
+    if isinstance(src, np.ndarray):
+        v = _src_part(src, idx.shape)
+    else:
+        v = np.asarray(src).astype(x.dtype) if not (np.iscomplexobj(src) and x.dtype.kind != "c") \
+            else np.asarray(src).real.astype(x.dtype)
+    if x.ndim == 0:
+        out[...] = np.asarray(v).reshape(-1)[-1]
+    else:
+        out[key] = v
+    return out
+
+
+def _pad_to(gs, shape):
+    """``gs`` (the index-shaped part) placed at the start of a zero tensor of ``shape``."""
+    if tuple(gs.shape) == tuple(shape) or len(shape) == 0:
+        return gs.reshape(shape) if len(shape) == 0 else gs
+    return _index_put_op(_zeros(shape, gs._data.dtype), gs,
+                         (tuple(slice(0, s) for s in gs.shape), None), False)
+
+
+def _scatter_vjp_x(g, out, x, dim, index, src, reduce=None):
+    return _scatter(g, dim, index, 0)
+
+
+def _scatter_vjp_src(g, out, x, dim, index, src, reduce=None):
+    return _pad_to(gather(g, dim, index), src.shape)
+
+
+_scatter = defop("scatter", _scatter_k, (_scatter_vjp_x, None, None, _scatter_vjp_src), n_in=4,
+                 meta=("x", "src"), upcast=False, node_name="ScatterBackward0")
+_scatter_value = defop("scatter_value", _scatter_k, (_scatter_vjp_x,), n_in=1, meta=("x",),
+                       upcast=False, node_name="ScatterBackward1")
+
+
+def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+    if src is None:
+        src = value
+    if src is None:
+        raise TypeError("scatter() missing required argument 'src' or 'value'")
+    _check_index_tensor(index, "scatter", ("int64", "int32"),
+                        "scatter(): Expected dtype int32/int64 for index")
+    if isinstance(src, Tensor):
+        return _scatter(input, dim, index, src, reduce=reduce)
+    return _scatter_value(input, dim, index, src, reduce=reduce)
+
+
+def _scatter_add_k(x, dim, index, src):
+    if src.dtype != x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    d, key, idx = _scatter_prep(x, dim, index, src, "scatter_add")
+    out = _acc(x).copy()
+    if idx.size:
+        if x.ndim == 0:
+            out += _acc(np.asarray(_src_part(src, idx.shape))).sum()
+        else:
+            np.add.at(out, key, _acc(_src_part(src, idx.shape)))
+    return out.astype(x.dtype, copy=False)
+
+
+_scatter_add = defop("scatter_add", _scatter_add_k,
+                     (lambda g, out, x, dim, index, src: g, None, None,
+                      lambda g, out, x, dim, index, src: _pad_to(gather(g, dim, index), src.shape)),
+                     n_in=4, meta=("x", "src"), upcast=False, node_name="ScatterAddBackward0")
+
+
+def scatter_add(input, dim, index, src):
+    _check_index_tensor(index, "scatter_add", ("int64", "int32"),
+                        "scatter(): Expected dtype int32/int64 for index")
+    return _scatter_add(input, dim, index, src)
+
+
+def take_along_dim(input, indices, dim=None):
+    if not isinstance(indices, Tensor) or indices._data.dtype != np.int64:
+        t = _title(indices._data.dtype) if isinstance(indices, Tensor) else type(indices).__name__
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {t}")
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number "
+                           f"of dimensions, but got {input.dim()} dimensions for input, and "
+                           f"{indices.dim()} dimensions for indices")
+    d = _wrap_dim(dim, input.dim())
+    si, sx = list(indices.shape), list(input.shape)
+    si[d] = sx[d] = 1
+    b = list(_bshape(tuple(sx), tuple(si)))
+    bi, bx = list(b), list(b)
+    bi[d], bx[d] = indices.shape[d], input.shape[d]
+    if list(input.shape) != bx:
+        input = input.expand(bx)
+    if list(indices.shape) != bi:
+        indices = indices.expand(bi)
+    return gather(input, d, indices)
+
+
+def _take_k(x, index):
+    idx = _wrap_take(index, x.size)
+    return x.reshape(-1)[idx]
+
+
+def _wrap_take(index, n):
+    idx = np.asarray(index, np.int64)
+    if idx.size:
+        bad = (idx < -n) | (idx >= n)
+        if bad.any():
+            raise IndexError(f"out of range: tried to access index {int(idx[bad].flat[0])} on a "
+                             f"tensor of {n} elements.")
+    return np.where(idx < 0, idx + n, idx)
+
+
+def _take_vjp(g, out, x, index):
+    flat = _index_put_op(_zeros((x.numel(),), g._data.dtype), g.reshape(-1),
+                         ((), (_wrap_take(index._data, x.numel()).reshape(-1),)), True)
+    return flat.reshape(x.shape)
+
+
+_take = defop("take", _take_k, (_take_vjp, None), n_in=2, meta=("x",), upcast=False,
+              node_name="TakeBackward0")
+
+
+def take(input, index):
+    _check_index_tensor(index, "take", msg="take(): Expected a long tensor for index, but got {t}")
+    return _take(input, index)
+
+
+# ----------------------------------------------------------------------------- index_* along a dim
+def _vec_index(index, name, kinds=("int64", "int32"), msg=None, exc=IndexError):
+    a = _check_index_tensor(index, name, kinds, msg)
+    if a.ndim > 1:
+        raise exc(f"{name}(): Index is supposed to be a vector, but got dim: {a.ndim} with type: "
+                  f"{_title(a.dtype)} and size: {list(a.shape)}")
+    return a.reshape(-1)
+
+
+def _along(dim, ndim):
+    return (_FULL,) * dim
+
+
+def _index_select_k(x, dim, index):
+    d = _wrap_dim(dim, x.ndim)
+    idx = index
+    if x.ndim == 0:
+        if idx.size != 1:
+            raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got "
+                               f"{idx.size} value(s)")
+        if idx.reshape(-1)[0] != 0:
+            raise IndexError("index out of range in self")
+        return x.copy()
+    n = x.shape[d]
+    bad = (idx < 0) | (idx >= n)
+    if bad.any():
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} "
+                           f"axis_dim={n}")
+    return np.take(x, idx.reshape(-1), axis=d)
+
+
+def _index_select_vjp(g, out, x, dim, index):
+    if len(x.shape) == 0:
+        return g.sum().reshape(())
+    return index_add(_zeros(x.shape, g._data.dtype), dim, index, g)
+
+
+_index_select = defop("index_select", _index_select_k, (_index_select_vjp, None, None), n_in=3,
+                      meta=("x",), upcast=False, node_name="IndexSelectBackward0")
+
+
+def index_select(input, dim, index):
+    a = _check_index_tensor(index, "index_select", ("int64", "int32"),
+                            "index_select(): Expected dtype int32 or int64 for index")
+    if a.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return _index_select(input, dim, index)
+
+
+def _index_add_k(x, dim, index, source, *, alpha=1):
+    d = _wrap_dim(dim, x.ndim)
+    idx = index.reshape(-1)
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"index_add_(): self ({_title(x.dtype)}) and source "
+                           f"({_title(source.dtype)}) must have the same scalar type")
+    src = source if source.ndim else source.reshape(1)
+    xs = x.shape if x.ndim else (1,)
+    if src.ndim != len(xs) or any(src.shape[k] != xs[k] for k in range(len(xs)) if k != d):
+        if src.ndim == len(xs) or source.ndim:
+            raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                               f"specified dimension. Got self.shape = {list(x.shape)} "
+                               f"source.shape = {list(source.shape)}")
+    if src.shape[d] != idx.size:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({src.shape[d]}), for dim: {dim}")
+    idx = _check_range(idx, xs[d], d)
+    out = _acc(x).reshape(xs).copy()
+    v = _acc(src)
+    if alpha != 1:
+        v = v * alpha
+    np.add.at(out, _along(d, out.ndim) + (idx,), v)
+    return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+
+def _index_add_vjp_src(g, out, x, dim, index, source, alpha=1):
+    from .pointwise import conj
+    r = _index_select(g, dim, index.reshape(-1) if index.dim() == 0 else index)
+    if alpha != 1:
+        r = r * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
+    return r.reshape(source.shape)
+
+
+_index_add = defop("index_add", _index_add_k,
+                   (lambda g, out, x, dim, index, source, alpha=1: g, None, None, _index_add_vjp_src),
+                   n_in=4, meta=("x", "source"), upcast=False, node_name="IndexAddBackward0")
+
+
+def index_add(input, dim, index, source, *, alpha=1):
+    a = _check_index_tensor(index, "index_add_", ("int64", "int32"),
+                            "index_add_(): Expected dtype int32/int64 for index but got: {t}")
+    if a.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {a.ndim} "
+                         f"with type: {_title(a.dtype)} and size: {list(a.shape)}")
+    return _index_add(input, dim, index, source, alpha=alpha)
+
+
+def _fill_value(v, dtype):
+    v = np.asarray(v)
+    if v.dtype.kind == "c" and dtype.kind != "c":
+        v = v.real
+    return v.astype(dtype)
+
+
+def _index_fill_k(x, dim, index, value):
+    d = _wrap_dim(dim, x.ndim)
+    xs = x.shape if x.ndim else (1,)
+    idx = _wrap_indices(index.reshape(-1), xs[d], d, IndexError)
+    out = x.reshape(xs).copy()
+    out[_along(d, out.ndim) + (idx,)] = _fill_value(value, x.dtype)
+    return out.reshape(x.shape)
+
+
+def _index_fill_vjp_x(g, out, x, dim, index, value):
+    return _index_fill(g, dim, index, 0)
+
+
+def _index_fill_vjp_v(g, out, x, dim, index, value):
+    if len(x.shape) == 0:
+        return g.sum() if index.numel() else g.sum() * 0
+    n = x.shape[_wrap_dim(dim, len(x.shape))]
+    idx = np.unique(_wrap_indices(index._data.reshape(-1), n, dim))     # each filled slot once
+    return _index_select(g, dim, _wrap(idx)).sum()
+
+
+_index_fill = defop("index_fill", _index_fill_k, (_index_fill_vjp_x, None, None), n_in=3,
+                    meta=("x",), upcast=False, node_name="IndexFillBackward0")
+_index_fill_t = defop("index_fill_tensor", _index_fill_k,
+                      (_index_fill_vjp_x, None, None, _index_fill_vjp_v), n_in=4,
+                      meta=("x", "value"), upcast=False, node_name="IndexFillBackward1")
+
+
+def index_fill(input, dim, index, value):
+    _check_index_tensor(index, "index_fill_", msg="index_fill_(): Expected dtype int64 for index.",
+                        exc=IndexError)
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.dim()} dimension(s).")
+        return _index_fill_t(input, dim, index, value)
+    return _index_fill(input, dim, index, value)
+
+
+def _index_copy_k(x, dim, index, source):
+    d = _wrap_dim(dim, x.ndim)
+    idx = index.reshape(-1)
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {_title(x.dtype)} and (source) {_title(source.dtype)}")
+    xs = x.shape if x.ndim else (1,)
+    src = source.reshape(source.shape if source.ndim else (1,))
+    if src.ndim != len(xs) or any(src.shape[k] != xs[k] for k in range(len(xs)) if k != d):
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. "
+                           f"Destination slice shape: {' '.join(map(str, xs[:d] + xs[d + 1:]))} at "
+                           f"dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, src.shape[:d] + src.shape[d + 1:]))} at dimension 0.")
+    if src.shape[d] != idx.size:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({src.shape[d]})")
+    idx = _check_range(idx, xs[d], d, IndexError, "index_copy_(): ")
+    out = x.reshape(xs).copy()
+    out[_along(d, out.ndim) + (idx,)] = src
+    return out.reshape(x.shape)
+
+
+_index_copy = defop("index_copy", _index_copy_k,
+                    (lambda g, out, x, dim, index, source: _index_fill(g, dim, index, 0), None, None,
+                     lambda g, out, x, dim, index, source:
+                     _index_select(g, dim, index.reshape(-1)).reshape(source.shape)),
+                    n_in=4, meta=("x", "source"), upcast=False, node_name="IndexCopyBackward0")
+
+
+def index_copy(input, dim, index, source):
+    a = _check_index_tensor(index, "index_copy_", ("int64",),
+                            "index_copy_(): Expected a long tensor for index, but got {t}")
+    if a.ndim > 1:
+        raise IndexError("index_copy_(): Index should have dimension 1 or 0 (got "
+                         f"{a.ndim})")
+    return _index_copy(input, dim, index, source)
+
+
+# ----------------------------------------------------------------------------- masks
+def _check_mask(mask, name):
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"{name}(): argument 'mask' (position 1) must be Tensor, not "
+                        f"{type(mask).__name__}")
+    if mask._data.dtype != np.bool_:
+        if name == "masked_select":
+            raise RuntimeError("masked_select: expected BoolTensor for mask")
+        raise RuntimeError(f"{name}_ only supports boolean masks, but got mask with dtype "
+                           f"{_ctype(mask._data.dtype)}")
+
+
+def _bshape(a, b):
+    try:
+        return np.broadcast_shapes(a, b)
+    except ValueError:
+        for k in range(1, max(len(a), len(b)) + 1):
+            sa = a[-k] if k <= len(a) else 1
+            sb = b[-k] if k <= len(b) else 1
+            if sa != sb and sa != 1 and sb != 1:
+                raise RuntimeError(f"The size of tensor a ({sa}) must match the size of tensor b "
+                                   f"({sb}) at non-singleton dimension {max(len(a), len(b)) - k}") from None
+        raise
+
+
+def _masked_fill_k(x, mask, value):
+    shape = _bshape(mask.shape, x.shape)
+    return np.where(mask, _fill_value(value, x.dtype), x) if shape == x.shape else \
+        np.where(np.broadcast_to(mask, shape), _fill_value(value, x.dtype), np.broadcast_to(x, shape))
+
+
+def _masked_fill_vjp_v(g, out, x, mask, value):
+    from .pointwise import where
+    return where(mask, g, _zero0(g)).sum()
+
+
+_masked_fill = defop("masked_fill", _masked_fill_k,
+                     (lambda g, out, x, mask, value: _masked_fill(g, mask, 0), None), n_in=2,
+                     meta=("x",), upcast=False, node_name="MaskedFillBackward0")
+_masked_fill_t = defop("masked_fill_tensor", _masked_fill_k,
+                       (lambda g, out, x, mask, value: _masked_fill(g, mask, 0), None,
+                        _masked_fill_vjp_v), n_in=3, meta=("x", "value"), upcast=False,
+                       node_name="MaskedFillBackward1")
+
+
+def masked_fill(input, mask, value):
+    _check_mask(mask, "masked_fill")
+    if isinstance(value, Tensor):
+        if value.dim() != 0:
+            raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
+                               f"tensor with {value.dim()} dimension(s).")
+        return _masked_fill_t(input, mask, value)
+    return _masked_fill(input, mask, value)
+
+
+def _masked_select_k(x, mask):
+    shape = _bshape(mask.shape, x.shape)
+    return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
+
+
+def _masked_select_vjp(g, out, x, mask):
+    shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
+    key = ((), np.nonzero(np.broadcast_to(mask._data, shape)))
+    return _index_put_op(_zeros(shape, g._data.dtype), g, key, False)
+
+
+_masked_select = defop("masked_select", _masked_select_k, (_masked_select_vjp, None), n_in=2,
+                       meta=("x",), upcast=False, node_name="MaskedSelectBackward0")
+
+
+def masked_select(input, mask):
+    _check_mask(mask, "masked_select")
+    return _masked_select(input, mask)
+
+
+def _nonzero_k(x):
+    if x.ndim == 0:
+        return np.zeros((1 if x else 0, 0), np.int64)
+    return np.argwhere(x).astype(np.int64)
+
+
+_nonzero = defop("nonzero", _nonzero_k, None, upcast=False)
+
+
+def nonzero(input, *, as_tuple=False):
+    r = _nonzero(input)
+    if not as_tuple:
+        return r
+    d = r._data
+    if input.dim() == 0:
+        return (_wrap(np.zeros(d.shape[0], np.int64)),)
+    return tuple(_wrap(np.ascontiguousarray(d[:, k])) for k in range(d.shape[1]))
+
+
+def argwhere(input):
+    return _nonzero(input)

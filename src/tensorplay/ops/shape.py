@@ -1,0 +1,491 @@
+"""Shape ops: moving, repeating, flipping, rolling, joining and splitting tensors,
+``narrow``/``diagonal`` views and ``tril``/``triu``.
+
+All are data movement: ``upcast=False`` (no float32 round trip for half and
+bfloat16) and gradients just move ``g`` back.  ``split``/``chunk``/``unbind``
+return tuples of views of their input; ``cat``/``stack`` are variadic ops
+(``kernel(*tensors, dim=)``) behind wrappers that take a sequence.
+"""
+import numpy as np
+
+from .._tensor import Tensor, _wrap_dim
+from ._registry import defop
+from ._util import size_arg
+from .indexing import _slice, _zeros
+
+
+# ----------------------------------------------------------------------------- movedim
+def movedim(input, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    n = input.dim()
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) "
+                           f"should contain the same number of dims as destination ({dst} dims)")
+    s = [_wrap_dim(d, n) for d in src]
+    t = [_wrap_dim(d, n) for d in dst]
+    if len(set(s)) != len(s):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(t)) != len(t):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    perm = [-1] * n
+    for a, b in zip(s, t):
+        perm[b] = a
+    rest = iter(d for d in range(n) if d not in s)
+    perm = [p if p != -1 else next(rest) for p in perm]
+    return _movedim(input, tuple(perm))
+
+
+def _movedim_vjp(g, out, x, perm):
+    return _movedim(g, tuple(int(i) for i in np.argsort(perm)))
+
+
+_movedim = defop("movedim", lambda x, perm: np.transpose(x, perm), _movedim_vjp, upcast=False,
+                 view=True, node_name="PermuteBackward0")
+moveaxis = movedim
+
+
+# ----------------------------------------------------------------------------- repeat / tile
+def _repeat_k(x, reps):
+    if len(reps) < x.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    shape = (1,) * (len(reps) - x.ndim) + x.shape
+    out = [a * b for a, b in zip(shape, reps)]
+    for v in out:
+        if v < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {v}: {out}")
+    return np.tile(x.reshape(shape), reps)
+
+
+def _repeat_vjp(g, out, x, reps):
+    shape = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
+    inter = []
+    for r, s in zip(reps, shape):
+        inter += [r, s]
+    if 0 in inter:
+        return _zeros(x.shape, g._data.dtype)
+    return g.reshape(inter).sum(tuple(range(0, 2 * len(reps), 2))).reshape(x.shape) \
+        if reps else g.reshape(x.shape)
+
+
+_repeat = defop("repeat", _repeat_k, _repeat_vjp, meta=("x",), upcast=False,
+                node_name="RepeatBackward0")
+
+
+def repeat(input, *sizes):
+    return _repeat(input, size_arg(sizes))
+
+
+def tile(input, dims):
+    dims = size_arg((dims,)) if not isinstance(dims, int) else (dims,)
+    if len(dims) < input.dim():
+        dims = (1,) * (input.dim() - len(dims)) + tuple(dims)
+    return repeat(input, dims)
+
+
+# ----------------------------------------------------------------------------- flip / roll
+def _flip_dims(dims, ndim):
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    axes = [_wrap_dim(d, ndim) for d in dims]
+    seen = set()
+    for a in axes:
+        if a in seen:
+            raise RuntimeError(f"dim {a} appears multiple times in the list of dims")
+        seen.add(a)
+    return tuple(axes)
+
+
+def _flip_k(x, dims):
+    axes = _flip_dims(dims, x.ndim)
+    if x.ndim == 0 or not axes:
+        return x.copy()
+    return np.flip(x, axes).copy()
+
+
+flip = defop("flip", _flip_k, lambda g, out, x, dims: flip(g, dims), upcast=False,
+             node_name="FlipBackward0")
+
+
+def fliplr(input):
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, (1,))
+
+
+def flipud(input):
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, (0,))
+
+
+def _roll_args(shifts, dims):
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [] if dims is None else ([dims] if isinstance(dims, int) else list(dims))
+    if not dims and len(shifts) == 1:
+        return shifts, None
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                           f"dims:{len(dims)}")
+    return shifts, dims
+
+
+def _roll_k(x, shifts, dims=None):
+    sh, dm = _roll_args(shifts, dims)
+    if dm is None:
+        return np.roll(x, sh[0])
+    axes = tuple(_wrap_dim(d, x.ndim) for d in dm)
+    return np.roll(x, sh, axes)
+
+
+def _roll_vjp(g, out, x, shifts, dims=None):
+    sh, dm = _roll_args(shifts, dims)
+    return roll(g, [-s for s in sh], dm)
+
+
+roll = defop("roll", _roll_k, _roll_vjp, upcast=False, node_name="RollBackward0")
+
+
+# ----------------------------------------------------------------------------- cat / stack
+def _check_list(tensors, name):
+    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t).__name__}")
+    return list(tensors)
+
+
+def _legacy_empty(a):
+    return a.ndim == 1 and a.shape[0] == 0
+
+
+def _cat_k(*xs, dim=0):
+    full = [a for a in xs if not _legacy_empty(a)]
+    if not full:
+        return np.concatenate(xs) if xs else np.zeros(0)
+    return np.concatenate(full, axis=_wrap_dim(dim, full[0].ndim))
+
+
+def _cat_vjp(g, out, *a):
+    xs, dim = a[:-1], a[-1]
+    full = [x for x in xs if not (len(x.shape) == 1 and x.shape[0] == 0)]
+    if not full:
+        return [g for _ in xs]
+    d = _wrap_dim(dim, len(full[0].shape))
+    grads, off = [], 0
+    for x in xs:
+        if len(x.shape) == 1 and x.shape[0] == 0 and len(full[0].shape) != 1:
+            grads.append(_zeros((0,), g._data.dtype))
+            continue
+        n = x.shape[d]
+        grads.append(_slice(g, d, off, off + n, 1))
+        off += n
+    return grads
+
+
+_cat = defop("cat", _cat_k, _cat_vjp, n_in=-1, joint=True, meta=("*",), promote=True,
+             upcast=False, node_name="CatBackward0")
+
+
+def cat(tensors, dim=0, *, out=None):
+    ts = _check_list(tensors, "cat")
+    if not ts:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    full = [(i, t) for i, t in enumerate(ts) if not _legacy_empty(t._data)]
+    if full:
+        i0, t0 = full[0]
+        if t0.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i0}) cannot be concatenated")
+        d = _wrap_dim(dim, t0.dim())
+        for i, t in full[1:]:
+            if t.dim() == 0:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
+                                   "concatenated")
+            if t.dim() != t0.dim():
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {t0.dim()} "
+                                   f"and {t.dim()}")
+            for k in range(t0.dim()):
+                if k != d and t.shape[k] != t0.shape[k]:
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                       f"Expected size {t0.shape[k]} but got size {t.shape[k]} "
+                                       f"for tensor number {i} in the list.")
+    r = _cat(*ts, dim=dim)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+concat = concatenate = cat
+
+
+def _stack_k(*xs, dim=0):
+    return np.stack(xs, axis=_wrap_dim(dim, xs[0].ndim + 1))
+
+
+def _stack_vjp(g, out, *a):
+    xs, dim = a[:-1], a[-1]
+    d = _wrap_dim(dim, len(xs[0].shape) + 1)
+    return list(g.unbind(d))
+
+
+_stack = defop("stack", _stack_k, _stack_vjp, n_in=-1, joint=True, meta=("*",), promote=True,
+               upcast=False, node_name="StackBackward0")
+
+
+def stack(tensors, dim=0, *, out=None):
+    ts = _check_list(tensors, "stack")
+    if not ts:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    _wrap_dim(dim, ts[0].dim() + 1)
+    for i, t in enumerate(ts[1:], 1):
+        if tuple(t.shape) != tuple(ts[0].shape):
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
+    r = _stack(*ts, dim=dim)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+def atleast_1d(input):
+    return input.reshape(1) if input.dim() == 0 else input
+
+
+def atleast_2d(input):
+    if input.dim() == 0:
+        return input.reshape(1, 1)
+    return input.unsqueeze(0) if input.dim() == 1 else input
+
+
+def atleast_3d(input):
+    if input.dim() == 0:
+        return input.reshape(1, 1, 1)
+    if input.dim() == 1:
+        return input.reshape(1, -1, 1)
+    return input.unsqueeze(-1) if input.dim() == 2 else input
+
+
+def hstack(tensors):
+    ts = [atleast_1d(t) for t in _check_list(tensors, "hstack")]
+    if not ts:
+        raise RuntimeError("hstack expects a non-empty TensorList")
+    return cat(ts, 0 if ts[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    ts = [atleast_2d(t) for t in _check_list(tensors, "vstack")]
+    if not ts:
+        raise RuntimeError("vstack expects a non-empty TensorList")
+    return cat(ts, 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors):
+    ts = [atleast_3d(t) for t in _check_list(tensors, "dstack")]
+    if not ts:
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return cat(ts, 2)
+
+
+# ----------------------------------------------------------------------------- split / chunk / unbind
+def _split_k(x, split_size, dim=0):
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size}")
+    if split_size == 0:
+        if n != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
+                               f"dimension size of {n}")
+        return (x,)
+    pre = (slice(None),) * d
+    return tuple(x[pre + (slice(s, min(s + split_size, n)),)] for s in range(0, max(n, 1), split_size))
+
+
+def _split_with_sizes_k(x, split_sizes, dim=0):
+    if x.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    sizes = list(split_sizes)
+    for s in sizes:
+        if s < 0:
+            raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative "
+                               f"entries, but got split_sizes={sizes}")
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input "
+                           f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    pre = (slice(None),) * d
+    out, off = [], 0
+    for s in sizes:
+        out.append(x[pre + (slice(off, off + s),)])
+        off += s
+    return tuple(out)
+
+
+def _gs(g):
+    """The output gradients of a multi-output node (one output comes as a bare tensor)."""
+    return list(g) if isinstance(g, tuple) else [g]
+
+
+def _split_vjp(g, out, x, split_size, dim=0):
+    return cat(_gs(g), dim)
+
+
+_split_op = defop("split", _split_k, _split_vjp, upcast=False, view=True, node_name="SplitBackward0")
+split_with_sizes = defop("split_with_sizes", _split_with_sizes_k, _split_vjp, upcast=False,
+                         view=True, node_name="SplitWithSizesBackward0")
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    s = split_size_or_sections
+    if isinstance(s, (list, tuple)):
+        return split_with_sizes(tensor, [int(v) for v in s], dim)
+    return _split_op(tensor, int(s), dim)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    n = input.shape[_wrap_dim(dim, input.dim())]
+    size = (n + chunks - 1) // chunks
+    if size == 0 and n == 0:
+        return split_with_sizes(input, [0] * chunks, dim)
+    return _split_op(input, size, dim)
+
+
+def tensor_split(input, indices_or_sections, dim=0):
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d]
+    s = indices_or_sections
+    if isinstance(s, Tensor):
+        s = s.tolist()
+    if isinstance(s, int):
+        if s <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {s}")
+        q, r = divmod(n, s)
+        sizes = [q + 1] * r + [q] * (s - r)
+    else:
+        bounds = [min(max(int(b), 0), n) for b in s]
+        sizes, prev = [], 0
+        for b in bounds:
+            sizes.append(max(b - prev, 0))
+            prev = max(prev, b)
+        sizes.append(n - prev)
+    return split_with_sizes(input, sizes, d)
+
+
+def _unbind_k(x, dim=0):
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, x.ndim)
+    pre = (slice(None),) * d
+    return tuple(x[pre + (i, Ellipsis)] for i in range(x.shape[d]))
+
+
+def _unbind_vjp(g, out, x, dim=0):
+    return stack(_gs(g), dim)
+
+
+unbind = defop("unbind", _unbind_k, _unbind_vjp, upcast=False, view=True,
+               node_name="UnbindBackward0")
+
+
+# ----------------------------------------------------------------------------- narrow / diagonal
+def narrow(input, dim, start, length):
+    if input.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if isinstance(start, Tensor):
+        start = int(start)
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -n <= start <= n:
+        raise IndexError(f"start out of range (expected to be in range of [{-n}, {n}], but got "
+                         f"{start})")
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return _slice(input, d, start, start + length, 1)
+
+
+def _diag_view(x, offset, d1, d2):
+    """Writable view of a diagonal (NumPy's own is read-only)."""
+    pre = [slice(None)] * x.ndim
+    pre[d1] = slice(max(-offset, 0), None)
+    pre[d2] = slice(max(offset, 0), None)
+    base = x[tuple(pre)]
+    dv = np.diagonal(base, 0, d1, d2)
+    if dv.size == 0:
+        return dv
+    return np.lib.stride_tricks.as_strided(base, dv.shape, dv.strides,
+                                           writeable=bool(x.flags.writeable))
+
+
+def _diag_dims(ndim, dim1, dim2):
+    if ndim < 2:
+        raise RuntimeError(f"diagonal dimensions requires ndim larger than 1, but got {ndim}")
+    d1, d2 = _wrap_dim(dim1, ndim), _wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return d1, d2
+
+
+def _diagonal_k(x, offset=0, dim1=0, dim2=1):
+    d1, d2 = _diag_dims(x.ndim, dim1, dim2)
+    return _diag_view(x, offset, d1, d2)
+
+
+def _diagonal_backward_k(g, shape, offset=0, dim1=0, dim2=1):
+    z = np.zeros(shape, g.dtype)
+    d1, d2 = _diag_dims(len(shape), dim1, dim2)
+    v = _diag_view(z, offset, d1, d2)
+    if v.size:
+        v[...] = g
+    return z
+
+
+_diagonal_backward = defop("diagonal_backward", _diagonal_backward_k,
+                           lambda gg, out, g, shape, offset=0, dim1=0, dim2=1:
+                           diagonal(gg, offset, dim1, dim2), upcast=False,
+                           node_name="DiagonalBackwardBackward0")
+diagonal = defop("diagonal", _diagonal_k,
+                 lambda g, out, x, offset=0, dim1=0, dim2=1:
+                 _diagonal_backward(g, tuple(x.shape), offset, dim1, dim2),
+                 meta=("x",), upcast=False, view=True, node_name="DiagonalBackward0")
+
+
+# ----------------------------------------------------------------------------- tril / triu
+def _tri_check(x, name):
+    if x.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+
+
+def _tril_k(x, diagonal=0):
+    _tri_check(x, "tril")
+    return np.tril(x, diagonal)
+
+
+def _triu_k(x, diagonal=0):
+    _tri_check(x, "triu")
+    return np.triu(x, diagonal)
+
+
+tril = defop("tril", _tril_k, lambda g, out, x, diagonal=0: tril(g, diagonal), upcast=False,
+             meta=("x",), node_name="TrilBackward0")
+triu = defop("triu", _triu_k, lambda g, out, x, diagonal=0: triu(g, diagonal), upcast=False,
+             meta=("x",), node_name="TriuBackward0")
