@@ -157,7 +157,7 @@ def test_autograd_supported_dtypes():
                tensorplay.cfloat, tensorplay.cdouble):
         assert tensorplay.zeros(2, dtype=dt).requires_grad_().requires_grad
     for dt in (tensorplay.int64, tensorplay.bool, tensorplay.uint8):
-        with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype"):
+        with pytest.raises(RuntimeError, match="only Tensors of floating point"):
             tensorplay.zeros(2, dtype=dt).requires_grad_()
 
 

@@ -14,7 +14,9 @@ def _leaf(a, requires_grad):
     if state.inference:
         t._inference = True
     if requires_grad:
-        t.requires_grad_(True)
+        if not (a.dtype.kind in "fc" or a.dtype in D.LOW_PRECISION):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        t._rg = True
     return t
 
 
@@ -97,7 +99,7 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if vals[2] == 0:
         raise RuntimeError("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
         dt = D.get_default_dtype().np if any(isinstance(v, float) for v in vals) else np.int64
     else:
@@ -125,7 +127,10 @@ def _rand_factory(kind):
         shape = size_arg(size)
         dt = _dt(dtype)
         if np.dtype(dt).kind not in "fcV":
-            raise RuntimeError(f'"{kind}_cpu" not implemented for \'{D._FROM_NP[np.dtype(dt)].name}\'')
+            from ._tensor import _SCALAR_NAMES
+            kernel = "check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{_SCALAR_NAMES[D._FROM_NP[np.dtype(dt)].name]}'")
         if kind == "uniform":
             a = g._rng.random(shape)
         else:

@@ -82,9 +82,10 @@ def from_numpy_dtype(npdt):
     try:
         return _FROM_NP[npdt]
     except KeyError:
-        raise TypeError(f"can't convert np.ndarray of type {npdt}. The only supported types are: "
-                        "float64, float32, float16, bfloat16, complex64, complex128, int64, int32, "
-                        "int16, int8, uint8, uint16, uint32, uint64, and bool.") from None
+        t = np.dtype(npdt).type
+        raise TypeError(f"can't convert np.ndarray of type {t.__module__}.{t.__name__}. The only "
+                        "supported types are: float64, float32, float16, complex64, complex128, "
+                        "int64, int32, int16, int8, uint64, uint32, uint16, uint8, and bool.") from None
 
 
 def to_dtype(d):
@@ -127,10 +128,24 @@ def set_default_dtype(d):
 
 
 # ---------------------------------------------------------------- promotion
+_BARE_UINTS = (uint16, uint32, uint64)
+_SCALAR_TYPE_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
+                      "int64": "Long", "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64",
+                      "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                      "float64": "Double", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble"}
+
+
 def promote_types(a, b):
     """``torch.promote_types`` for two tensorplay dtypes."""
     if a is b:
         return a
+    if a in _BARE_UINTS or b in _BARE_UINTS:
+        # PyTorch promotes these only with floating types; the names are its ScalarType names
+        if a.category == _FLOAT or b.category == _FLOAT:
+            return a if a.category == _FLOAT else b
+        raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted "
+                           f"to promote {_SCALAR_TYPE_NAMES[a.name]} and {_SCALAR_TYPE_NAMES[b.name]}")
     ca, cb = a.category, b.category
     if ca < cb:
         a, b, ca, cb = b, a, cb, ca          # a is now the higher category
@@ -145,9 +160,6 @@ def promote_types(a, b):
             return float32
         if bfloat16 in (a, b):
             return a if b is bfloat16 else b
-    if ca == _INT and (a in (uint16, uint32, uint64) or b in (uint16, uint32, uint64)):
-        raise TypeError(f"Promotion for uint16, uint32, uint64 types is not supported, "
-                        f"attempted to promote {a.name} and {b.name}")
     return _FROM_NP[np.promote_types(a.np, b.np)]
 
 

@@ -99,35 +99,68 @@ def _wrap(data, rg=False):
 
 
 def _as_array(data, dt=None):
-    """Array for ``tensor()``: Python floats take the default dtype, ints int64."""
+    """Array for ``tensor()``.  The dtype is inferred as PyTorch does: Python
+    floats take the default dtype, ints int64, NumPy scalars and arrays and
+    tensors their own dtype, all promoted together."""
     if isinstance(data, Tensor):
         a = data._data
-    elif isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flat(data)):
-        a = np.array(_to_nested(data))
+    elif isinstance(data, np.ndarray):
+        a = data
     else:
-        a = np.asarray(data)
+        infer = _infer_dtype(data) if dt is None else None
+        a = np.array(_to_nested(data))
+        if infer is not None and a.dtype != infer.np:
+            a = a.astype(infer.np)
     if dt is not None:
-        return a.astype(D.to_dtype(dt).np, copy=False) if a.dtype != D.to_dtype(dt).np else a
-    k = a.dtype.kind
-    if k == "f" and not isinstance(data, (np.ndarray, np.generic, Tensor)) and a.dtype == np.float64:
-        return a.astype(D.get_default_dtype().np)
-    if k == "c" and not isinstance(data, (np.ndarray, np.generic, Tensor)):
-        return a.astype(D.get_default_dtype().to_complex().np)
-    if k in "OUSV":
-        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+        npdt = D.to_dtype(dt).np
+        return a.astype(npdt, copy=False) if a.dtype != npdt else a
     if a.dtype not in D._FROM_NP:
         D.from_numpy_dtype(a.dtype)          # raises the standard message
     return a
 
 
-def _flat(x):
-    stack = [x]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, (list, tuple)):
-            stack.extend(v)
-        else:
-            yield v
+def _scalar_type(v):
+    if isinstance(v, Tensor):
+        return v.dtype
+    if isinstance(v, (np.ndarray, np.generic)):
+        return D.from_numpy_dtype(v.dtype)
+    d = D.scalar_dtype(v)
+    if d is None:
+        if isinstance(v, (bool, int, float, complex)):     # subclasses of the Python numbers
+            return D.scalar_dtype(type(v).__mro__[-2](v)) or D.get_default_dtype()
+        raise TypeError(f"new(): invalid data type '{type(v).__name__}'")
+    return d
+
+
+def _infer_dtype(data):
+    """Walk nested sequences level by level: check they are rectangular and
+    promote the scalar types of the elements."""
+    if not isinstance(data, (list, tuple)):
+        return _scalar_type(data)
+    result = None
+    level, dim = [data], 0
+    while level:
+        n = None
+        nxt = []
+        for seq in level:
+            if isinstance(seq, (list, tuple)):
+                if n is None:
+                    n = len(seq)
+                elif len(seq) != n:
+                    raise ValueError(f"expected sequence of length {n} at dim {dim} (got {len(seq)})")
+                nxt.extend(seq)
+            else:
+                if n is not None:
+                    raise ValueError(f"expected sequence of length {n} at dim {dim} (got "
+                                     f"{len(seq) if hasattr(seq, '__len__') else 0})")
+                d = _scalar_type(seq)
+                result = d if result is None else D.promote_types(result, d)
+        if n is None:
+            break
+        level, dim = nxt, dim + 1
+        if not nxt:
+            break
+    return result or D.get_default_dtype()
 
 
 def _to_nested(x):
@@ -163,6 +196,8 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
+        if self._data.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         return self._data.shape[_wrap_dim(dim, self._data.ndim)]
 
     def dim(self):
@@ -217,21 +252,28 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
+        self._set_requires_grad(bool(flag), "only Tensors of floating point and complex dtype can "
+                                            "require gradients")
+
+    def _set_requires_grad(self, flag, dtype_msg):
         if self._grad_fn is not None:
+            if flag and dtype_msg.startswith("only Tensors of floating point dtype"):
+                return                       # requires_grad_() on a non-leaf: already true
             raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables." if flag else
                 "you can only change requires_grad flags of leaf variables. If you want to use "
                 "a computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach().")
-        flag = bool(flag)
         if flag and not _differentiable_dtype(self._data.dtype):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(dtype_msg)
         if flag and getattr(self, "_inference", False) and not state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside "
                                "InferenceMode is not allowed.")
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
-        self.requires_grad = requires_grad
+        self._set_requires_grad(bool(requires_grad),
+                                "only Tensors of floating point dtype can require gradients")
         return self
 
     @property
@@ -262,12 +304,22 @@ class Tensor:
     def grad(self, value):
         if value is not None:
             if not isinstance(value, Tensor):
+                t = type(value)
+                name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
-                                f"type {type(value).__name__}")
-            if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                                f"type {name}")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(value._data.shape)}' "
+                                   f"to a tensor of size '{list(self._data.shape)}'. Please ensure "
+                                   "that the gradient and the tensor are the same size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value.dtype.name]}' to "
+                    f"a tensor with grad_dtype '{_SCALAR_NAMES[self.dtype.name]}'. The gradient must "
+                    "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                    "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                    "may break downstream systems that assume they match.")
         self._grad = value
 
     @grad.deleter
@@ -360,7 +412,7 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        a = self._data
+        a = self.numpy()
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
         return a.copy() if copy else a
@@ -517,6 +569,14 @@ _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor"
                "float64": "DoubleTensor", "complex64": "ComplexFloatTensor",
                "complex128": "ComplexDoubleTensor"}
 _NAME_TYPES = {v: k for k, v in _TYPE_NAMES.items()}
+# how PyTorch's messages name dtypes: its C++ type names and its ScalarType names
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+              "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_SCALAR_NAMES = {k: v[:-len("Tensor")] for k, v in _TYPE_NAMES.items()}
+_SCALAR_NAMES.update(uint8="Byte", int8="Char", int16="Short", int32="Int", int64="Long")
 
 
 def _checked_hook(hook):
