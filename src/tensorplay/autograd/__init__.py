@@ -11,6 +11,8 @@ from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F
 from . import graph  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
 from . import function  # noqa: F401
+from .anomaly_mode import (detect_anomaly, is_anomaly_check_nan_enabled,  # noqa: F401
+                           is_anomaly_enabled, set_detect_anomaly)
 from .function import Function, InplaceFunction, NestedIOFunction, once_differentiable  # noqa: F401
 
 

@@ -6,6 +6,8 @@ hands them to nodes; it never looks inside a value.  Traversal is iterative
 by memory.
 """
 from .grad_mode import state
+from .anomaly_mode import anomaly
+from . import anomaly_mode
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -76,6 +78,14 @@ def _topological(root_nodes):
 _LAST = float("inf")
 
 
+class _Everything:
+    def __contains__(self, item):
+        return True
+
+
+_ALL = _Everything()
+
+
 def _run_post_hooks(node, grads, buf):
     for h in tuple((node._post_hooks or {}).values()):
         r = h(grads, tuple(buf))
@@ -124,7 +134,9 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     prev_mode = state.enabled
     state.enabled = create_graph
     try:
-        if target_nodes is None:
+        if anomaly.enabled:
+            _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured)
+        elif target_nodes is None:
             _run_all(ready, deps, buffers, keep_graph)
         else:
             _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured)
@@ -202,7 +214,12 @@ def _run_all(ready, deps, buffers, keep_graph):
 
 
 def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured):
-    """Run only what leads to the targets; capture the gradients arriving there."""
+    """Run only what leads to the targets (all of it when ``target_nodes`` is
+    None) and capture the gradients arriving there.  Also the loop used under
+    anomaly detection, which checks every node."""
+    check = anomaly.enabled
+    if target_nodes is None:
+        target_nodes, needed = (), _ALL
     while ready:
         node, buf = ready.pop()
         if node._hooked:
@@ -211,7 +228,15 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
             captured[node] = buf
         if node not in needed:
             continue
-        grads = node.apply(buf)
+        if check:
+            try:
+                grads = node.apply(buf)
+                anomaly_mode.check_node(node, grads)
+            except Exception as exc:
+                anomaly_mode.report(node, exc)
+                raise
+        else:
+            grads = node.apply(buf)
         if node._hooked:
             grads = _run_post_hooks(node, grads, buf)
         if not keep_graph:

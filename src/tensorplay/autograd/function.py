@@ -24,6 +24,7 @@ from .engine import FREED_MSG
 from .grad_mode import no_grad, state
 from .graph import Node
 from . import saved as _saved
+from .anomaly_mode import anomaly, note_creation
 
 
 class FunctionCtx:
@@ -173,6 +174,8 @@ def _new_style(cls):
 def _apply(cls, args, kwargs):
     from .._tensor import Tensor, _wrap
     node = cls._backward_cls()
+    if anomaly.enabled:
+        note_creation(node)
     is_tensor = tuple(isinstance(a, Tensor) for a in args)
     node._is_tensor_input = is_tensor
     node.needs_input_grad = tuple(t and a._rg for t, a in zip(is_tensor, args))

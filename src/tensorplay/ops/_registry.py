@@ -23,6 +23,7 @@ from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad
 from ..autograd.engine import FREED_MSG
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state
+from ..autograd.anomaly_mode import anomaly, note_creation
 
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
@@ -239,6 +240,8 @@ def record(op, args, outs):
     (a Tensor or a tuple of Tensors).  Called only when grad mode is on and a
     tensor input requires grad."""
     node = op.node_cls()
+    if anomaly.enabled:
+        note_creation(node)
     n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
     masks = op.masks
     edges = [None] * n_in
@@ -332,6 +335,8 @@ def record_pointwise(op, x, y, out):
     """``record`` specialised for the fast paths of one- and two-input pointwise
     ops (``y`` is ``_NO_ARG`` for one input; it may be a Python number)."""
     node = op.node_cls()
+    if anomaly.enabled:
+        note_creation(node)
     masks = op.masks
     need = 0
     tx = type(x)
