@@ -147,6 +147,7 @@ class OpNode(Node):
     __slots__ = ("args", "out", "versions")
     op = None
     validate = validate_grad
+    _multi = False          # True on nodes of ops that return a tuple (even of one)
 
     def apply(self, grads):
         args = self.args
@@ -155,7 +156,7 @@ class OpNode(Node):
         if self.versions is not None:
             self._check_versions()
         edges = self.next_edges
-        if len(grads) == 1:
+        if len(grads) == 1 and not self._multi:
             g = grads[0]
             if g is None:
                 return (None,) * len(edges)
@@ -314,6 +315,7 @@ def record(op, args, outs):
             outs._version = None        # so that saving it later needs no exception
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
+        node._multi = True
         nd = op.nondiff_out
         for k, o in enumerate(outs):
             if k in nd:
@@ -511,9 +513,13 @@ def dispatch(op, args):
     """The general path: any signature.  ``args`` is the full positional list."""
     kargs, back = _prep(op, args)
     r = op.kernel(*kargs)
-    if back is not None:
-        r = tuple(x.astype(back) if x.dtype.kind == "f" else x for x in r) if type(r) is tuple \
-            else np.asarray(r).astype(back)
+    if back is not None:                 # round float results back to half/bfloat16
+        if type(r) is tuple:
+            r = tuple(x.astype(back) if x.dtype.kind == "f" else x for x in r)
+        else:
+            r = np.asarray(r)
+            if r.dtype.kind == "f":
+                r = r.astype(back)
     outs = _finish(op, args, r, None)
     if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
         _mark_view(args[0], outs, op, args)
