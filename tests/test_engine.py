@@ -685,3 +685,16 @@ def test_backward_in_threads_independently(T):
     for t in ths:
         t.join(60)
     assert not errors
+
+
+# ------------------------------------------------------------------ legacy Variable
+def test_variable_is_a_tensor_sharing_data():
+    base = tp.tensor([1., 2.])
+    v = tp.autograd.Variable(base, requires_grad=True)
+    assert isinstance(v, tp.Tensor) and v.requires_grad and v.is_leaf
+    (v * v).sum().backward()
+    assert v.grad.tolist() == [2., 4.]
+    v.detach().add_(1)
+    assert base.tolist() == [2., 3.]
+    with pytest.raises(TypeError):
+        tp.autograd.Variable([1., 2.])
