@@ -24,6 +24,7 @@ from ..autograd.engine import FREED_MSG
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state
 from ..autograd.anomaly_mode import anomaly, note_creation
+from ..autograd.saved import hook_state
 
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
@@ -155,12 +156,16 @@ class OpNode(Node):
             raise RuntimeError(FREED_MSG)
         if self.versions is not None:
             self._check_versions()
+            if self._packed:
+                args = self._unpack()
         edges = self.next_edges
         if len(grads) == 1 and not self._multi:
             g = grads[0]
             if g is None:
                 return (None,) * len(edges)
             o = self.out
+            if self._packed and o is not None:
+                o = self._unpack_fn(self._packed_out)._data
             if o is None:
                 out = None
             else:
@@ -189,6 +194,25 @@ class OpNode(Node):
                     None if e1 is None else vjps[1](g, out, *args))
         return [vjps[i](g, out, *args) if edges[i] is not None else None for i in range(n)]
 
+    _packed = False         # True when saved_tensors_hooks packed what this node saved
+
+    def _pack(self, pack, unpack):
+        """Run the pack hook once per saved tensor (inputs, and the output)."""
+        self._unpack_fn = unpack
+        saved = list(self.args)
+        ids = {id(t) for _, _, t, k in self.versions if k is None}
+        for i, a in enumerate(saved):
+            if id(a) in ids and isinstance(a, Tensor):
+                saved[i] = _Packed(pack(a))
+        self.args = saved
+        if self.out is not None:
+            self._packed_out = pack(_wrap(self.out)) if type(self.out) is not tuple else None
+        self._packed = True
+
+    def _unpack(self):
+        unpack = self._unpack_fn
+        return [unpack(a.value) if type(a) is _Packed else a for a in self.args]
+
     def _saved_out(self, d, i):
         t = _wrap(d)
         if state.enabled:
@@ -213,6 +237,14 @@ class OpNode(Node):
             self.args = None
             self.out = None
             self.versions = None
+
+
+class _Packed:
+    """What a pack hook returned for one saved tensor."""
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
 
 
 def _zeros_like_data(d):
@@ -307,6 +339,8 @@ def record(op, args, outs):
         if not single:
             node.__dict__["out_meta"] = tuple(o._data for o in outs)   # for zero-filling
     node.versions = versions
+    if versions is not None and hook_state.stack:
+        node._pack(*hook_state.stack[-1])
     if single:
         outs._rg = True
         outs._grad_fn = node
@@ -402,6 +436,8 @@ def record_pointwise(op, x, y, out):
         node.out = None
         out._version = None
     node.versions = versions
+    if versions is not None and hook_state.stack:
+        node._pack(*hook_state.stack[-1])
     out._rg = True
     out._grad_fn = node
     out._out_nr = 0
