@@ -73,3 +73,10 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
         _print.THRESHOLD = threshold
     if edgeitems is not None:
         _print.EDGEITEMS = edgeitems
+    if linewidth is not None:
+        _print.LINEWIDTH = linewidth
+    if sci_mode is not None or profile is not None:
+        _print.SCI_MODE = sci_mode
+    if profile is not None:
+        _print.PRECISION, _print.THRESHOLD, _print.EDGEITEMS, _print.LINEWIDTH = {
+            "default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, 10 ** 9, 3, 80)}[profile]

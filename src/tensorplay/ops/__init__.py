@@ -49,8 +49,25 @@ Tensor.cdouble = core._cast("complex128")
 Tensor.conj = pointwise.conj
 Tensor.real = property(core.real)
 Tensor.imag = property(core.imag)
-Tensor.T = property(lambda self: self.permute(*range(self.ndim - 1, -1, -1)))
-Tensor.mT = property(lambda self: self.transpose(-2, -1))
+def _T(self):
+    if self.ndim != 2:
+        import warnings
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                      "is deprecated and it will throw an error in a future release. Consider "
+                      "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
+                      "-1, -1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+    return self.permute(*range(self.ndim - 1, -1, -1))
+
+
+def _mT(self):
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{self.ndim}-D tensor.")
+    return self.transpose(-2, -1)
+
+
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
 Tensor.H = property(lambda self: pointwise.conj(self.t()))
 Tensor.mH = property(lambda self: pointwise.conj(self.transpose(-2, -1)))
 
