@@ -25,6 +25,7 @@ from .grad_mode import no_grad, state
 from .graph import Node
 from . import saved as _saved
 from .anomaly_mode import anomaly, note_creation
+from .. import _tensor as _tm
 
 
 class FunctionCtx:
@@ -66,8 +67,9 @@ class BackwardCFunction(Node, FunctionCtx):
     _had_saved = False
 
     def validate(self, g, i):
-        from .._tensor import validate_grad
-        return validate_grad(self, g, i)
+        # bound to the tensor layer's validator on first use (it imports us)
+        BackwardCFunction.validate = _tm.validate_grad
+        return _tm.validate_grad(self, g, i)
 
     # -- what backward reads
     @property
@@ -96,10 +98,9 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads):
         if self._saved is None and self._had_saved:
             raise RuntimeError(FREED_MSG)
-        if self.materialize_grads:
-            from .._tensor import _wrap
+        if self.materialize_grads and any(g is None for g in grads):
             import numpy as np
-            grads = [_wrap(np.zeros(shape, dt)) if g is None else g
+            grads = [_tm._wrap(np.zeros(shape, dt)) if g is None else g
                      for g, (shape, dt) in zip(grads, self._out_meta)]
         res = self._forward_cls.backward(self, *grads)
         if not isinstance(res, tuple):
@@ -111,8 +112,8 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                    f"gradients (expected {n}, got {len(res)})")
-        for i, (r, e) in enumerate(zip(res, self.next_edges)):
-            if r is not None and e is None and not self._is_tensor_input[i]:
+        for i, r in enumerate(res):
+            if r is not None and not self._is_tensor_input[i]:
                 raise RuntimeError(f"function {self.name()} returned a gradient different than None "
                                    f"at position {i + 1}, but the corresponding forward input was "
                                    "not a Variable")
@@ -120,11 +121,14 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 class FunctionMeta(type):
-    """Gives every Function subclass its own node class, ``<Name>Backward``."""
+    """Gives every Function subclass its own node class, ``<Name>Backward``,
+    and notes whether it uses the ``setup_context`` style."""
 
     def __init__(cls, name, bases, attrs):
         cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
         super().__init__(name, bases, attrs)
+        base = globals().get("Function")
+        cls._new_style = base is not None and cls.setup_context is not base.setup_context
 
 
 class Function(FunctionCtx, metaclass=FunctionMeta):
@@ -167,75 +171,74 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         return _apply(cls, args, kwargs)
 
 
-def _new_style(cls):
-    return cls.setup_context is not Function.setup_context
-
-
 def _apply(cls, args, kwargs):
-    from .._tensor import Tensor, _wrap
+    T = _tm.Tensor
     node = cls._backward_cls()
     if anomaly.enabled:
         note_creation(node)
-    is_tensor = tuple(isinstance(a, Tensor) for a in args)
+    is_tensor = tuple(isinstance(a, T) for a in args)
+    needs = tuple(t and a._rg for t, a in zip(is_tensor, args))
     node._is_tensor_input = is_tensor
-    node.needs_input_grad = tuple(t and a._rg for t, a in zip(is_tensor, args))
+    node.needs_input_grad = needs
     node.num_inputs = len(args)
-    recording = state.enabled and any(node.needs_input_grad)
+    recording = state.enabled and True in needs
     prev = state.enabled
     state.enabled = False
     try:
-        if _new_style(cls):
+        if cls._new_style:
             outputs = cls.forward(*args, **kwargs)
             cls.setup_context(node, args, outputs)
         else:
             outputs = cls.forward(node, *args, **kwargs)
     finally:
         state.enabled = prev
-    single = not isinstance(outputs, tuple)
+    single = type(outputs) is not tuple
     outs = (outputs,) if single else outputs
     node.num_outputs = len(outs)
     if not recording:
         return outputs
-    dirty = {id(t) for t in node.dirty_tensors}
-    nondiff = {id(t) for t in node.non_differentiable}
-    input_ids = {id(a) for a, t in zip(args, is_tensor) if t}
     # edges and metadata per forward input
     edges, meta = [], []
-    for a, t in zip(args, is_tensor):
-        if t and a._rg:
-            edges.append(a._edge())
-            meta += [a._data.shape, a._data.dtype]
+    for a, rg in zip(args, needs):
+        if rg:
+            fn = a._grad_fn
+            edges.append((fn, a._out_nr) if fn is not None else a._edge())
+            d = a._data
+            meta += (d.shape, d.dtype)
         else:
             edges.append(None)
-            meta += [None, None]
+            meta += (None, None)
     node.next_edges = tuple(edges)
     node.input_meta = tuple(meta)
+    dirty = node.dirty_tensors
+    nondiff = node.non_differentiable
     new_outs, out_meta, originals = [], [], {}
     for i, o in enumerate(outs):
-        if not isinstance(o, Tensor):
+        if not isinstance(o, T):
             new_outs.append(o)
             out_meta.append(((), None))
             continue
-        if id(o) in dirty:
+        if dirty and any(o is d for d in dirty):
             if o._rg and o._grad_fn is None:
                 raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                                    "operation.")
             o._bump()
             t = o
-        elif id(o) in input_ids:
+        elif any(o is a for a in args):
             # an input returned unchanged: the output is a new tensor sharing its memory
-            t = _wrap(o._data)
+            t = _tm._wrap(o._data)
             t._version = o._shared_version()
         else:
             t = o
         originals[id(o)] = i
         originals[id(t)] = i
-        if id(o) in nondiff:
+        if nondiff and any(o is d for d in nondiff):
             t._rg = False
         else:
             t._grad_fn, t._rg, t._out_nr = node, True, i
         new_outs.append(t)
-        out_meta.append((o._data.shape, o._data.dtype))
+        d = o._data
+        out_meta.append((d.shape, d.dtype))
     node._out_meta = out_meta
     node.n_out = len(outs)
     if node.to_save:
