@@ -42,6 +42,15 @@ CASES = [
            covers=("matmul",)),
     OpCase("copy_", lambda T, x, y: (x * 1).copy_(y) * x, [Sample([arr(3, 4, seed=1), arr(4, seed=2)])],
            covers=("copy_from",)),
+    OpCase("inplace_on_view", lambda T, x, w: _inplace_view(x, w),
+           [Sample([arr(3, 4, seed=1), arr(2, 4, seed=2)])], covers=("copy_slices",)),
     OpCase("fill_", lambda T, x, v: (x * 1).fill_(v) * x, [Sample([arr(3, 4, seed=1), np.array(1.5)])],
            covers=("fill",)),
 ]
+
+
+def _inplace_view(x, w):
+    y = x * 1.5
+    y[1:3].mul_(w)              # an in-place op on a view: the base's history is rebased
+    y.t()[0].add_(1.0)          # a view of a view (a column), after the first rebase
+    return y

@@ -8,6 +8,7 @@ from .._tensor import Tensor
 from . import pointwise, core                      # noqa: F401  (registration order)
 from ._registry import REGISTRY                    # noqa: F401
 from .inplace import make_inplace
+from . import views  # noqa: F401  (registers copy_slices)
 
 _MODULES = [pointwise, core]
 for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops"):
