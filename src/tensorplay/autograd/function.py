@@ -112,12 +112,16 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {self.name()} returned an incorrect number of "
                                    f"gradients (expected {n}, got {len(res)})")
+        is_tensor = self._is_tensor_input
         for i, r in enumerate(res):
-            if r is not None and not self._is_tensor_input[i]:
+            if r is not None and not is_tensor[i]:
                 raise RuntimeError(f"function {self.name()} returned a gradient different than None "
                                    f"at position {i + 1}, but the corresponding forward input was "
                                    "not a Variable")
-        return res
+        if len(res) == len(self.next_edges):
+            return res
+        # as in PyTorch, the node's edges are those of its tensor inputs only
+        return tuple(r for r, t in zip(res, is_tensor) if t)
 
 
 class FunctionMeta(type):
@@ -197,9 +201,11 @@ def _apply(cls, args, kwargs):
     node.num_outputs = len(outs)
     if not recording:
         return outputs
-    # edges and metadata per forward input
+    # edges and metadata per tensor input (PyTorch gives non-tensor arguments no edge)
     edges, meta = [], []
-    for a, rg in zip(args, needs):
+    for a, t, rg in zip(args, is_tensor, needs):
+        if not t:
+            continue
         if rg:
             fn = a._grad_fn
             edges.append((fn, a._out_nr) if fn is not None else a._edge())
@@ -212,6 +218,9 @@ def _apply(cls, args, kwargs):
     node.input_meta = tuple(meta)
     dirty = node.dirty_tensors
     nondiff = node.non_differentiable
+    if dirty:
+        _check_dirty(dirty, outs)
+    dirty_views = None
     new_outs, out_meta, originals = [], [], {}
     for i, o in enumerate(outs):
         if not isinstance(o, T):
@@ -219,11 +228,10 @@ def _apply(cls, args, kwargs):
             out_meta.append(((), None))
             continue
         if dirty and any(o is d for d in dirty):
-            if o._rg and o._grad_fn is None:
-                raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
-                                   "operation.")
             o._bump()
             t = o
+            if getattr(o, "_base", None) is not None:
+                dirty_views = (dirty_views or []) + [o]
         elif any(o is a for a in args):
             # an input returned unchanged: the output is a new tensor sharing its memory
             t = _tm._wrap(o._data)
@@ -232,8 +240,9 @@ def _apply(cls, args, kwargs):
             t = o
         originals[id(o)] = i
         originals[id(t)] = i
-        if nondiff and any(o is d for d in nondiff):
+        if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):
             t._rg = False
+            t._grad_fn = None
         else:
             t._grad_fn, t._rg, t._out_nr = node, True, i
         new_outs.append(t)
@@ -246,7 +255,48 @@ def _apply(cls, args, kwargs):
                        for s in node.to_save]
         node._had_saved = True
         node.to_save = ()
+    if dirty_views:
+        for v in dirty_views:
+            _rebase_dirty_view(v)
     return new_outs[0] if single else tuple(new_outs)
+
+
+def _differentiable(npdt):
+    return npdt.kind in "fc" or npdt.name == "bfloat16"
+
+
+def _check_dirty(dirty, outs):
+    """PyTorch's checks on ``mark_dirty``: every dirty tensor is returned, and
+    none is a leaf (or a view of a leaf) that requires grad."""
+    for d in dirty:
+        if not any(d is o for o in outs):
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all "
+                               "be outputs of the Function.")
+        if d._rg and d._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
+                               "operation.")
+        base = getattr(d, "_base", None)
+        if base is not None and base._rg and base._grad_fn is None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
+                               "in-place operation.")
+
+
+def _rebase_dirty_view(v):
+    """A view modified in place by the Function: its base's value changed too,
+    so the base takes a CopySlices history (as for any in-place op on a view)
+    and every live view of it remakes its own."""
+    from ..ops.views import copy_slices, regenerate_views
+    from ..ops.inplace import _standin, adopt
+    base = v._base
+    prev = state.enabled
+    state.enabled = True
+    try:
+        new_b = copy_slices(_standin(base), v, v.__dict__["_view_chain"])
+    finally:
+        state.enabled = prev
+    adopt(base, new_b)
+    regenerate_views(base)
 
 
 class DelayedErrorNode(Node):
