@@ -548,7 +548,14 @@ def _prep_list(op, ts):
 def dispatch(op, args):
     """The general path: any signature.  ``args`` is the full positional list."""
     kargs, back = _prep(op, args)
-    r = op.kernel(*kargs)
+    try:
+        r = op.kernel(*kargs)
+    except ValueError as e:
+        if op.promote and op.n_in >= 2 and "broadcast" in str(e):
+            from .pointwise import broadcast_error
+            shapes = [np.shape(a) for a in kargs[:op.n_in]]
+            raise broadcast_error(shapes[0], shapes[1]) from None
+        raise
     if back is not None:                 # round float results back to half/bfloat16
         if type(r) is tuple:
             r = tuple(x.astype(back) if x.dtype.kind == "f" else x for x in r)

@@ -72,6 +72,7 @@ def unary(name, kernel, vjp, *, float_only=True, **kw):
         return out
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
+    fn.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     return fn
 
 
@@ -105,7 +106,10 @@ def binary(name, kernel, vjp, fast_kernel=None, **kw):
                 return dispatch(op, [input, other])
             if xd.dtype is not yd.dtype or not fast_ok or xd.dtype not in _FAST:
                 return dispatch(op, [input, other])
-            r = kernel(xd, yd)
+            try:
+                r = kernel(xd, yd)
+            except ValueError:
+                raise broadcast_error(xd.shape, yd.shape) from None
             grad = input._rg or other._rg
         if type(r) is not _ndarray:
             r = _asarray(r)
@@ -153,7 +157,20 @@ def binary(name, kernel, vjp, fast_kernel=None, **kw):
     fn.op = fast.op = op
     fn.fast = fast
     fn.rfast = rfast
+    # for in-place ops outside autograd: compute straight into the tensor's memory
+    fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     return fn
+
+
+def broadcast_error(a, b):
+    """PyTorch's error for shapes that do not broadcast."""
+    n = max(len(a), len(b))
+    a1, b1 = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if a1[i] != b1[i] and a1[i] != 1 and b1[i] != 1:
+            return RuntimeError(f"The size of tensor a ({a1[i]}) must match the size of tensor b "
+                                f"({b1[i]}) at non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
 
 
 def _zl(g):
@@ -516,11 +533,21 @@ def _where(condition, input, other):
     rdt = _where_dtype(input, other)
     xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else np.asarray(input, rdt.np)
     yd = other._data.astype(rdt.np, copy=False) if isinstance(other, Tensor) else np.asarray(other, rdt.np)
-    out = _wrap(np.asarray(np.where(c, xd, yd)))
+    out = _wrap(_np_where(c, xd, yd))
     if state.enabled and ((isinstance(input, Tensor) and input._rg) or
                           (isinstance(other, Tensor) and other._rg)):
         record(_where_op, [cond_t, input, other], out)
     return out
+
+
+def _np_where(c, x, y):
+    """``np.where``, with a fast path for "x or zero" (a masked gradient): a
+    multiply by the mask is ~10x faster than np.where, and exact unless x holds
+    inf/nan at masked-out places, which is checked."""
+    if y.ndim == 0 and x.shape == c.shape and x.dtype.kind in "fc" and not y.any() \
+            and np.isfinite(x).all():
+        return x * c
+    return np.asarray(np.where(c, x, y))
 
 
 def _where_dtype(x, y):
