@@ -529,6 +529,10 @@ class Tensor:
         return bool(self.__dict__.get("_retains_grad"))
 
     def register_post_accumulate_grad_hook(self, hook):
+        """Run ``hook(tensor)`` after a gradient has been accumulated into this
+        leaf's ``.grad``.  Returns a handle with ``remove()``."""
+        if not self._rg:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         from .autograd.graph import RemovableHandle

@@ -59,6 +59,14 @@ class Node:
         self._hooked = True
         return RemovableHandle(self._node_pre_hooks, fn)
 
+    @property
+    def metadata(self):
+        """A dict for the user's own notes about this node (empty at first)."""
+        d = self.__dict__.get("_metadata")
+        if d is None:
+            d = self.__dict__["_metadata"] = {}
+        return d
+
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
 
