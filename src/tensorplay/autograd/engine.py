@@ -241,10 +241,20 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
             grads = _run_post_hooks(node, grads, buf)
         if not keep_graph:
             node.release()
-        for i, e in enumerate(node.next_edges):
-            if e is None or (e[0] not in needed and e[0] not in target_nodes):
+        i = -1
+        for e in node.next_edges:
+            i += 1
+            if e is None:
+                continue
+            m = e[0]
+            if m not in needed and m not in target_nodes:
                 continue
             g = grads[i]
             if g is not None:
                 g = node.validate(g, i)
-            _send(g, e, deps, buffers, ready)
+            if deps[m] == 1 and m not in buffers:     # the only gradient m waits for
+                b = [None] * m.n_out
+                b[e[1]] = g
+                ready.append((m, b))
+            else:
+                _send(g, e, deps, buffers, ready)

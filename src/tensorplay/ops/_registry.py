@@ -454,15 +454,6 @@ def _to_tensor_arg(v, name):
     raise TypeError(f"{name}(): argument must be Tensor, not {type(v).__name__}")
 
 
-def _finish(op, args, r, in_dtype_np):
-    """Wrap kernel output(s), record the node if needed."""
-    if type(r) is tuple:
-        outs = tuple(_wrap_result(x) for x in r)
-    else:
-        outs = _wrap_result(r)
-    return outs
-
-
 def _wrap_result(r):
     if type(r) is not _ndarray:
         r = np.asarray(r)
@@ -563,7 +554,15 @@ def dispatch(op, args):
             r = np.asarray(r)
             if r.dtype.kind == "f":
                 r = r.astype(back)
-    outs = _finish(op, args, r, None)
+    if type(r) is tuple:
+        outs = tuple(_wrap_result(x) for x in r)
+    else:
+        if type(r) is not _ndarray:
+            r = np.asarray(r)
+        outs = _new(Tensor)
+        outs._data = r
+        outs._rg = False
+        outs._grad_fn = None
     if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
         _mark_view(args[0], outs, op, args)
     if state.enabled and op.differentiable:
@@ -591,7 +590,7 @@ def _mark_view(base, outs, op, args):
     params = tuple(args[1:])
     views = root.__dict__.get("_views")
     if views is None:
-        views = root.__dict__["_views"] = weakref.WeakSet()
+        views = root.__dict__["_views"] = ViewList()
     multi = type(outs) is tuple
     for k, o in enumerate(outs if multi else (outs,)):
         o._version = v
@@ -599,6 +598,28 @@ def _mark_view(base, outs, op, args):
         o._view_version = v[0]
         o.__dict__["_view_chain"] = chain + ((op, params, k if multi else None),)
         views.add(o)
+
+
+class ViewList:
+    """Weak references to the live views of a base (cheaper than a WeakSet:
+    dead references are pruned in bulk when the list has doubled)."""
+    __slots__ = ("refs", "limit")
+
+    def __init__(self):
+        self.refs, self.limit = [], 8
+
+    def add(self, t):
+        refs = self.refs
+        refs.append(weakref.ref(t))
+        if len(refs) > self.limit:
+            refs[:] = [r for r in refs if r() is not None]
+            self.limit = max(8, 2 * len(refs))
+
+    def __iter__(self):
+        return iter([t for t in (r() for r in self.refs) if t is not None])
+
+    def __bool__(self):
+        return bool(self.refs)
 
 
 def defop(name, kernel, vjp=None, **kw):
