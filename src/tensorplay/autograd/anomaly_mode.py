@@ -2,9 +2,16 @@
 NaN gradients.
 
 While enabled, every node records the stack of the user's code that created
-it; an error raised in a node's backward (or a NaN it produces, with
-``check_nan``) is reported with that stack.
+it (tensorplay's own frames left out), and, if it was created while another
+node's backward was running (``create_graph=True``, or a custom Function's
+backward), which node that was.  An error raised in a node's backward (or a
+NaN it produces, with ``check_nan``) is then accompanied by warnings showing
+where that node, and the nodes whose backward created it, came from, as
+PyTorch's "Error detected in XBackward0. Traceback of forward call that caused
+the error: ..." does.
 """
+import os
+import sys
 import traceback
 import warnings
 
@@ -18,48 +25,132 @@ class _State:
 
 anomaly = _State()
 
+# frames from files under this directory are tensorplay's own, not the user's
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
 
 def is_anomaly_enabled():
+    """True while anomaly detection is on."""
     return anomaly.enabled
 
 
 def is_anomaly_check_nan_enabled():
+    """True if anomaly detection also checks backward results for NaN."""
     return anomaly.check_nan
 
 
+def _own(filename):
+    return filename.startswith(_PKG_DIR)
+
+
+def _user_frames(frame):
+    """(filename, lineno, name) for each frame from the outermost down to
+    ``frame``, tensorplay's own frames left out."""
+    out = []
+    f = frame
+    while f is not None:
+        co = f.f_code
+        if not _own(co.co_filename):
+            out.append((co.co_filename, f.f_lineno, co.co_name))
+        f = f.f_back
+    out.reverse()
+    return out
+
+
+def _running_node(frame):
+    """The node whose backward is running (innermost), found from the engine's frame."""
+    from . import engine
+    code = engine._run_to_targets.__code__
+    f = frame
+    while f is not None:
+        if f.f_code is code:
+            return f.f_locals.get("node")
+        f = f.f_back
+    return None
+
+
 def note_creation(node):
-    """Called when a node is recorded while anomaly mode is on."""
-    node.__dict__["_creation_stack"] = traceback.format_stack()[:-3]
+    """Called when a node is recorded while anomaly mode is on: remember the
+    user's stack (source lines are read only if it is ever shown) and the node
+    whose backward is creating this one, if any."""
+    frame = sys._getframe(1)
+    d = node.__dict__
+    d["_creation_stack"] = _user_frames(frame)
+    parent = _running_node(frame)
+    if parent is not None:
+        d["_anomaly_parent"] = (parent.name(), parent.__dict__.get("_creation_stack"),
+                                parent.__dict__.get("_anomaly_parent"))
+
+
+def _format(frames):
+    summary = traceback.StackSummary.from_list(
+        [traceback.FrameSummary(fn, ln, name, lookup_line=False) for fn, ln, name in frames])
+    return "".join(summary.format())
 
 
 def creation_trace(node):
+    """The formatted stack of user code that created ``node`` (None if it was
+    created without anomaly detection)."""
     stack = node.__dict__.get("_creation_stack")
-    return "".join(stack) if stack else None
+    return None if stack is None else _format(stack)
 
 
 def check_node(node, grads):
     """After ``node`` ran in backward: NaN in a gradient it returned is an error."""
     if not anomaly.check_nan:
         return
+    import numpy as np
     for i, g in enumerate(grads):
-        if g is not None and hasattr(g, "_data") and g._data.dtype.kind in "fcV":
-            import numpy as np
-            if np.isnan(np.asarray(g._data, dtype=np.complex128 if g._data.dtype.kind == "c"
-                                   else np.float64)).any():
-                raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+        d = getattr(g, "_data", None)
+        if d is None or d.dtype.kind not in "fcV":
+            continue
+        if d.dtype.kind == "V" or d.dtype.itemsize < 4:      # bfloat16 / float16
+            d = d.astype(np.float32)
+        if np.isnan(d).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+def _stacklevel():
+    """The warnings stacklevel of the innermost user frame calling into tensorplay."""
+    f, level = sys._getframe(2), 2
+    while f is not None and _own(f.f_code.co_filename):
+        f, level = f.f_back, level + 1
+    return level
+
+
+def _warn_stack(name, stack, is_parent):
+    level = _stacklevel()
+    if stack is None:
+        msg = (f"Error detected in {name}. No forward pass information available. Enable detect "
+               "anomaly during forward pass for more information.")
+    elif not is_parent:
+        msg = f"Error detected in {name}. Traceback of forward call that caused the error:\n" \
+              f"{_format(stack)}"
+    else:
+        msg = (f"\n\nPrevious calculation was induced by {name}. Traceback of forward call that "
+               f"induced the previous calculation:\n{_format(stack)}")
+    warnings.warn(msg, UserWarning, stacklevel=level)
 
 
 def report(node, exc):
-    """Show where the failing node was created (as PyTorch's warning does)."""
-    trace = creation_trace(node)
-    if trace is not None:
-        warnings.warn(f"Error detected in {node.name()}. Traceback of forward call that caused the "
-                      f"error:\n{trace}", UserWarning, stacklevel=2)
+    """Show where the failing node was created, and where the nodes whose
+    backward created it were created (as PyTorch's warnings do)."""
+    _warn_stack(node.name(), node.__dict__.get("_creation_stack"), False)
+    parent = node.__dict__.get("_anomaly_parent")
+    while parent is not None:
+        name, stack, parent = parent
+        _warn_stack(name, stack, True)
 
 
 class detect_anomaly(_DecoratorContextManager):
     """Context manager / decorator enabling anomaly detection for the autograd
-    engine (see the module docstring).  Slows everything down: for debugging."""
+    engine (see the module docstring).  Slows everything down: for debugging.
+
+        >>> with tensorplay.autograd.detect_anomaly():
+        ...     y = x.log()
+        ...     (y * 0).sum().backward()      # x == 0 somewhere
+        RuntimeError: Function 'LogBackward0' returned nan values in its 0th output.
+    """
 
     def __init__(self, check_nan=True):
         self.prev = anomaly.enabled
@@ -81,11 +172,12 @@ class detect_anomaly(_DecoratorContextManager):
 
 
 class set_detect_anomaly:
-    """Turn anomaly detection on or off; as a context manager, restores on exit."""
+    """Turn anomaly detection on or off: as a function call it stays set; as a
+    context manager, the previous setting is restored on exit."""
 
     def __init__(self, mode, check_nan=True):
         self.prev, self.prev_check_nan = anomaly.enabled, anomaly.check_nan
-        anomaly.enabled, anomaly.check_nan = bool(mode), check_nan
+        anomaly.enabled, anomaly.check_nan = bool(mode), bool(check_nan)
 
     def __enter__(self):
         pass

@@ -1,181 +1,662 @@
-"""Check analytical gradients against central finite differences.
+"""Check analytical gradients against finite differences (PyTorch's gradcheck).
 
-Complex numbers are checked as pairs of reals: an input ``z`` is perturbed
-along ``Re z`` and ``Im z``; a complex output ``y`` contributes the rows
-``Re y`` and ``Im y``.  With PyTorch's convention the vjp with seed 1 gives
-``d Re(y)/d Re z + i d Re(y)/d Im z``, and with seed 1j the same for ``Im y``.
+Layout and conventions follow PyTorch's, so that outcomes and messages match:
+
+- A Jacobian block for (differentiable input ``x``, output ``y``) is a matrix of
+  shape ``(x.numel(), y.numel())``: row ``k`` is how ``y`` moves when element
+  ``k`` of ``x`` moves.  Numerically, by central differences with step
+  ``eps``; analytically, column ``j`` is the vector-Jacobian product with the
+  one-hot ``grad_output`` ``e_j``.
+- Complex inputs: row ``k`` is ``dy/dRe(x_k) + 1j * dy/dIm(x_k)`` (the
+  gradient convention of PyTorch, i.e. of ``backward``).
+- Complex outputs: the function is checked twice, as the real-output functions
+  ``imag(f)`` and then ``real(f)``; the message then says "While considering
+  the imaginary (real) part of complex outputs only, ...".
+- Output and input indices in messages count differentiable outputs (those
+  requiring grad) and differentiable inputs (tensors requiring grad).
+
+``fast_mode=True`` compares the scalars ``v^T J u`` for random non-negative
+unit vectors ``u`` (per input) and ``v`` (per output) instead of whole
+Jacobians: ``J u`` by one central difference along ``u``, ``v^T J`` by one
+backward pass; a mismatch is re-examined in slow mode for the message.
 """
+import functools
+import os
+import sys
+import warnings
+
 import numpy as np
 
 
 class GradcheckError(RuntimeError):
-    pass
+    """Raised by :func:`gradcheck` and :func:`gradgradcheck` when a check fails."""
 
 
-def _inputs_tuple(inputs):
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _user_stacklevel():
+    """warnings stacklevel of the innermost frame outside tensorplay."""
+    f, level = sys._getframe(2), 2
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f, level = f.f_back, level + 1
+    return level
+
+
+# ------------------------------------------------------------------ helpers
+def _Tensor():
     from .._tensor import Tensor
-    return (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    return Tensor
 
 
-def _outputs_tuple(out):
-    from .._tensor import Tensor
-    return (out,) if isinstance(out, Tensor) else tuple(o for o in out if isinstance(o, Tensor))
+def _as_tuple(x):
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
 
 
-def _numerical(fn, inputs, diff_idx, eps):
-    """Jacobian blocks d(real-ified outputs)/d(real-ified input) per differentiable input."""
-    from .grad_mode import no_grad
-    with no_grad():
-        base = _outputs_tuple(fn(*inputs))
-    out_sizes = [o.numel() * (2 if o.is_complex() else 1) for o in base]
-    n_out = sum(out_sizes)
-    blocks = []
-    for i in diff_idx:
-        x = inputs[i]
-        if not x._data.flags.c_contiguous:  # perturb through a contiguous buffer x owns
-            x._data = np.ascontiguousarray(x._data)
-        flat = x._data.reshape(-1)          # a view: writes perturb x in place
-        cplx = x.is_complex()
+def _is_tensor(x):
+    return isinstance(x, _Tensor())
+
+
+def _tensor_outputs(out):
+    return tuple(o for o in _as_tuple(out) if _is_tensor(o))
+
+
+def _differentiable_outputs(out):
+    return tuple(o for o in _tensor_outputs(out) if o.requires_grad)
+
+
+def _is_float(t):
+    return t._data.dtype.kind in "fcV"
+
+
+def _diff_inputs(inputs):
+    return [(i, x) for i, x in enumerate(inputs) if _is_tensor(x) and x.requires_grad]
+
+
+def _arr(a):
+    """A numpy array as a tensorplay tensor, for messages (printed as PyTorch prints)."""
+    from .._tensor import _wrap
+    return _wrap(np.asarray(a))
+
+
+def _common(a, b):
+    c = np.iscomplexobj(a) or np.iscomplexobj(b)
+    dt = np.complex128 if c else np.float64
+    return np.asarray(a).astype(dt), np.asarray(b).astype(dt)
+
+
+def _allclose(a, n, rtol, atol):
+    a, n = _common(a, n)
+    return bool(np.allclose(a, n, rtol=rtol, atol=atol))
+
+
+def _grad(outputs, inputs, grad_outputs, **kw):
+    from . import grad
+    return grad(outputs, inputs, grad_outputs, **kw)
+
+
+def _numpy_grad_output(o, values):
+    from .._tensor import _wrap
+    return _wrap(np.asarray(values).astype(o._data.dtype).reshape(o._data.shape))
+
+
+# ------------------------------------------------------------------ numerical side
+class _Perturbed:
+    """While active, ``x`` reads a private contiguous copy of its data whose flat
+    view can be written: the function sees the perturbed values through the very
+    tensor it was given (so gradgradcheck's inner ``grad`` still works)."""
+
+    def __init__(self, x):
+        self.x = x
+
+    def __enter__(self):
+        self.orig = self.x._data
+        buf = np.array(self.orig, copy=True, order="C")
+        self.x._data = buf
+        return buf.reshape(-1)
+
+    def __exit__(self, *exc):
+        self.x._data = self.orig
+
+
+def _evaluate(fn, inputs):
+    """Copies of the data of fn's tensor outputs (None for non-float ones)."""
+    return [np.array(o._data, copy=True) if _is_float(o) else None
+            for o in _tensor_outputs(fn(*inputs))]
+
+
+def _same_kind(a, b, eps, idx=None):
+    on = f"on index {idx} " if idx is not None else ""
+    if a.shape != b.shape:
+        raise AssertionError(f"Expected `func` to return outputs with the same shape when inputs "
+                             f"are perturbed {on}by {eps}, but got: shapes {list(a.shape)} and "
+                             f"{list(b.shape)}.")
+    if a.dtype != b.dtype:
+        raise AssertionError(f"Expected `func` to return outputs with the same dtype when inputs "
+                             f"are perturbed {on}by {eps}, but got: dtypes {a.dtype} and {b.dtype}.")
+
+
+def _central(fn, inputs, flat, where, delta, eps, idx=None):
+    """(f(x + delta) - f(x - delta)) / (2 eps) per output, ``delta`` added to
+    ``flat[where]`` (``where`` an index or a full slice)."""
+    orig = flat[where].copy()
+    flat[where] = orig - delta
+    a = _evaluate(fn, inputs)
+    flat[where] = orig + delta
+    b = _evaluate(fn, inputs)
+    flat[where] = orig
+    out = []
+    for p, q in zip(a, b):
+        if p is None:
+            out.append(None)
+            continue
+        _same_kind(p, q, eps, idx)
+        if p.dtype.kind == "c":
+            raise AssertionError("Expected output to be non-complex (complex outputs are checked "
+                                 "through their real and imaginary parts)")
+        out.append(((q - p) / (2 * eps)).reshape(-1))
+    return out
+
+
+def _jvp_along(fn, inputs, x, u, eps):
+    """Numerical ``J u`` per output for input ``x`` along direction ``u`` (for a
+    complex input ``u = (ur, ui)``: ``J_re ur + 1j J_im ui``)."""
+    with _Perturbed(x) as flat:
+        if x.is_complex():
+            dx = _central(fn, inputs, flat, slice(None), u[0] * eps, eps)
+            dy = _central(fn, inputs, flat, slice(None), u[1] * eps * 1j, eps)
+            return [None if p is None else p + q * 1j for p, q in zip(dx, dy)]
+        return _central(fn, inputs, flat, slice(None), (u * eps).astype(flat.dtype), eps)
+
+
+def _numerical_jacobians(fn, inputs, out_data, eps):
+    """For each differentiable input, the list over fn's tensor outputs of the
+    Jacobian block (None for a non-float output)."""
+    result = []
+    for _, x in _diff_inputs(inputs):
+        n = x.numel()
         cols = []
-        for j in range(flat.size):
-            for step in ((eps,) if not cplx else (eps, eps * 1j)):
-                orig = flat[j]
-                flat[j] = orig + step
-                with no_grad():
-                    plus = _real_flat(_outputs_tuple(fn(*inputs)))
-                flat[j] = orig - step
-                with no_grad():
-                    minus = _real_flat(_outputs_tuple(fn(*inputs)))
-                flat[j] = orig
-                cols.append((plus - minus) / (2 * eps))
-        blocks.append(np.stack(cols, 1) if cols else np.zeros((n_out, 0)))
-    return blocks
+        with _Perturbed(x) as flat:
+            for k in range(n):
+                idx = tuple(int(i) for i in np.unravel_index(k, x._data.shape))
+                col = _central(fn, inputs, flat, k, eps, eps, idx)
+                if x.is_complex():
+                    col_y = _central(fn, inputs, flat, k, eps * 1j, eps, idx)
+                    col = [None if p is None else p + q * 1j for p, q in zip(col, col_y)]
+                cols.append(col)
+        blocks = []
+        for m, o in enumerate(out_data):
+            if o is None:
+                blocks.append(None)
+                continue
+            dt = np.result_type(o.dtype, np.complex64) if x.is_complex() else o.dtype
+            if cols:
+                blocks.append(np.stack([c[m] for c in cols]).astype(dt, copy=False))
+            else:
+                blocks.append(np.zeros((0, o.size), dt))
+        result.append(blocks)
+    return result
 
 
-def _real_flat(outs):
-    parts = []
-    for o in outs:
-        d = o._data.astype(np.complex128 if o.is_complex() else np.float64).reshape(-1)
-        if o.is_complex():
-            parts += [d.real, d.imag]
-        else:
-            parts.append(d)
-    return np.concatenate(parts) if parts else np.zeros(0)
+# ------------------------------------------------------------------ analytical side
+def _vjp_columns(output, diff_inputs, grad_outputs):
+    """One backward per grad_output: list per input of list of grads (np or None)."""
+    cols = [[] for _ in diff_inputs]
+    for go in grad_outputs:
+        gs = _grad(output, diff_inputs, go, retain_graph=True, allow_unused=True)
+        for i, g in enumerate(gs):
+            cols[i].append(None if g is None else (np.array(g._data, copy=True), g.shape, g.dtype))
+    return cols
 
 
-def _analytical(fn, inputs, diff_idx):
-    from . import grad as autograd_grad
-    from .._creation import zeros_like
-    outs = _outputs_tuple(fn(*inputs))
-    diff_inputs = [inputs[i] for i in diff_idx]
-    rows = []                      # one per real output component: list of per-input flat grads
-    for k, o in enumerate(outs):
-        seeds_kinds = (1.0,) if not o.is_complex() else (1.0, 1j)
-        for kind in seeds_kinds:
-            for j in range(o.numel()):
-                if not o.requires_grad:
-                    rows.append([np.zeros(x.numel() * (2 if x.is_complex() else 1)) for x in diff_inputs])
-                    continue
-                seed = zeros_like(o)
-                seed._data.reshape(-1)[j] = kind
-                live = [m for m, p in enumerate(outs) if p.requires_grad]
-                gos = [seed if m == k else zeros_like(outs[m]) for m in live]
-                gs = autograd_grad([outs[m] for m in live], diff_inputs, gos, retain_graph=True,
-                                   allow_unused=True)
-                row = []
-                for x, g in zip(diff_inputs, gs):
-                    if g is None:
-                        row.append(np.zeros(x.numel() * (2 if x.is_complex() else 1)))
-                        continue
-                    if g.shape != x.shape:
-                        raise GradcheckError(f"Gradient has shape {list(g.shape)} but its input has "
-                                             f"shape {list(x.shape)}")
-                    gd = g._data.astype(np.complex128 if x.is_complex() else np.float64).reshape(-1)
-                    if x.is_complex():
-                        row.append(np.stack([gd.real, gd.imag], 1).reshape(-1))
-                    else:
-                        row.append(gd)
-                rows.append(row)
-    # reorder so complex outputs' rows are [all Re rows, all Im rows] as in _real_flat
-    return [np.array([r[b] for r in rows]).reshape(len(rows), _real_size(x))
-            for b, x in enumerate(diff_inputs)]
+def _stack_columns(cols, diff_inputs, n_cols):
+    """Jacobian blocks ``(x.numel(), n_cols)``, and whether sizes and dtypes were right."""
+    sizes_ok = types_ok = True
+    blocks = []
+    for x, col in zip(diff_inputs, cols):
+        J = np.zeros((x.numel(), n_cols), x._data.dtype)
+        for j, g in enumerate(col):
+            if g is None:
+                continue
+            d, shape, dtype = g
+            if shape != x.shape:
+                sizes_ok = False
+                continue
+            if dtype != x.dtype:
+                types_ok = False
+            if J.dtype.kind != "c" and d.dtype.kind == "c":
+                d = d.real
+            J[:, j] = d.reshape(-1)
+        blocks.append(J)
+    return blocks, types_ok, sizes_ok
 
 
-def _real_size(x):
-    return x.numel() * (2 if x.is_complex() else 1)
+_NONDET_NOTE = ("\n\nNOTE: if the backward of your function is not deterministic, this failure "
+                "may be expected: call gradcheck/gradgradcheck with `nondet_tol=<tol>`.")
 
 
+def _analytical_blocks(output, diff_inputs, nondet_tol, check_grad_dtypes, grad_outputs):
+    """Backward twice with each grad_output (checking reentrancy), then sizes/dtypes."""
+    J1, types_ok, sizes_ok = _stack_columns(_vjp_columns(output, diff_inputs, grad_outputs),
+                                            diff_inputs, len(grad_outputs))
+    J2, _, _ = _stack_columns(_vjp_columns(output, diff_inputs, grad_outputs),
+                              diff_inputs, len(grad_outputs))
+    reentrant = all(a.size == 0 or np.abs(_common(a, b)[0] - _common(a, b)[1]).max() <= nondet_tol
+                    for a, b in zip(J1, J2))
+    if not types_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    if not reentrant:
+        raise GradcheckError("Backward is not reentrant, i.e., running backward with same input and "
+                             "grad_output multiple times gives different values, although analytical "
+                             "gradient matches numerical gradient."
+                             f"The tolerance for nondeterminism was {nondet_tol}." + _NONDET_NOTE)
+    return J1
+
+
+def _one_hots(o):
+    n = o.numel()
+    for j in range(n):
+        e = np.zeros(n, o._data.dtype)
+        e[j] = 1
+        yield _numpy_grad_output(o, e)
+
+
+def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
+    diff = [x for _, x in _diff_inputs(inputs)]
+    return _analytical_blocks(output, diff, nondet_tol, check_grad_dtypes, list(_one_hots(output)))
+
+
+# ------------------------------------------------------------------ messages
+def _notallclose_msg(a, n, out_idx, in_idx, complex_indices, test_imag):
+    prefix = ""
+    if complex_indices and out_idx in complex_indices:
+        prefix = (f"While considering the {'imaginary' if test_imag else 'real'} part of complex "
+                  "outputs only, ")
+    return (prefix + f"Jacobian mismatch for output {out_idx:d} with respect to input {in_idx:d},\n"
+            f"numerical:{_arr(n)}\nanalytical:{_arr(a)}\n")
+
+
+# ------------------------------------------------------------------ slow and fast checks
+def _slow_check(fn, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                complex_indices=None, test_imag=False):
+    touts = _tensor_outputs(func_out)
+    out_data = [np.asarray(o._data) if _is_float(o) else None for o in touts]
+    numerical = _numerical_jacobians(fn, inputs, out_data, eps)
+    if not outputs:
+        for blocks in numerical:
+            for J in blocks:
+                if J is not None and np.count_nonzero(J) > 0:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
+    diff_pos = [m for m, o in enumerate(touts) if o.requires_grad]
+    for i, o in enumerate(outputs):
+        analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
+        for j, a in enumerate(analytical):
+            n = numerical[j][diff_pos[i]]
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_notallclose_msg(a, n, i, j, complex_indices, test_imag))
+    return True
+
+
+def _unit_rand(rng, n, dtype):
+    v = rng.random(n)
+    norm = np.linalg.norm(v)
+    if norm > 0:
+        v = v / norm
+    return v.astype(dtype)
+
+
+def _make_vectors(diff_inputs, outputs):
+    """Random non-negative unit vectors (a private generator: the user's random
+    state is left alone, and every call draws the same vectors)."""
+    rng = np.random.default_rng(0)
+    all_u = []
+    for x in diff_inputs:
+        real_dt = np.real(np.zeros(0, x._data.dtype)).dtype
+        ur = _unit_rand(rng, x.numel(), real_dt)
+        all_u.append((ur, _unit_rand(rng, x.numel(), real_dt)) if x.is_complex() else ur)
+    all_v = [_unit_rand(rng, o.numel(), o._data.dtype) for o in outputs]
+    return all_u, all_v
+
+
+def _adjusted_atol(atol, u, v):
+    # |v^T (A - N) u| <= sum_ij v_i |A - N|_ij u_j <= atol * sum(u) * sum(v) for u, v >= 0
+    su = float(u[0].sum() + u[1].sum()) if isinstance(u, tuple) else float(u.sum())
+    return atol * su * float(v.sum())
+
+
+_FAST_SLOW_OK = ("\nFast gradcheck failed but element-wise differences are small: in slow mode "
+                 "(fast_mode=False) this check would have passed.")
+
+
+def _slow_details(fn, inputs, func_out, outputs, in_idx, out_idx, rtol, atol, eps):
+    touts = _tensor_outputs(func_out)
+    out_data = [np.asarray(o._data) if _is_float(o) else None for o in touts]
+    diff_pos = [m for m, o in enumerate(touts) if o.requires_grad]
+    n = _numerical_jacobians(fn, inputs, out_data, eps)[in_idx][diff_pos[out_idx]]
+    a = _analytical_jacobian(inputs, outputs[out_idx], float("inf"), False)[in_idx]
+    ca, cn = _common(a, n)
+    max_diff = np.abs(cn - ca).max() if ca.size else 0.0
+    msg = ("\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+           "in fast mode (v^T J u for random vectors u and v). Below, we recompute numerical and "
+           "analytical jacobians in slow mode:\n\n"
+           f"Numerical:\n {_arr(n)}\nAnalytical:\n{_arr(a)}\n\n"
+           f"The max per-element difference (slow mode) is: {_arr(max_diff)}.\n")
+    if _allclose(a, n, rtol, atol):
+        msg += _FAST_SLOW_OK
+    return msg
+
+
+def _fast_check(fn, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                complex_indices=None, test_imag=False):
+    diff = [x for _, x in _diff_inputs(inputs)]
+    all_u, all_v = _make_vectors(diff, outputs)
+    touts = _tensor_outputs(func_out)
+    diff_pos = [m for m, o in enumerate(touts) if o.requires_grad]
+    # numerical v^T (J u), per input, per differentiable output
+    numerical = []
+    for x, u in zip(diff, all_u):
+        Ju = _jvp_along(fn, inputs, x, u, eps)
+        if not outputs:
+            for d in Ju:
+                if d is not None and d.size and np.abs(d).max() > nondet_tol:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+            continue
+        numerical.append([np.sum(v * Ju[diff_pos[j]]) for j, v in enumerate(all_v)])
+    if not outputs:
+        return True
+    # analytical (v^T J) u, per output, per input
+    analytical = []
+    for o, v in zip(outputs, all_v):
+        vJ = _analytical_blocks(o, diff, nondet_tol, check_grad_dtypes,
+                                [_numpy_grad_output(o, v)])
+        row = []
+        for b, u in zip(vJ, all_u):
+            b = b[:, 0]
+            if np.iscomplexobj(b):
+                row.append(np.dot(b.real, u[0]) + 1j * np.dot(b.imag, u[1]))
+            else:
+                row.append(np.dot(b, u))
+        analytical.append(row)
+    for i, per_out in enumerate(numerical):
+        for j, n in enumerate(per_out):
+            a = analytical[j][i]
+            if not _allclose(a, n, rtol, _adjusted_atol(atol, all_u[i], all_v[j])):
+                details = _slow_details(fn, inputs, func_out, outputs, i, j, rtol, atol, eps)
+                raise GradcheckError(_notallclose_msg(a, n, j, i, complex_indices, test_imag)
+                                     + details)
+    return True
+
+
+# ------------------------------------------------------------------ the other checks
+def _check_inputs(inputs):
+    any_rg = False
+    for idx, x in enumerate(inputs):
+        if _is_tensor(x) and x.requires_grad:
+            if x._data.dtype not in (np.float64, np.complex128):
+                warnings.warn(f"Input #{idx} requires gradient and is not a double precision "
+                              "floating point or complex. This check will likely fail if all the "
+                              "inputs are not of double precision floating point or complex. ",
+                              UserWarning, stacklevel=_user_stacklevel())
+            d = x._data
+            if d.size and not all(st > 0 or sz <= 1 for st, sz in zip(d.strides, d.shape)):
+                raise RuntimeError(f"The {idx}th input has a dimension with stride 0. gradcheck only "
+                                   "supports inputs that are non-overlapping to be able to compute "
+                                   "the numerical gradients correctly. You should call .contiguous "
+                                   "on the input before passing it to gradcheck.")
+            any_rg = True
+    if not any_rg:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none "
+                         "of them have requires_grad=True.")
+
+
+def _real_and_imag_output(fn):
+    from ..ops import core
+
+    def part(to_apply):
+        def wrapped(*inputs):
+            return tuple(to_apply(o) if _is_tensor(o) and o.is_complex() else o
+                         for o in _as_tuple(fn(*inputs)))
+        return wrapped
+    return part(core.real), part(core.imag)
+
+
+def _test_backward_mul_by_grad_output(outputs, inputs):
+    from .. import _creation
+    diff = [x for _, x in _diff_inputs(inputs)]
+    if not outputs:
+        return True
+    grads = _grad(outputs, diff, [_creation.zeros_like(o) for o in outputs], allow_unused=True)
+    for gi, di in zip(grads, diff):
+        if gi is None:
+            continue
+        if np.count_nonzero(gi._data):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if gi.dtype != di.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if gi.shape != di.shape:
+            raise GradcheckError("grad is incorrect size")
+    return True
+
+
+def _undefined_grad(t):
+    """``t`` passed through a node whose backward sends an undefined (None)
+    gradient on: what a vjp sees for an output nobody differentiated."""
+    from .._tensor import _wrap
+    from .graph import Node
+
+    class UndefinedGradBackward(Node):
+        def __init__(self, x):
+            self.next_edges = (x._edge(),)
+            self.input_meta = (x._data.shape, x._data.dtype)
+
+        def apply(self, grads):
+            return (None,)
+
+    out = _wrap(t._data, True)
+    out._grad_fn, out._out_nr = UndefinedGradBackward(t), 0
+    return out
+
+
+def _test_undefined_backward_mode(func, outputs, inputs):
+    from .. import _creation
+    diff = [x for _, x in _diff_inputs(inputs)]
+
+    def warn_bc():
+        warnings.warn("Backwards compatibility: New undefined gradient support checking feature is "
+                      "enabled by default, but it may break existing callers of this function. If "
+                      "this is true for you, you can call this function with "
+                      "\"check_undefined_grad=False\" to disable the feature",
+                      UserWarning, stacklevel=_user_stacklevel())
+
+    def check(outs):
+        if not outs:
+            return True
+        try:
+            grads = _grad(outs, diff, [_creation.zeros_like(o) for o in outs], allow_unused=True)
+        except RuntimeError as e:
+            warn_bc()
+            raise GradcheckError("Expected backward function to handle undefined output grads (a "
+                                 "vjp given None for an output must treat it as zeros).") from e
+        for g in grads:
+            if g is not None and np.count_nonzero(g._data):
+                warn_bc()
+                raise GradcheckError("Expected all input grads to be undefined or zero when all "
+                                     "output grads are undefined or zero.")
+        return True
+
+    to_check = [[_undefined_grad(o) for o in _differentiable_outputs(func(*inputs))]]
+    if len(to_check[0]) > 1:            # one output's gradient undefined at a time
+        for k in range(len(outputs)):
+            outs = _differentiable_outputs(func(*inputs))
+            to_check.append([_undefined_grad(o) if m == k else o for m, o in enumerate(outs)])
+    return all(check(outs) for outs in to_check)
+
+
+def _require_vmap():
+    try:
+        from ..func import _batched_grad  # noqa: F401
+    except ImportError as e:
+        raise NotImplementedError("check_batched_grad=True needs vmap (batched gradients, "
+                                  "tensorplay.func), which tensorplay does not provide yet; call "
+                                  "gradcheck/gradgradcheck with check_batched_grad=False.") from e
+
+
+def _test_batched_grad(inputs, output, output_idx):
+    from .._tensor import _wrap
+    diff = [x for _, x in _diff_inputs(inputs)]
+    rng = np.random.default_rng(1)
+    shape = output._data.shape
+    gos = [rng.standard_normal(shape) for _ in range(2)]
+    if output.is_complex():
+        gos = [g + 1j * rng.standard_normal(shape) for g in gos]
+    gos = [np.asarray(g).astype(output._data.dtype) for g in gos]
+    expected = []
+    for go in gos:
+        gs = _grad(output, diff, _wrap(go), retain_graph=True, allow_unused=True)
+        expected.append([np.zeros(x._data.shape, x._data.dtype) if g is None else g._data
+                         for g, x in zip(gs, diff)])
+    try:
+        result = _grad(output, diff, _wrap(np.stack(gos)), retain_graph=True, allow_unused=True,
+                       is_grads_batched=True)
+    except RuntimeError as e:
+        raise GradcheckError(f"While computing batched gradients, got: {e}") from e
+    for j, (res, x) in enumerate(zip(result, diff)):
+        exp = np.stack([e[j] for e in expected])
+        got = np.zeros_like(exp) if res is None else np.asarray(res._data)
+        if not _allclose(got, exp, 1e-5, 1e-8):
+            raise GradcheckError(f"For output {output_idx} and input {j}:\n\nbatched grad computation "
+                                 f"gave a different result than computing the grads one by one.\n"
+                                 f"Got:\n{_arr(got)}\nExpected:\n{_arr(exp)}")
+    return True
+
+
+# ------------------------------------------------------------------ public functions
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
               check_batched_grad=False, check_batched_forward_grad=False, check_forward_ad=False,
               check_backward_ad=True, fast_mode=False, masked=None):
-    """True if analytical and numerical Jacobians agree for every input that
-    requires grad (inputs should be double precision)."""
-    inputs = _inputs_tuple(inputs)
-    from .._tensor import Tensor
-    diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
-    if not diff_idx:
-        raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
-    for i in diff_idx:
-        if inputs[i]._data.dtype not in (np.float64, np.complex128):
-            import warnings
-            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
-                          "point or complex. This check will likely fail if all the inputs are not "
-                          "of double precision floating point or complex. ", UserWarning)
-    num = _numerical(func, inputs, diff_idx, eps)
-    ana = _analytical(func, inputs, diff_idx)
-    for b, i in enumerate(diff_idx):
-        a, n = ana[b], num[b]
-        if a.shape != n.shape:
-            return _fail(raise_exception, f"Jacobian shape mismatch for output w.r.t. input {i}: "
-                                          f"analytical {a.shape} vs numerical {n.shape}")
-        if not np.allclose(a, n, rtol=rtol, atol=atol, equal_nan=True):
-            return _fail(raise_exception,
-                         f"Jacobian mismatch for output 0 with respect to input {i},\n"
-                         f"numerical:{n}\nanalytical:{a}\n")
+    """Check the gradients of ``func`` at ``inputs`` against finite differences.
+
+    Every tensor input with ``requires_grad=True`` is checked against every
+    output that requires grad (inputs should be float64/complex128).  Returns
+    True; on failure raises :class:`GradcheckError` (or returns False with
+    ``raise_exception=False``).  ``fast_mode`` compares ``v^T J u`` for random
+    vectors instead of whole Jacobians.  ``check_undefined_grad`` also checks
+    that backward copes with undefined (None) output gradients; forward-mode AD
+    and batched gradients (``check_forward_ad``, ``check_batched_grad``) need
+    features tensorplay lacks and raise NotImplementedError.
+
+        >>> x = tensorplay.randn(3, dtype=tensorplay.float64, requires_grad=True)
+        >>> tensorplay.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
+        True
+    """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be "
+                             "True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to "
+                             "be True")
+    if check_forward_ad:
+        raise NotImplementedError("check_forward_ad=True needs forward-mode AD, which tensorplay "
+                                  "does not implement; call gradcheck with check_forward_ad=False.")
+    if check_batched_grad:
+        _require_vmap()
+    try:
+        return _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                                 check_grad_dtypes, check_batched_grad, fast_mode)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
+                      check_grad_dtypes, check_batched_grad, fast_mode):
+    tupled = _as_tuple(inputs)
+    _check_inputs(tupled)
+    func_out = func(*tupled)
+    outputs = _differentiable_outputs(func_out)
+    check = _fast_check if fast_mode else _slow_check
+    if any(o.is_complex() for o in _tensor_outputs(func_out)):
+        complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
+        real_fn, imag_fn = _real_and_imag_output(func)
+        imag_out = imag_fn(*tupled)
+        check(imag_fn, imag_out, tupled, _differentiable_outputs(imag_out), eps, rtol, atol,
+              check_grad_dtypes, nondet_tol, complex_indices, test_imag=True)
+        real_out = real_fn(*tupled)
+        check(real_fn, real_out, tupled, _differentiable_outputs(real_out), eps, rtol, atol,
+              check_grad_dtypes, nondet_tol, complex_indices)
+    else:
+        check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_batched_grad:
+        for i, o in enumerate(outputs):
+            _test_batched_grad(tupled, o, i)
+    _test_backward_mul_by_grad_output(outputs, tupled)
+    if check_undefined_grad:
+        _test_undefined_backward_mode(func, outputs, tupled)
     return True
 
 
-def _fail(raise_exception, msg):
-    if raise_exception:
-        raise GradcheckError(msg)
-    return False
+def _random_grad_output(rng, o, non_contig):
+    from .._tensor import _wrap
+    dt = o._data.dtype if _is_float(o) else np.dtype(np.float64)
+    shape = o._data.shape
+    v = rng.uniform(-1, 1, shape)
+    if dt.kind == "c":
+        v = v + 1j * rng.uniform(-1, 1, shape)
+    v = np.asarray(v).astype(dt)
+    if non_contig and v.ndim > 0 and v.size > 1:    # same values, every other element of a buffer
+        buf = np.zeros(shape[:-1] + (2 * shape[-1],), dt)
+        buf[..., ::2] = v
+        v = buf[..., ::2]
+    return _wrap(v, True)
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
                   gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
                   check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
                   check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False, masked=False):
-    """Gradcheck of the vector-Jacobian product itself (second derivatives)."""
-    from . import grad as autograd_grad
-    from .._tensor import Tensor
-    from .. import _creation
-    inputs = _inputs_tuple(inputs)
-    outs = _outputs_tuple(func(*inputs))
+    """Gradcheck of the gradients themselves (second derivatives): checks the
+    map ``(inputs, grad_outputs) -> vjp`` computed with ``create_graph=True``.
+    Without ``grad_outputs``, random ones (requiring grad) are used."""
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to "
+                             "be True")
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_undefined_grad=True requires check_rev_over_rev to be "
+                             "True")
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError("Setting check_batched_grad=True requires check_rev_over_rev to be True")
+    tupled = _as_tuple(inputs)
     if grad_outputs is None:
-        gen = np.random.default_rng(0)
-        grad_outputs = []
-        for o in outs:
-            v = gen.standard_normal(o.shape)
-            if o.is_complex():
-                v = v + 1j * gen.standard_normal(o.shape)
-            grad_outputs.append(_creation.tensor(v.astype(o._data.dtype), requires_grad=True))
-    grad_outputs = _inputs_tuple(grad_outputs)
-    n_in = len(inputs)
-    diff = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
+        rng = np.random.default_rng(0)
+        tupled_gos = tuple(_random_grad_output(rng, o, gen_non_contig_grad_outputs)
+                           for o in _differentiable_outputs(func(*tupled)))
+    else:
+        tupled_gos = _as_tuple(grad_outputs)
+    n_go = len(tupled_gos)
+    diff_in = {i for i, _ in _diff_inputs(tupled)}
 
-    def vjp_fn(*args):
-        from .grad_mode import enable_grad
-        with enable_grad():
-            return _vjp(*args)
+    def new_func(*args):
+        xs = args[:len(args) - n_go]
+        gos = args[len(args) - n_go:]
+        outs = _differentiable_outputs(func(*xs))
+        grads = _grad(outs, [x for i, x in enumerate(xs) if i in diff_in], gos,
+                      create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
 
-    def _vjp(*args):
-        xs, gos = args[:n_in], args[n_in:]
-        os_ = _outputs_tuple(func(*xs))
-        diff_os = [(o, g) for o, g in zip(os_, gos) if o.requires_grad]
-        gs = autograd_grad([o for o, _ in diff_os], [xs[i] for i in diff], [g for _, g in diff_os],
-                           create_graph=True, allow_unused=True)
-        return tuple(g for g in gs if g is not None)
-    return gradcheck(vjp_fn, inputs + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+    return gradcheck(new_func, tupled + tupled_gos, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad,
+                     check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
+                     fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
+                     check_backward_ad=check_rev_over_rev, masked=masked)

@@ -141,3 +141,5 @@ def __getattr__(name):
         from . import saved
         return getattr(saved, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+from .graphviz import render, to_dot  # noqa: E402,F401  (seeing the graph)
