@@ -25,11 +25,24 @@ def _as_tuple(x):
     return tuple(x)
 
 
+def _stochastic_node(t):
+    """Legacy reinforce: the sampling node ``t`` is the output of, if it supports
+    ``reinforce`` (see ``ops/random_ops.py``; multinomial indices keep theirs
+    out of sight in ``__dict__``)."""
+    fn = t._grad_fn
+    if fn is None:
+        fn = t.__dict__.get("_stochastic")
+    return fn if getattr(fn, "stochastic", False) else None
+
+
 def _edge_of(t, i, what="tensors"):
     edge = getattr(t, "_gradient_edge", None)
     if edge is not None:
         return edge()
     if not t._rg:
+        node = _stochastic_node(t)
+        if node is not None:        # legacy: backward from a reinforced multinomial sample
+            return (node, 0)
         raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     return t._edge()
 
@@ -46,6 +59,14 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
         if not isinstance(o, Tensor):
             raise TypeError(f"outputs must be Tensors, got {type(o).__name__}")
         if g is None:
+            if _stochastic_node(o) is not None:
+                # legacy: ``sample.backward()`` after ``sample.reinforce(reward)``; the
+                # reward, not this seed, is what the sampling node differentiates
+                if _stochastic_node(o).reward is None:
+                    raise RuntimeError("differentiating stochastic functions requires providing "
+                                       "a reward")
+                seeds.append(_creation.zeros_like(o))
+                continue
             if o._rg:
                 if o._data.size != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -72,8 +93,8 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
     return seeds
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
-             grad_variables=None, inputs=None, retain_variables=None):
+def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None, retain_variables=None, variables=None):
     """Sum the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad``.
 
     ``grad_tensors`` is the "vector" of the vector-Jacobian product (needed for
@@ -88,14 +109,25 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False,
         >>> x.grad
         tensor([2., 4.])
     """
+    if variables is not None:           # legacy name of ``tensors`` (PyTorch <= 0.3)
+        warnings.warn("'variables' is deprecated. Use 'tensors' instead.", FutureWarning,
+                      stacklevel=2)
+        if tensors is not None:
+            raise RuntimeError("'tensors' and 'variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'tensors'.")
+        tensors = variables
+    if tensors is None:
+        raise TypeError("backward() missing required argument 'tensors'")
     if grad_variables is not None:
-        warnings.warn("'grad_variables' is deprecated. Use 'grad_tensors' instead.", FutureWarning)
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning,
+                      stacklevel=2)
         if grad_tensors is not None:
-            raise RuntimeError("'grad_tensors' and 'grad_variables' (deprecated) arguments both "
-                               "passed to backward(). Please only use 'grad_tensors'.")
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
         grad_tensors = grad_variables
     if retain_variables is not None:
-        warnings.warn("'retain_variables' is deprecated. Use 'retain_graph' instead.", FutureWarning)
+        warnings.warn("'retain_variables' is deprecated. Use 'retain_graph' instead.", FutureWarning,
+                      stacklevel=2)
         if retain_graph is None:
             retain_graph = retain_variables
     if inputs is not None and len(_as_tuple(inputs)) == 0:
@@ -194,16 +226,39 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def Variable(data, requires_grad=False, volatile=False):
-    """Legacy: ``Variable(tensor)`` is just the tensor (a new leaf sharing its data)."""
-    from .._tensor import Tensor, _wrap
-    if volatile:
-        warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
-                      "instead.", UserWarning, stacklevel=2)
-    if not isinstance(data, Tensor):
-        raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-    t = _wrap(data._data)
-    t._version = data._shared_version()
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
+class _VariableMeta(type):
+    def __instancecheck__(cls, obj):
+        from .._tensor import Tensor
+        return isinstance(obj, Tensor)
+
+    def __subclasscheck__(cls, sub):
+        from .._tensor import Tensor
+        return issubclass(sub, Tensor)
+
+
+class Variable(metaclass=_VariableMeta):
+    """Legacy (PyTorch <= 0.3): ``Variable(tensor, requires_grad=False, volatile=False)``
+    returns a Tensor, a new leaf sharing ``tensor``'s data (its history is not
+    kept).  ``volatile`` has no effect and warns, as in PyTorch 2.x; every Tensor
+    is an instance of ``Variable``."""
+
+    def __new__(cls, data=None, requires_grad=False, volatile=False):
+        from .._tensor import Tensor, _wrap
+        if volatile:
+            warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` "
+                          "instead.", UserWarning, stacklevel=2)
+        if data is None:
+            import numpy as np
+            from .. import _dtype
+            return _wrap(np.zeros((0,), _dtype.get_default_dtype().np))
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        t = _wrap(data._data)
+        t._version = data._shared_version()
+        if requires_grad:
+            t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can "
+                                       "require gradients")
+        return t
+
+
+from . import functional  # noqa: E402,F401  (needs grad defined above)
