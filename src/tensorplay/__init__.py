@@ -35,6 +35,18 @@ globals().update({k: v for k, v in _ops.FUNCTIONS.items() if k not in globals()}
 conj = _ops.pointwise.conj
 
 
+def set_anomaly_enabled(enabled, check_nan=True):
+    autograd.set_detect_anomaly(enabled, check_nan)
+
+
+def is_anomaly_enabled():
+    return autograd.is_anomaly_enabled()
+
+
+def is_anomaly_check_nan_enabled():
+    return autograd.is_anomaly_check_nan_enabled()
+
+
 def is_tensor(obj):
     return isinstance(obj, Tensor)
 
