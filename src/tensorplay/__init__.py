@@ -8,6 +8,13 @@
 """
 __version__ = "0.1.0"
 
+import warnings as _warnings
+
+# IEEE results (inf, nan) are values here, as in PyTorch: NumPy's floating-point
+# RuntimeWarnings are silenced for calls made from tensorplay's own modules only
+_warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) encountered",
+                         RuntimeWarning, r"tensorplay(\.|$)")
+
 from . import _dtype
 from ._dtype import (bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      int8, int16, int32, int64, uint8, uint16, uint32, uint64,
