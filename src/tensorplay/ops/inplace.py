@@ -87,6 +87,8 @@ def _own_saved_copy(src, out):
 def adopt(self, out):
     """``self`` now holds ``out``'s value: it takes over ``out``'s history."""
     node = out._grad_fn
+    if node is not None and self.__dict__.get("_retains_grad"):
+        _move_retain_grad(self, out)
     self._grad_fn = node
     self._rg = node is not None
     if node is not None:
@@ -95,6 +97,22 @@ def adopt(self, out):
         del self._meta
     except AttributeError:
         pass
+
+
+def _move_retain_grad(self, out):
+    """As in PyTorch, a tensor that retains its grad keeps doing so for its
+    new value: the retaining hook moves from the old history to the new."""
+    from .._tensor import _RETAIN_KEY
+    old = self._grad_fn
+    if old is not None:
+        hooks = (old.__dict__.get("_pre_hooks") or {}).get(getattr(self, "_out_nr", 0))
+        retain = hooks.pop(_RETAIN_KEY, None) if hooks else None
+    else:
+        retain = None
+    if retain is None:
+        return
+    node, nr = out._grad_fn, getattr(out, "_out_nr", 0)
+    node.tensor_pre_hooks(nr)[_RETAIN_KEY] = retain
 
 
 def write_into(self, out, name):
@@ -123,7 +141,42 @@ def _title(dt):
             "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}.get(dt.name, dt.name)
 
 
+# in-place ops that change the tensor's shape/strides, not its values
+_RESHAPING = frozenset("squeeze unsqueeze transpose t swapaxes swapdims".split())
+
+
+def _reshape_inplace(self, f, args, kwargs):
+    """``x.t_()``, ``x.unsqueeze_(0)``...: ``self`` becomes the view ``f(self)``
+    of its own memory, with that view's history."""
+    recording = state.enabled and self._rg
+    if recording:
+        check_inplace(self, args)
+        src = _standin(self)
+    else:
+        src = _wrap(self._data)
+    out = f(src, *args, **kwargs)
+    self._data = out._data
+    if recording:
+        adopt(self, out)
+        chain = self.__dict__.get("_view_chain")
+        if chain is not None:              # a view of a view: its chain grows by this op
+            self.__dict__["_view_chain"] = chain + out.__dict__.get("_view_chain", ())
+    else:
+        try:
+            del self._meta
+        except AttributeError:
+            pass
+    self._bump()
+    return self
+
+
 def _make(f, name):
+    if name in _RESHAPING:
+        def method(self, *args, **kwargs):
+            return _reshape_inplace(self, f, args, kwargs)
+        method.__name__ = method.__qualname__ = name + "_"
+        return method
+
     def method(self, *args, **kwargs):
         return apply_inplace(self, f, args, kwargs, name)
     method.__name__ = method.__qualname__ = name + "_"

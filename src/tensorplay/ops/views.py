@@ -11,6 +11,8 @@ in-place op on a view while gradients are recorded becomes, for autograd:
 
 The memory written is only the view's region, as with any in-place op.
 """
+import re
+
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
@@ -53,6 +55,7 @@ def rebase_inplace_view(self, f, args, kwargs, name):
     from .inplace import _standin, _own_saved_copy, write_into, adopt
     base = self._base
     chain = self.__dict__["_view_chain"]
+    check_view_inplace(self, chain)
     v_src = _standin(self)
     new_v = f(v_src, *args, **kwargs)
     _own_saved_copy(v_src, new_v)
@@ -61,6 +64,22 @@ def rebase_inplace_view(self, f, args, kwargs, name):
     adopt(base, new_b)
     regenerate_views(base)
     return self
+
+
+def check_view_inplace(self, chain):
+    """PyTorch's refusals before an in-place op on a view is differentiated."""
+    for op, params, k in chain:
+        if k is not None:
+            name = re.sub(r"Backward\d*$", "", op.node_cls.__name__)
+            raise RuntimeError(
+                f"Output {k} of {name} is a view and is being modified inplace. This view is the "
+                "output of a function that returns multiple views. Such functions do not allow "
+                "the output views to be modified inplace. You should replace the inplace "
+                "operation by an out-of-place one.")
+    if not self._data.flags.writeable:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
 
 
 def regenerate_views(base):
