@@ -29,7 +29,7 @@ FUNCTIONS["conj"] = pointwise.conj
 _NOT_METHODS = {"conj_op", "broadcast_tensors", "broadcast_shapes", "cat", "concat", "concatenate",
                 "stack", "hstack", "vstack", "dstack", "einsum", "meshgrid", "where_scalar",
                 "make_inplace", "binary", "unary", "defop", "dims_arg", "size_arg", "polar",
-                "complex", "block_diag", "cartesian_prod", "tensordot", "view_as_real",
+                "complex", "block_diag", "cartesian_prod", "tensordot", "view_as_real", "normal",
                 "view_as_complex"}
 for _k, _v in FUNCTIONS.items():
     if _k not in _NOT_METHODS and not hasattr(Tensor, _k):
