@@ -80,7 +80,15 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
                 g = _creation.full_like(o, g)
             else:
                 raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
-        if g.shape != o.shape:
+        if (g.shape[1:] if is_grads_batched else g.shape) != o.shape:
+            if is_grads_batched:
+                raise RuntimeError(f"If `is_grads_batched=True`, we interpret the first dimension "
+                                   f"of each grad_output as the batch dimension. The sizes of the "
+                                   f"remaining dimensions are expected to match the shape of "
+                                   f"corresponding output, but a mismatch was detected: "
+                                   f"grad_output[{i}] has a shape of {g.shape} and output[{i}] has "
+                                   f"a shape of {o.shape}. If you only want some tensors in "
+                                   f"`grad_output` to be considered batched, consider using vmap.")
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {o.shape}.")
         if g.is_complex() != o.is_complex():
@@ -201,11 +209,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    seeds = _make_seeds(outputs, _as_tuple(grad_outputs))
+    seeds = _make_seeds(outputs, _as_tuple(grad_outputs), is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        from ..func import _batched_grad
         return _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
                              materialize_grads)
     roots = [_edge_of(o, i) for i, o in enumerate(outputs)]
@@ -262,3 +269,33 @@ class Variable(metaclass=_VariableMeta):
 
 
 from . import functional  # noqa: E402,F401  (needs grad defined above)
+
+
+def _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad(..., is_grads_batched=True)``: one vector-Jacobian product per row of
+    the seeds (a loop; a vmap would batch it), stacked."""
+    from ..ops.shape import stack
+    from .. import _creation
+    sizes = {g.shape[0] for g in seeds if g.dim() > 0}
+    if len(sizes) != 1:
+        raise RuntimeError("If `is_grads_batched=True`, every grad_output needs the same batch size")
+    n = sizes.pop()
+    rows = [grad(outputs, inputs, [g[b] for g in seeds],
+                 retain_graph=True if b < n - 1 else retain_graph, create_graph=create_graph,
+                 allow_unused=True) for b in range(n)]
+    result = []
+    for k, t in enumerate(inputs):
+        col = [r[k] for r in rows]
+        if all(c is None for c in col):
+            if materialize_grads:
+                result.append(_creation.zeros((n,) + tuple(t.shape), dtype=t.dtype))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                                   "in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
+            else:
+                result.append(None)
+            continue
+        result.append(stack([_creation.zeros_like(t) if c is None else c for c in col]))
+    return tuple(result)

@@ -20,7 +20,7 @@ arctan2 sigmoid relu silu erf erfc erfinv floor ceil trunc fix frac round clamp 
 clamp_max lerp eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
 bitwise_or bitwise_xor bitwise_not maximum minimum fmax fmin masked_fill masked_scatter index_fill
 index_add index_copy scatter scatter_add scatter_reduce index_put put copy_sign hypot squeeze
-unsqueeze transpose t swapaxes swapdims cumsum cumprod conj_physical tril triu""".split()
+unsqueeze transpose t swapaxes swapdims cumsum cumprod conj_physical tril triu addmm baddbmm""".split()
 
 
 def check_inplace(self, args):
@@ -35,10 +35,16 @@ def check_inplace(self, args):
                                "in-place operation.")
 
 
+_FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
 def apply_inplace(self, f, args, kwargs, name):
     check_inplace(self, args)
     recording = state.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args)
                                    or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))
+    if not recording and not kwargs and getattr(f, "ufunc", None) is not None \
+            and _ufunc_inplace(self, f.ufunc, args):
+        return self
     src = self
     if recording:
         if getattr(self, "_base", None) is not None:
@@ -55,6 +61,31 @@ def apply_inplace(self, f, args, kwargs, name):
             from .views import regenerate_views
             regenerate_views(self)
     return self
+
+
+def _ufunc_inplace(self, ufunc, args):
+    """Outside autograd, a float pointwise op writes straight into the tensor
+    (no temporary, no copy): the optimizer's ``p -= lr * p.grad``."""
+    d = self._data
+    if d.dtype not in _FAST or not d.flags.writeable or len(args) != ufunc.nin - 1:
+        return False
+    if args:
+        o = args[0]
+        to = type(o)
+        if to is not float and to is not int:
+            if not isinstance(o, Tensor) or o._data.dtype is not d.dtype:
+                return False
+            o = o._data
+            if o.ndim > d.ndim or np.may_share_memory(o, d) and o.shape != d.shape:
+                return False
+        try:
+            ufunc(d, o, out=d)
+        except ValueError:          # shapes that do not broadcast into d: the general path
+            return False            # reports it (d was not written: numpy checks first)
+    else:
+        ufunc(d, out=d)
+    self._bump()
+    return True
 
 
 def _standin(self):
