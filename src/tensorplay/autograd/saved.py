@@ -60,13 +60,8 @@ class SavedTensor:
             owner = None if self.out_nr is not None else _owner_desc(src)
         if self.out_nr is not None:
             owner = f"output {self.out_nr} of {_short_name(node)}"
-        which = "" if owner is None else f", which is {owner},"
-        return RuntimeError(
-            "one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: [{tname}]{which} is at version {self.version[0]}; expected "
-            f"version {self.expected} instead. Hint: enable anomaly detection to find the "
-            "operation that failed to compute its gradient, with "
-            "tensorplay.autograd.set_detect_anomaly(True, check_nan=False).")
+        return version_error(tname, owner, self.version[0], self.expected)
+
 
     def unpack(self, node):
         changed = self.version[0] != self.expected
@@ -177,3 +172,14 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *exc):
         hook_state.disabled = self.prev
+
+
+def version_error(tname, owner, current, expected):
+    """PyTorch's error for a saved tensor that was modified in place."""
+    which = "" if owner is None else f", which is {owner},"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{tname}]{which} is at version {current}; expected "
+        f"version {expected} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "tensorplay.autograd.set_detect_anomaly(True, check_nan=False).")

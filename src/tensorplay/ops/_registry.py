@@ -222,13 +222,9 @@ class OpNode(Node):
     def _check_versions(self):
         for vl, expected, t, k in self.versions:
             if vl[0] != expected:
-                what = _desc(t) if k is None else f"output {k} of {self.name()}"
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [{_tensor_type_name(t)}], which is {what}, is at version "
-                    f"{vl[0]}; expected version {expected} instead. Hint: enable anomaly detection "
-                    "to find the operation that failed to compute its gradient, with "
-                    "tensorplay.autograd.set_detect_anomaly(True).")
+                from ..autograd.saved import version_error, _owner_desc, _short_name
+                owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(self)}"
+                raise version_error(_tensor_type_name(t), owner, vl[0], expected)
 
     def release(self):
         # only saved tensors are freed (PyTorch keeps sizes and scalars): a node

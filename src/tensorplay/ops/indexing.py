@@ -468,7 +468,7 @@ def _setitem(self, key, value):
                         f"tensorplay.{_title(d.dtype)}Tensor")
     items, free = _parse(key, d.ndim)
     skey = _setitem_key(d.shape, items, free)
-    if isinstance(value, Tensor) and value._data.ndim:
+    if isinstance(value, Tensor):
         tshape = np.broadcast_to(np.empty((), np.bool_), d.shape)[skey[0] + (Ellipsis,)]
         tshape = tshape[skey[1]].shape if skey[1] is not None else tshape.shape
         if value._data.ndim > len(tshape):
