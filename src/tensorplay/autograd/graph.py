@@ -16,6 +16,7 @@ class Node:
     __slots__ = ("next_edges", "input_meta", "__dict__", "__weakref__")
     n_out = 1               # how many forward outputs (= gradients this node takes)
     _hooked = False         # set once any hook is registered on this node
+    _scalar_args_hidden = False
     _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
     _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node
     _post_hooks = None      # [hook(grad_inputs, grad_outputs)]
@@ -36,7 +37,10 @@ class Node:
 
     @property
     def next_functions(self):
-        return tuple((None, 0) if e is None else e for e in self.next_edges)
+        edges = self.next_edges
+        if self._scalar_args_hidden:     # a Python-number argument is no input of this node
+            edges = [e for e in edges if e is not None] or edges[:1]
+        return tuple((None, 0) if e is None else e for e in edges)
 
     def tensor_pre_hooks(self, output_nr):
         """The dict of tensor hooks for forward output ``output_nr`` (created on demand)."""

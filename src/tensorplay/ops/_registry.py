@@ -88,6 +88,7 @@ class Op:
                            + (1 if -1 in u else 0) for u in self.uses)
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
+        self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
 
     def bind(self, args, kwargs, fname=None):
         """Positional args + kwargs -> full positional tuple (defaults filled)."""
@@ -268,7 +269,7 @@ def record(op, args, outs):
     """Attach a backward node for ``op`` called with ``args`` producing ``outs``
     (a Tensor or a tuple of Tensors).  Called only when grad mode is on and a
     tensor input requires grad."""
-    node = op.node_cls()
+    node = op.node_cls() if op.variants is None else op.variants(args[0], args[1])()
     if anomaly.enabled:
         note_creation(node)
     n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
@@ -366,7 +367,7 @@ def _leaf_edge(t):
 def record_pointwise(op, x, y, out):
     """``record`` specialised for the fast paths of one- and two-input pointwise
     ops (``y`` is ``_NO_ARG`` for one input; it may be a Python number)."""
-    node = op.node_cls()
+    node = op.node_cls() if op.variants is None else op.variants(x, y)()
     if anomaly.enabled:
         note_creation(node)
     masks = op.masks

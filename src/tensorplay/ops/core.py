@@ -152,9 +152,22 @@ def _view_k(x, *shape):
 
 
 _reshape_vjp = lambda g, out, x, *shape: g.reshape(x.shape)   # noqa: E731
-reshape = defop("reshape", _reshape_k, _reshape_vjp, meta=("x",), upcast=False, view="maybe",
-                node_name="ViewBackward0")
 view = defop("view", _view_k, _reshape_vjp, meta=("x",), upcast=False, view=True)
+_unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
+                     lambda g, out, x, shape: g.reshape(x.shape), meta=("x",), upcast=False,
+                     node_name="UnsafeViewBackward0")
+
+
+def reshape(input, *shape):
+    """A view when the memory layout allows one, else a copy (recorded as PyTorch
+    does: ``clone`` then ``_unsafe_view``)."""
+    new = _infer_shape(size_arg(shape), input._data.size)
+    v = input._data.view()
+    try:
+        v.shape = new
+    except AttributeError:
+        return _unsafe_view(clone(input), new)
+    return view(input, new)
 
 
 def view_as(input, other):
@@ -362,8 +375,26 @@ def _matmul_vjp_y(g, out, x, y):
     return conj(x).mT @ g
 
 
-matmul = defop("matmul", _matmul_k, (_matmul_vjp_x, _matmul_vjp_y), n_in=2,
-               node_name="MmBackward0")
+_matmul = defop("matmul", _matmul_k, (_matmul_vjp_x, _matmul_vjp_y), n_in=2,
+                node_name="MmBackward0")
+# filled in by ops/linalg.py: (ndim, ndim) -> mm / mv / dot, so that the node is
+# the one PyTorch's matmul records for those shapes (MmBackward0, MvBackward0, DotBackward0)
+MATMUL_CASES = {}
+
+
+def matmul(input, other):
+    """Matrix product with NumPy/PyTorch broadcasting; 2-D @ 2-D is ``mm``,
+    2-D @ 1-D ``mv``, 1-D @ 1-D ``dot``."""
+    try:
+        f = MATMUL_CASES.get((input._data.ndim, other._data.ndim))
+        if f is not None and input._data.dtype == other._data.dtype:
+            return f(input, other)
+    except AttributeError:
+        pass
+    return _matmul(input, other)
+
+
+matmul.op = _matmul.op
 
 
 # ---------------------------------------------------------------- the out-of-place halves of copy_ / fill_

@@ -357,6 +357,9 @@ def _adv_key(shape, adv):
     return tuple(key)
 
 
+_FULL = slice(None)
+
+
 def _getitem(self, key):
     items, free = _parse(key, self._data.ndim)
     r = self
@@ -374,10 +377,13 @@ def _getitem(self, key):
                 real += free
                 seen_ellipsis = True
         elif isinstance(it, slice):
-            r = _slice(r, dim, it.start, it.stop, 1 if it.step is None else it.step)
+            # a full ``:`` inside a longer key is no op at all (PyTorch records none);
+            # a key that is just ``x[:]`` still records a slice
+            if not (it == _FULL and not isinstance(key, slice)):
+                r = _slice(r, dim, it.start, it.stop, 1 if it.step is None else it.step)
+                applied = True
             dim += 1
             real += 1
-            applied = True
         elif it[0] == "int":
             n = r.shape[dim]
             if not -n <= it[1] < n:

@@ -188,9 +188,7 @@ def ger(input, vec2):
     return outer(input, vec2)
 
 
-_unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
-                    lambda g, out, x, shape: g.reshape(x.shape), meta=("x",), upcast=False,
-                    node_name="UnsafeViewBackward0")
+from .core import _unsafe_view  # noqa: E402  (PyTorch's name for a reshape that copied)
 
 
 def kron(input, other):
@@ -618,3 +616,7 @@ def inner(input, other):
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got "
                            f"shapes {list(input.shape)} and {list(other.shape)}")
     return tensordot(input, other, ([-1], [-1]))
+
+
+from . import core as _core  # noqa: E402
+_core.MATMUL_CASES.update({(2, 2): mm, (2, 1): mv, (1, 1): dot})

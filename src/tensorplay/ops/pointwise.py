@@ -279,7 +279,13 @@ def _pow_kernel(x, e):
     return np.power(x, e)
 
 
-pow = binary("pow", _pow_kernel, (_pow_vjp_x, _pow_vjp_e))
+pow = binary("pow", _pow_kernel, (_pow_vjp_x, _pow_vjp_e), node_name="PowBackward1")
+# PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
+# each with the one edge of its tensor argument
+_POW_TS = type("PowBackward0", (pow.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
+_POW_ST = type("PowBackward2", (pow.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
+pow.op.variants = lambda x, y: (_POW_TS if type(y) in (int, float) else
+                                _POW_ST if type(x) in (int, float) else pow.op.node_cls)
 
 
 def float_power(input, exponent):
