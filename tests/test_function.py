@@ -38,7 +38,7 @@ def lst(t):
 
 def ver(t):
     """The version counter's value (tensorplay keeps it in a shared one-element list)."""
-    return t._version_value if isinstance(t, tp.Tensor) else t._version
+    return t._version
 
 
 def _name(T):

@@ -162,12 +162,12 @@ def test_views_share_memory_and_version(view):
     x = tp.arange(12.0).reshape(3, 4).clone()
     v = view(x)
     assert v._base is x or v._base is getattr(x, "_base", None)
-    v0 = x._version_value
+    v0 = x._version
     v.fill_(100.0)
-    assert x._version_value == v0 + 1 and v._version_value == x._version_value
+    assert x._version == v0 + 1 and v._version == x._version
     assert (x == 100.0).sum().item() == v.numel()
     x.add_(1.0)
-    assert v._version_value == x._version_value
+    assert v._version == x._version
     assert bool((v == 101.0).all())
 
 
@@ -231,10 +231,10 @@ def test_setitem_semantics():
 
 def test_setitem_bumps_version():
     x = tp.zeros(3)
-    v = x._version_value
+    v = x._version
     x[0] = 1.0
     x[[1]] = 2.0
-    assert x._version_value == v + 2
+    assert x._version == v + 2
 
 
 def test_setitem_grad_value_and_old_content(torch_or_skip):

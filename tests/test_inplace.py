@@ -32,7 +32,7 @@ def lst(t):
 
 
 def ver(t):
-    return t._version_value if isinstance(t, tp.Tensor) else t._version
+    return t._version
 
 
 def _flat(r):

@@ -29,9 +29,8 @@ def _exact(msg):
 
 
 def _ver(t):
-    """The version counter as an int (torch: ``_version``; tensorplay keeps the
-    shared counter cell in ``_version`` and the int in ``_version_value``)."""
-    return t._version_value if isinstance(t, tp.Tensor) else t._version
+    """The version counter as an int (``_version``, as in torch)."""
+    return t._version
 
 
 # ------------------------------------------------------------------ repr vs torch

@@ -172,7 +172,7 @@ def _to_nested(x):
 
 
 class Tensor:
-    __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_version", "_base", "_grad", "_acc",
+    __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_vc", "_base", "_grad", "_acc",
                  "_meta", "_view_version", "_inference", "__dict__", "__weakref__")
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
 
@@ -364,21 +364,23 @@ class Tensor:
                 h(self)
 
     def _bump(self):
-        v = getattr(self, "_version", None)
+        v = getattr(self, "_vc", None)
         if v is None:
-            self._version = [1]
+            self._vc = [1]
         else:
             v[0] += 1
 
     @property
-    def _version_value(self):
-        v = getattr(self, "_version", None)
+    def _version(self):
+        """How many times this tensor's memory was written in place (shared with
+        its views and ``detach()``), as PyTorch's ``Tensor._version``."""
+        v = getattr(self, "_vc", None)
         return 0 if v is None else v[0]
 
     # ------------------------------------------------------------ detaching, data
     def detach(self):
         t = _wrap(self._data)
-        t._version = self._shared_version()
+        t._vc = self._shared_version()
         return t
 
     def detach_(self):
@@ -389,9 +391,9 @@ class Tensor:
         return self
 
     def _shared_version(self):
-        v = getattr(self, "_version", None)
+        v = getattr(self, "_vc", None)
         if v is None:
-            v = self._version = [0]
+            v = self._vc = [0]
         return v
 
     @property

@@ -261,7 +261,7 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         t = _wrap(data._data)
-        t._version = data._shared_version()
+        t._vc = data._shared_version()
         if requires_grad:
             t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can "
                                        "require gradients")

@@ -235,7 +235,7 @@ def _apply(cls, args, kwargs):
         elif any(o is a for a in args):
             # an input returned unchanged: the output is a new tensor sharing its memory
             t = _tm._wrap(o._data)
-            t._version = o._shared_version()
+            t._vc = o._shared_version()
         else:
             t = o
         originals[id(o)] = i

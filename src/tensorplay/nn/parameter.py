@@ -17,7 +17,7 @@ class Parameter(Tensor):
         p._rg = False
         p._grad_fn = None
         if data is not None:
-            p._version = data._shared_version()
+            p._vc = data._shared_version()
         if requires_grad:
             p.requires_grad_(True)
         return p

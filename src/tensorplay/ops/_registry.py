@@ -257,11 +257,11 @@ def _desc(t):
 
 def _saved_version(t):
     try:
-        v = t._version
+        v = t._vc
     except AttributeError:
         v = None
     if v is None:
-        v = t._version = [0]
+        v = t._vc = [0]
     return v
 
 
@@ -343,7 +343,7 @@ def record(op, args, outs):
         outs._grad_fn = node
         outs._out_nr = 0
         if not need & 1 and not op.view:
-            outs._version = None        # so that saving it later needs no exception
+            outs._vc = None        # so that saving it later needs no exception
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
         node._multi = True
@@ -387,7 +387,7 @@ def record_pointwise(op, x, y, out):
         node.next_edges = (e0,)
         node.input_meta = (s0, d0)
         if need & 2:
-            versions = [(_saved_version(x), x._version[0], x, None)]
+            versions = [(_saved_version(x), x._vc[0], x, None)]
             node.args = (x,)
         else:
             node.args = _NONES[1]
@@ -406,7 +406,7 @@ def record_pointwise(op, x, y, out):
         if x_num:
             a0 = x
         elif need & 2:
-            versions = [(_saved_version(x), x._version[0], x, None)]
+            versions = [(_saved_version(x), x._vc[0], x, None)]
             a0 = x
         else:
             a0 = None
@@ -424,14 +424,14 @@ def record_pointwise(op, x, y, out):
         node.args = (a0, a1)
     if need & 1:
         node.out = o = out._data
-        v = out._version = [0]
+        v = out._vc = [0]
         if versions is None:
             versions = [(v, 0, o, 0)]
         else:
             versions.append((v, 0, o, 0))
     else:
         node.out = None
-        out._version = None
+        out._vc = None
     node.versions = versions
     if versions is not None and hook_state.stack:
         node._pack(*hook_state.stack[-1])
@@ -590,7 +590,7 @@ def _mark_view(base, outs, op, args):
         views = root.__dict__["_views"] = ViewList()
     multi = type(outs) is tuple
     for k, o in enumerate(outs if multi else (outs,)):
-        o._version = v
+        o._vc = v
         o._base = root
         o._view_version = v[0]
         o.__dict__["_view_chain"] = chain + ((op, params, k if multi else None),)

@@ -94,7 +94,7 @@ def _standin(self):
     src._rg, src._grad_fn = self._rg, self._grad_fn
     if self._grad_fn is not None:
         src._out_nr = getattr(self, "_out_nr", 0)
-    src._version = self._shared_version()
+    src._vc = self._shared_version()
     return src
 
 
@@ -109,8 +109,8 @@ def _own_saved_copy(src, out):
     for a in args:
         if a is src:
             src._data = src._data.copy()
-            src._version = [0]
-            node.versions = [(src._version, 0, t, k) if t is src else (vl, v, t, k)
+            src._vc = [0]
+            node.versions = [(src._vc, 0, t, k) if t is src else (vl, v, t, k)
                              for vl, v, t, k in node.versions]
             return
 

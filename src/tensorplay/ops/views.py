@@ -97,4 +97,4 @@ def regenerate_views(base):
             v._grad_fn, v._rg = r._grad_fn, r._rg
             if r._grad_fn is not None:
                 v._out_nr = getattr(r, "_out_nr", 0)
-            v._view_version = v._version[0]
+            v._view_version = v._vc[0]
