@@ -5,6 +5,8 @@ them without touching ``.grad``.  Both run the one engine in ``engine.py``.
 """
 import warnings
 
+import numpy as np
+
 from .engine import run_backward
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                         is_inference_mode_enabled, no_grad, set_grad_enabled)
@@ -48,7 +50,7 @@ def _edge_of(t, i, what="tensors"):
 
 
 def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
-    from .._tensor import Tensor
+    from .._tensor import Tensor, _wrap
     from .. import _creation
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -73,7 +75,7 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
                 if o._data.dtype.kind == "c":
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                        f"but got {o.dtype}")
-            seeds.append(_creation.ones_like(o))
+            seeds.append(_wrap(np.ones(o._data.shape, o._data.dtype)))
             continue
         if not isinstance(g, Tensor):
             if isinstance(g, (int, float, complex)):

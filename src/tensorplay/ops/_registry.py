@@ -46,6 +46,7 @@ class Op:
                        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         self.names = [p.name for p in self.params]
         self.defaults = [p.default for p in self.params]
+        self.n_required = sum(p.default is p.empty for p in self.params)
         self.n_pos = sum(p.kind != p.KEYWORD_ONLY for p in self.params)
         self.varargs = any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
         self.variadic = n_in == -1      # kernel(*tensors, *, params): any number of tensor inputs
@@ -93,6 +94,8 @@ class Op:
     def bind(self, args, kwargs, fname=None):
         """Positional args + kwargs -> full positional tuple (defaults filled)."""
         names = self.names
+        if not kwargs and self.n_required <= len(args) <= self.n_pos:
+            return list(args) + self.defaults[len(args):]
         if len(args) > self.n_pos:
             raise TypeError(f"{fname or self.name}() takes {self.n_pos} positional arguments "
                             f"but {len(args)} were given")
@@ -579,22 +582,31 @@ def _mark_view(base, outs, op, args):
     """View outputs share the version counter (and so in-place checks) with their
     base, and remember how to remake themselves from their root base (the chain
     of view ops), so that an in-place op on a view can be differentiated."""
-    v = base._shared_version()
-    root = getattr(base, "_base", None)
-    chain = () if root is None else base.__dict__.get("_view_chain", ())
-    if root is None:
-        root = base
-    params = tuple(args[1:])
+    try:
+        v = base._vc
+    except AttributeError:
+        v = None
+    if v is None:
+        v = base._vc = [0]
+    bd = base.__dict__
+    try:
+        root = base._base
+        chain = bd.get("_view_chain", ())
+    except AttributeError:
+        root, chain = base, ()
     views = root.__dict__.get("_views")
     if views is None:
         views = root.__dict__["_views"] = ViewList()
-    multi = type(outs) is tuple
-    for k, o in enumerate(outs if multi else (outs,)):
-        o._vc = v
-        o._base = root
-        o._view_version = v[0]
-        o.__dict__["_view_chain"] = chain + ((op, params, k if multi else None),)
-        views.add(o)
+    if type(outs) is tuple:
+        params = tuple(args[1:])
+        for k, o in enumerate(outs):
+            o._vc, o._base, o._view_version = v, root, v[0]
+            o.__dict__["_view_chain"] = chain + ((op, params, k),)
+            views.add(o)
+    else:
+        outs._vc, outs._base, outs._view_version = v, root, v[0]
+        outs.__dict__["_view_chain"] = chain + ((op, tuple(args[1:]), None),)
+        views.add(outs)
 
 
 class ViewList:

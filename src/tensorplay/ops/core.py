@@ -29,9 +29,7 @@ def _unreduce(g, shape, dim, keepdim):
         if axes is not None:
             for a in axes:
                 g = g.unsqueeze(a)
-    if dim is None and not keepdim:
-        g = g.reshape((1,) * len(shape))
-    return g.expand(shape)
+    return g.expand(shape)      # a 0-d g (full reduction) broadcasts as it is
 
 
 sum = defop("sum", _sum_k,
@@ -76,6 +74,12 @@ sum_to_size = defop("sum_to_size", _sum_to_size_k, lambda g, out, x, *size: g.ex
 
 def _expand_k(x, *size):
     size = size_arg(size)
+    if x.ndim == 0 and -1 not in size and min(size, default=0) >= 0:
+        # a scalar spread over a shape (every full-reduction backward): a read-only
+        # zero-stride view, without np.broadcast_to's Python-level overhead
+        r = np.ndarray(size, x.dtype, buffer=np.ascontiguousarray(x), strides=(0,) * len(size))
+        r.flags.writeable = False
+        return r
     if len(size) < x.ndim:
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(x.shape)}}}, size={list(size)}): the "
                            f"number of sizes provided ({len(size)}) must be greater or equal to the "
