@@ -187,13 +187,14 @@ def _run_all(ready, deps, buffers, keep_graph):
             grads = _run_post_hooks(node, grads, buf)
         if not keep_graph:
             node.release()
+        checked = node.input_meta is not None
         i = -1
         for e in node.next_edges:
             i += 1
             if e is None:
                 continue
             g = grads[i]
-            if g is not None:
+            if g is not None and checked:
                 g = node.validate(g, i)
             m = e[0]
             d = deps[m]
@@ -250,7 +251,7 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
             if m not in needed and m not in target_nodes:
                 continue
             g = grads[i]
-            if g is not None:
+            if g is not None and node.input_meta is not None:
                 g = node.validate(g, i)
             if deps[m] == 1 and m not in buffers:     # the only gradient m waits for
                 b = [None] * m.n_out

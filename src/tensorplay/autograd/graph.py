@@ -5,7 +5,9 @@ for the op's i-th input goes: a pair ``(node, input_nr)``, or ``None`` when
 that input needs no gradient.  ``input_meta`` describes the inputs (its layout
 is the node type's business; for tensors: shape and dtype of each), and
 ``node.validate(g, i)`` makes a gradient for input ``i`` fit it; the engine
-calls it without knowing what a gradient is.
+calls it without knowing what a gradient is.  A node whose gradients fit its
+inputs by construction (a pointwise op on same-shaped real tensors) has
+``input_meta = None`` and is not asked.
 """
 import itertools
 

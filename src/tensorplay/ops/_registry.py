@@ -90,6 +90,8 @@ class Op:
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
         self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
+        self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),
+                                   {"__slots__": (), "op": self})   # for ops returning tuples
 
     def bind(self, args, kwargs, fname=None):
         """Positional args + kwargs -> full positional tuple (defaults filled)."""
@@ -152,39 +154,34 @@ class OpNode(Node):
     __slots__ = ("args", "out", "versions")
     op = None
     validate = validate_grad
-    _multi = False          # True on nodes of ops that return a tuple (even of one)
 
     def apply(self, grads):
         args = self.args
         if args is None:
             raise RuntimeError(FREED_MSG)
+        o = self.out
         if self.versions is not None:
             self._check_versions()
             if self._packed:
                 args = self._unpack()
+                if o is not None:
+                    o = self._unpack_fn(self._packed_out)._data
         edges = self.next_edges
-        if len(grads) == 1 and not self._multi:
-            g = grads[0]
-            if g is None:
-                return (None,) * len(edges)
-            o = self.out
-            if self._packed and o is not None:
-                o = self._unpack_fn(self._packed_out)._data
-            if o is None:
-                out = None
-            else:
-                out = _new(Tensor)
-                out._data = o
-                if state.enabled:       # create_graph: the output's own history is this node
-                    out._rg, out._grad_fn, out._out_nr = True, self, 0
-                else:
-                    out._rg, out._grad_fn = False, None
+        g = grads[0]
+        if g is None:
+            return (None,) * len(edges)
+        if o is None:
+            out = None
         else:
-            if all(x is None for x in grads):
-                return (None,) * len(edges)
-            like = self.out if self.out is not None else self.__dict__["out_meta"]
-            g = tuple(_zeros_like_data(d) if x is None else x for x, d in zip(grads, like))
-            out = None if self.out is None else tuple(self._saved_out(d, i) for i, d in enumerate(self.out))
+            out = _new(Tensor)
+            out._data = o
+            if state.enabled:           # create_graph: the output's own history is this node
+                out._rg, out._grad_fn, out._out_nr = True, self, 0
+            else:
+                out._rg, out._grad_fn = False, None
+        return self._vjps(g, out, args, edges)
+
+    def _vjps(self, g, out, args, edges):
         op = self.op
         if op.joint:
             return op.vjp(g, out, *args)
@@ -247,6 +244,28 @@ class _Packed:
         self.value = value
 
 
+class MultiOutputNode(OpNode):
+    """A node of an op that returns a tuple of tensors (even of one): its vjps
+    get a tuple of gradients, missing ones filled with zeros."""
+    __slots__ = ()
+
+    def apply(self, grads):
+        args = self.args
+        if args is None:
+            raise RuntimeError(FREED_MSG)
+        if self.versions is not None:
+            self._check_versions()
+            if self._packed:
+                args = self._unpack()
+        edges = self.next_edges
+        if all(x is None for x in grads):
+            return (None,) * len(edges)
+        like = self.out if self.out is not None else self.__dict__["out_meta"]
+        g = tuple(_zeros_like_data(d) if x is None else x for x, d in zip(grads, like))
+        out = None if self.out is None else tuple(self._saved_out(d, i) for i, d in enumerate(self.out))
+        return self._vjps(g, out, args, edges)
+
+
 def _zeros_like_data(d):
     return _wrap(np.zeros(d.shape, d.dtype))
 
@@ -272,7 +291,10 @@ def record(op, args, outs):
     """Attach a backward node for ``op`` called with ``args`` producing ``outs``
     (a Tensor or a tuple of Tensors).  Called only when grad mode is on and a
     tensor input requires grad."""
-    node = op.node_cls() if op.variants is None else op.variants(args[0], args[1])()
+    if type(outs) is tuple:
+        node = op.multi_node_cls()
+    else:
+        node = op.node_cls() if op.variants is None else op.variants(args[0], args[1])()
     if anomaly.enabled:
         note_creation(node)
     n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
@@ -349,7 +371,6 @@ def record(op, args, outs):
             outs._vc = None        # so that saving it later needs no exception
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
-        node._multi = True
         nd = op.nondiff_out
         for k, o in enumerate(outs):
             if k in nd:
@@ -388,7 +409,8 @@ def record_pointwise(op, x, y, out):
     versions = None
     if y is _NO_ARG:
         node.next_edges = (e0,)
-        node.input_meta = (s0, d0)
+        # a real pointwise op's gradient has its input's shape and dtype by construction
+        node.input_meta = None if d0 in _EXACT else (s0, d0)
         if need & 2:
             versions = [(_saved_version(x), x._vc[0], x, None)]
             node.args = (x,)
@@ -400,11 +422,15 @@ def record_pointwise(op, x, y, out):
             fn = y._grad_fn
             e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
             d = y._data
-            node.input_meta = (s0, d0, d.shape, d.dtype)
+            s1 = d.shape
+            node.input_meta = None if (s1 == s0 or x_num) and d.dtype in _EXACT else \
+                (s0, d0, s1, d.dtype)
             need |= masks[1]
         else:
             e1 = None
-            node.input_meta = (s0, d0, None, None)
+            node.input_meta = None if d0 in _EXACT and (ty is float or ty is int or
+                                                        y._data.shape == s0) else \
+                (s0, d0, None, None)
         node.next_edges = (e0, e1)
         if x_num:
             a0 = x
@@ -445,6 +471,7 @@ def record_pointwise(op, x, y, out):
 
 
 _NO_ARG = object()
+_EXACT = frozenset(np.dtype(t) for t in (np.float32, np.float64))
 _ALL_INPUTS = 1 << 62
 _NONES = [(None,) * k for k in range(64)]
 
