@@ -18,6 +18,7 @@ class _HookState(threading.local):
 
 
 hook_state = _HookState()
+ACTIVE = [0]   # saved_tensors_hooks contexts open in any thread: 0 lets ops skip the thread-local
 
 
 class SavedTensor:
@@ -139,10 +140,12 @@ class saved_tensors_hooks:
         if hook_state.disabled is not None:
             raise RuntimeError(hook_state.disabled)
         hook_state.stack = hook_state.stack + ((self.pack_hook, self.unpack_hook),)
+        ACTIVE[0] += 1
         return self
 
     def __exit__(self, *exc):
         hook_state.stack = hook_state.stack[:-1]
+        ACTIVE[0] -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):

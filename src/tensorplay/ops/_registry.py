@@ -24,7 +24,7 @@ from ..autograd.engine import FREED_MSG
 from ..autograd.graph import Node
 from ..autograd.grad_mode import state
 from ..autograd.anomaly_mode import anomaly, note_creation
-from ..autograd.saved import hook_state
+from ..autograd.saved import hook_state, ACTIVE as _HOOKS_ACTIVE
 
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
@@ -361,7 +361,7 @@ def record(op, args, outs):
         if not single:
             node.__dict__["out_meta"] = tuple(o._data for o in outs)   # for zero-filling
     node.versions = versions
-    if versions is not None and hook_state.stack:
+    if versions is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
     if single:
         outs._rg = True
@@ -390,7 +390,9 @@ def _leaf_edge(t):
 
 def record_pointwise(op, x, y, out):
     """``record`` specialised for the fast paths of one- and two-input pointwise
-    ops (``y`` is ``_NO_ARG`` for one input; it may be a Python number)."""
+    ops (``y`` is ``_NO_ARG`` for one input; it may be a Python number).  A real
+    pointwise op's gradient has its input's shape and dtype by construction, so
+    such nodes carry no input metadata (``input_meta = None``)."""
     node = op.node_cls() if op.variants is None else op.variants(x, y)()
     if anomaly.enabled:
         note_creation(node)
@@ -401,45 +403,48 @@ def record_pointwise(op, x, y, out):
     if not x_num and x._rg:
         fn = x._grad_fn
         e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
-        d = x._data
-        s0, d0 = d.shape, d.dtype
+        d0 = x._data.dtype
         need = masks[0]
     else:
-        e0 = s0 = d0 = None
+        e0 = d0 = None
     versions = None
     if y is _NO_ARG:
         node.next_edges = (e0,)
-        # a real pointwise op's gradient has its input's shape and dtype by construction
-        node.input_meta = None if d0 in _EXACT else (s0, d0)
+        node.input_meta = None if d0 in _EXACT else (x._data.shape, d0)
         if need & 2:
-            versions = [(_saved_version(x), x._vc[0], x, None)]
+            v = _saved_version(x)
+            versions = [(v, v[0], x, None)]
             node.args = (x,)
         else:
             node.args = _NONES[1]
     else:
         ty = type(y)
-        if ty is not float and ty is not int and y._rg:
+        y_num = ty is float or ty is int
+        if not y_num and y._rg:
             fn = y._grad_fn
             e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
-            d = y._data
-            s1 = d.shape
-            node.input_meta = None if (s1 == s0 or x_num) and d.dtype in _EXACT else \
-                (s0, d0, s1, d.dtype)
+            yd = y._data
+            if yd.dtype in _EXACT and (x_num or yd.shape == x._data.shape):
+                node.input_meta = None
+            else:
+                node.input_meta = (None if e0 is None else x._data.shape, d0, yd.shape, yd.dtype)
             need |= masks[1]
         else:
             e1 = None
-            node.input_meta = None if d0 in _EXACT and (ty is float or ty is int or
-                                                        y._data.shape == s0) else \
-                (s0, d0, None, None)
+            if d0 in _EXACT and (y_num or y._data.shape == x._data.shape):
+                node.input_meta = None
+            else:
+                node.input_meta = (x._data.shape, d0, None, None)
         node.next_edges = (e0, e1)
         if x_num:
             a0 = x
         elif need & 2:
-            versions = [(_saved_version(x), x._vc[0], x, None)]
+            v = _saved_version(x)
+            versions = [(v, v[0], x, None)]
             a0 = x
         else:
             a0 = None
-        if ty is float or ty is int:
+        if y_num:
             a1 = y
         elif need & 4:
             v = _saved_version(y)
@@ -462,7 +467,7 @@ def record_pointwise(op, x, y, out):
         node.out = None
         out._vc = None
     node.versions = versions
-    if versions is not None and hook_state.stack:
+    if versions is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
     out._rg = True
     out._grad_fn = node
