@@ -22,19 +22,20 @@ def _discover(root_nodes, target_nodes):
     nodes that will run.  With targets, a node runs only if some target lies
     below it; the rest of the graph is left out."""
     if target_nodes is None:
-        deps = {}
-        seen = set(root_nodes)
+        deps = {}                   # doubles as the "seen" set for all but the roots
+        roots = set(root_nodes)
         stack = list(root_nodes)
+        pop, push = stack.pop, stack.append
         while stack:
-            for e in stack.pop().next_edges:
+            for e in pop().next_edges:
                 if e is not None:
                     m = e[0]
-                    if m in seen:
+                    if m in deps:
                         deps[m] += 1
                     else:
                         deps[m] = 1
-                        seen.add(m)
-                        stack.append(m)
+                        if m not in roots:
+                            push(m)
         return deps, None
     # reverse topological sweep: needed(n) = some child is a target or needed
     topo = _topological(root_nodes)
