@@ -698,3 +698,33 @@ def test_variable_is_a_tensor_sharing_data():
     assert base.tolist() == [2., 3.]
     with pytest.raises(TypeError):
         tp.autograd.Variable([1., 2.])
+
+
+# ---------------------------------------------------------------- .grad never aliases another tensor
+def test_grads_of_two_leaves_from_one_gradient_do_not_alias(T):
+    x = T.ones(3, requires_grad=True)
+    y = T.ones(3, requires_grad=True)
+    w = T.tensor([1., 2., 3.])
+    ((x + y) * w).sum().backward()          # add passes one gradient to both leaves
+    x.grad.zero_()
+    assert lst(y.grad) == [1., 2., 3.]
+    ((x + y) * w).sum().backward()
+    assert lst(x.grad) == [1., 2., 3.] and lst(y.grad) == [2., 4., 6.]
+
+
+def test_grad_does_not_alias_the_users_seed(T):
+    x = T.ones(3, requires_grad=True)
+    v = T.ones(3)
+    (x + 1).backward(v)
+    v.mul_(5)
+    assert lst(x.grad) == [1., 1., 1.]
+
+
+def test_create_graph_grads_then_plain_backward_accumulate_correctly(T):
+    x = T.ones(3, requires_grad=True)
+    y = T.ones(3, requires_grad=True)
+    w = T.tensor([1., 2., 3.])
+    ((x + y) * w).sum().backward(create_graph=True)
+    ((x + y) * w).sum().backward()
+    assert lst(x.grad) == [2., 4., 6.] and lst(y.grad) == [2., 4., 6.]
+    assert x.grad is not y.grad

@@ -4,6 +4,7 @@ Attributes on the hot path are plain slots (``_data``, ``_rg``, ``_grad_fn``);
 everything rarer is read with a default so that making a tensor costs three
 stores.  Ops, methods and operators are attached by ``tensorplay.ops``.
 """
+import sys
 import warnings
 import weakref
 
@@ -15,6 +16,11 @@ from .autograd.graph import AccumulateGrad
 
 _ndarray = np.ndarray
 _new = object.__new__
+_getrefcount = sys.getrefcount
+# references to a gradient tensor that only the engine holds when AccumulateGrad
+# runs: the node's input buffer, the argument, getrefcount's own (engine.py
+# clears its loop variable before running a node, so this count is exact)
+_PRIVATE_REFS = 4
 
 
 class TensorMeta:
@@ -351,7 +357,16 @@ class Tensor:
             return
         old = getattr(self, "_grad", None)
         if old is None:
-            self._grad = g if create_graph else g.detach()
+            # Keep the incoming gradient's memory only if nothing else can see it (as
+            # PyTorch steals a gradient whose use count says it is private); a gradient
+            # that reaches two leaves (x + y), or the user's own seed, is copied, so
+            # that an in-place change of one .grad never shows in another tensor.
+            a = g._data
+            private = a.base is None and _getrefcount(a) <= 3 and _getrefcount(g) <= _PRIVATE_REFS
+            if create_graph:
+                self._grad = g if private else g.clone()
+            else:
+                self._grad = _wrap(a if private else a.copy())
         elif create_graph or state.enabled:
             self._grad = old + g
         else:

@@ -178,7 +178,9 @@ def _send(g, e, deps, buffers, ready):
 def _run_all(ready, deps, buffers, keep_graph):
     """The plain backward pass: every node runs (the hot loop)."""
     pop, push = ready.pop, ready.append
+    g = None
     while ready:
+        g = None                    # hold no gradient a node may want to keep (see AccumulateGrad)
         node, buf = pop()
         hooked = node._hooked
         if hooked:
@@ -222,7 +224,9 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
     check = anomaly.enabled
     if target_nodes is None:
         target_nodes, needed = (), _ALL
+    g = None
     while ready:
+        g = None                    # hold no gradient a node may want to keep (see AccumulateGrad)
         node, buf = ready.pop()
         if node._hooked:
             _run_pre_hooks(node, buf)

@@ -87,6 +87,8 @@ class Op:
             | (_ALL_INPUTS if "*" in metas else 0)
         self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
                            + (1 if -1 in u else 0) for u in self.uses)
+        # vjps that are ``lambda g, ...: g`` are not called (add, clone, ...)
+        self.ident = tuple(f is not None and not joint and _returns_g(f) for f in vjps)
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
         self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
@@ -131,6 +133,13 @@ def _names_read(f):
         if ins.opname.startswith("LOAD_FAST") or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE"):
             read.add(ins.argval)
     return read
+
+
+def _returns_g(f):
+    """True for a vjp that is ``lambda g, ...: g``."""
+    ins = [i for i in dis.get_instructions(f) if i.opname not in ("RESUME", "NOP", "CACHE")]
+    return (len(ins) == 2 and ins[0].opname == "LOAD_FAST" and
+            ins[0].argval == f.__code__.co_varnames[0] and ins[1].opname == "RETURN_VALUE")
 
 
 def _camel(name):
@@ -185,15 +194,16 @@ class OpNode(Node):
         op = self.op
         if op.joint:
             return op.vjp(g, out, *args)
-        vjps = op.vjp
+        vjps, ident = op.vjp, op.ident
         n = len(edges)
         if n == 1:
-            return (vjps[0](g, out, *args),)
+            return (g if ident[0] else vjps[0](g, out, *args),)
         if n == 2:
             e0, e1 = edges
-            return (None if e0 is None else vjps[0](g, out, *args),
-                    None if e1 is None else vjps[1](g, out, *args))
-        return [vjps[i](g, out, *args) if edges[i] is not None else None for i in range(n)]
+            return (None if e0 is None else g if ident[0] else vjps[0](g, out, *args),
+                    None if e1 is None else g if ident[1] else vjps[1](g, out, *args))
+        return [None if edges[i] is None else g if ident[i] else vjps[i](g, out, *args)
+                for i in range(n)]
 
     _packed = False         # True when saved_tensors_hooks packed what this node saved
 

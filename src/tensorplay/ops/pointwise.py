@@ -188,7 +188,8 @@ def _k_with_alpha(f):
 # --------------------------------------------------------------------- arithmetic
 conj_physical = _conj = unary("conj_physical", np.conjugate, lambda g, out, x: g.conj(), float_only=False)
 add = binary("add", _k_with_alpha(np.add), (lambda g, out, x, y, alpha=1: g,
-                                            lambda g, out, x, y, alpha=1: g * conj(alpha)),
+                                            lambda g, out, x, y, alpha=1:
+                                            g if alpha == 1 else g * conj(alpha)),
              fast_kernel=np.add)
 sub = binary("sub", _k_with_alpha(np.subtract), (lambda g, out, x, y, alpha=1: g,
                                                  lambda g, out, x, y, alpha=1: -g * conj(alpha)),
