@@ -202,7 +202,7 @@ def _run_all(ready, deps, buffers, keep_graph):
             m = e[0]
             d = deps[m]
             if d == 1:               # inlined _send for the common single-consumer case
-                b = buffers.pop(m, None)
+                b = buffers.pop(m, None) if buffers else None
                 if b is None:
                     if m.n_out == 1:
                         push((m, [g]))

@@ -188,6 +188,17 @@ class OpNode(Node):
                 out._rg, out._grad_fn, out._out_nr = True, self, 0
             else:
                 out._rg, out._grad_fn = False, None
+        # (the body of _vjps, inlined: this is the backward hot path)
+        op = self.op
+        if op.joint:
+            return op.vjp(g, out, *args)
+        vjps, ident = op.vjp, op.ident
+        if len(edges) == 1:
+            return (g if ident[0] else vjps[0](g, out, *args),)
+        if len(edges) == 2:
+            e0, e1 = edges
+            return (None if e0 is None else g if ident[0] else vjps[0](g, out, *args),
+                    None if e1 is None else g if ident[1] else vjps[1](g, out, *args))
         return self._vjps(g, out, args, edges)
 
     def _vjps(self, g, out, args, edges):
