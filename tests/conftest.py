@@ -8,6 +8,30 @@ except ImportError:          # the comparisons skip; everything else runs
     torch = None
 
 
+def libs():
+    """tensorplay, and torch when it is installed (skipped otherwise)."""
+    import tensorplay
+    return [pytest.param(tensorplay, id="tensorplay"),
+            pytest.param(torch, id="torch", marks=pytest.mark.skipif(torch is None,
+                                                                     reason="torch not installed"))]
+
+
+@pytest.fixture(params=libs())
+def T(request):
+    """Run a test on both libraries: the same code is its own oracle."""
+    return request.param
+
+
+def exact(msg):
+    """A ``pytest.raises(match=)`` pattern for exactly ``msg``."""
+    import re
+    return "^" + re.escape(msg) + "$"
+
+
+def lst(t):
+    return t.detach().tolist()
+
+
 @pytest.fixture
 def torch_or_skip():
     if torch is None:

@@ -8,32 +8,13 @@ import numpy as np
 import pytest
 
 import tensorplay as tp
-from conftest import assert_close, torch
+from conftest import assert_close, torch, exact as _exact, lst
 
 FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
          "after they have already been freed). Saved intermediate values of the graph are freed "
          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
          "backward through the graph a second time or if you need to access saved tensors after "
          "calling backward.")
-
-
-def _libs():
-    return [pytest.param(tp, id="tensorplay"),
-            pytest.param(torch, id="torch", marks=pytest.mark.skipif(torch is None,
-                                                                     reason="torch not installed"))]
-
-
-@pytest.fixture(params=_libs())
-def T(request):
-    return request.param
-
-
-def _exact(msg):
-    return "^" + re.escape(msg) + "$"
-
-
-def lst(t):
-    return t.detach().tolist()
 
 
 def ver(t):

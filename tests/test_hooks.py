@@ -2,31 +2,11 @@
 against PyTorch's behaviour.
 
 Tests taking ``T`` run the same code on tensorplay and (when installed) torch."""
-import re
 
 import pytest
 
 import tensorplay as tp
-from conftest import assert_close, torch
-
-
-def _libs():
-    return [pytest.param(tp, id="tensorplay"),
-            pytest.param(torch, id="torch", marks=pytest.mark.skipif(torch is None,
-                                                                     reason="torch not installed"))]
-
-
-@pytest.fixture(params=_libs())
-def T(request):
-    return request.param
-
-
-def _exact(msg):
-    return "^" + re.escape(msg) + "$"
-
-
-def lst(t):
-    return t.detach().tolist()
+from conftest import assert_close, torch, exact as _exact, lst
 
 
 # ------------------------------------------------------------------ Tensor.register_hook

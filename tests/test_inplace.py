@@ -3,32 +3,12 @@ checked against PyTorch's.
 
 Tests taking ``T`` run the same code on tensorplay and (when installed)
 torch; ``compare`` runs a function on both and compares what it returns."""
-import re
 
 import numpy as np
 import pytest
 
 import tensorplay as tp
-from conftest import assert_close, torch
-
-
-def _libs():
-    return [pytest.param(tp, id="tensorplay"),
-            pytest.param(torch, id="torch", marks=pytest.mark.skipif(torch is None,
-                                                                     reason="torch not installed"))]
-
-
-@pytest.fixture(params=_libs())
-def T(request):
-    return request.param
-
-
-def _exact(msg):
-    return "^" + re.escape(msg) + "$"
-
-
-def lst(t):
-    return t.detach().tolist()
+from conftest import assert_close, torch, exact as _exact, lst
 
 
 def ver(t):

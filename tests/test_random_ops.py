@@ -13,17 +13,6 @@ import tensorplay as tp
 from conftest import torch
 
 
-def _libs():
-    return [pytest.param(tp, id="tensorplay"),
-            pytest.param(torch, id="torch", marks=pytest.mark.skipif(torch is None,
-                                                                     reason="torch not installed"))]
-
-
-@pytest.fixture(params=_libs())
-def T(request):
-    return request.param
-
-
 def _err(f):
     try:
         f()

@@ -9,23 +9,7 @@ import numpy as np
 import pytest
 
 import tensorplay as tp
-from conftest import torch
-
-
-def _libs():
-    return [pytest.param(tp, id="tensorplay"),
-            pytest.param(torch, id="torch", marks=pytest.mark.skipif(torch is None,
-                                                                     reason="torch not installed"))]
-
-
-@pytest.fixture(params=_libs())
-def T(request):
-    return request.param
-
-
-def _exact(msg):
-    import re
-    return "^" + re.escape(msg) + "$"
+from conftest import torch, exact as _exact
 
 
 def _ver(t):

@@ -9,7 +9,6 @@ import weakref
 
 import numpy as np
 
-from .engine import FREED_MSG  # noqa: F401
 
 
 class _HookState(threading.local):

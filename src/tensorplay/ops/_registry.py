@@ -689,7 +689,6 @@ def defop(name, kernel, vjp=None, **kw):
     n_in = kw.pop("n_in", 1)
     op = Op(name, kernel, vjp, n_in=n_in, **kw)
     REGISTRY[name] = op
-    n_pos = op.n_pos
     names = op.names
 
     if op.variadic:                         # f(*tensors, *, params)

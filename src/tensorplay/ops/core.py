@@ -4,7 +4,7 @@
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap, _expandable
+from .._tensor import Tensor, _expandable
 from ._registry import defop
 from ._util import dims_arg, size_arg
 from .pointwise import conj

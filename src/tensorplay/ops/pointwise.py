@@ -405,7 +405,7 @@ def _gelu_k(x, approximate="none"):
     if approximate == "tanh":
         return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
     if approximate != "none":
-        raise RuntimeError(f"approximate argument must be either none or tanh.")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return (0.5 * x * (1 + _erf(x * _SQRT1_2))).astype(x.dtype)
 
 
