@@ -63,6 +63,18 @@ def _check_v(v, ref, fn_name, what="outputs"):
         raise RuntimeError(f"v is a tuple of invalid length: should be {len(ref)} but got {len(v)}.")
 
 
+def _vector(v, ref, fn_name, when_none):
+    """The "v" of a vector product: checked against ``ref``, or ones when None is allowed."""
+    if v is None:
+        if any(t.numel() != 1 for t in ref):
+            raise RuntimeError(f"The vector v can only be None if {when_none}.")
+        from .._creation import ones_like
+        return tuple(ones_like(t) for t in ref)
+    _, vs = _as_tuple(v, "v", fn_name)
+    _check_v(vs, ref, fn_name)
+    return vs
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(*inputs), v^T J)."""
     with enable_grad():
@@ -70,15 +82,8 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         ins = _prep_inputs(ins, create_graph)
         outputs = func(*ins)
         is_out_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
-        if v is None:
-            if any(o.numel() != 1 for o in outs):
-                raise RuntimeError("The vector v can only be None if the user-provided function "
-                                   "returns a single Tensor with a single element.")
-            from .._creation import ones_like
-            vs = tuple(ones_like(o) for o in outs)
-        else:
-            _, vs = _as_tuple(v, "v", "vjp")
-            _check_v(vs, outs, "vjp")
+        vs = _vector(v, outs, "vjp", "the user-provided function returns a single Tensor with "
+                                   "a single element")
         diff = [(o, u) for o, u in zip(outs, vs) if o.requires_grad]
         if diff:
             gs = _grad([o for o, _ in diff], ins, [u for _, u in diff], create_graph=create_graph,
@@ -95,15 +100,8 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _prep_inputs(ins, create_graph)
-        if v is None:
-            if any(x.numel() != 1 for x in ins):
-                raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                                   "function is a single Tensor with a single element.")
-            from .._creation import ones_like
-            vs = tuple(ones_like(x) for x in ins)
-        else:
-            _, vs = _as_tuple(v, "v", "jvp")
-            _check_v(vs, ins, "jvp")
+        vs = _vector(v, ins, "jvp", "the input to the user-provided function is a single "
+                                   "Tensor with a single element")
         outputs = func(*ins)
         is_out_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
         us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
@@ -199,15 +197,8 @@ def _hvp_like(func, inputs, v, create_graph, strict, name):
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", name)
         ins = _prep_inputs(ins, create_graph)
-        if v is None:
-            if any(x.numel() != 1 for x in ins):
-                raise RuntimeError("The vector v can only be None if the input to the user-provided "
-                                   "function is a single Tensor with a single element.")
-            from .._creation import ones_like
-            vs = tuple(ones_like(x) for x in ins)
-        else:
-            _, vs = _as_tuple(v, "v", name)
-            _check_v(vs, ins, name)
+        vs = _vector(v, ins, name, "the input to the user-provided function is a single "
+                                   "Tensor with a single element")
         out = func(*ins)
         _, outs = _as_tuple(out, "outputs of the user-provided function", name)
         if len(outs) != 1 or outs[0].numel() != 1:
