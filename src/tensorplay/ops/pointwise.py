@@ -43,6 +43,9 @@ def conj(x):
     return x.conjugate() if type(x) is complex else x
 
 
+# The fast paths below (unary fn, binary fast/rfast) repeat the same dozen lines
+# that wrap the result and record the node: on purpose, since a shared helper
+# would cost one more Python call on every op, the overhead this path exists to cut.
 def unary(name, kernel, vjp, *, float_only=True, **kw):
     """A one-input pointwise op with a fast path for float/complex inputs."""
     op = Op(name, kernel, vjp, n_in=1, float_only=float_only, **kw)
