@@ -82,7 +82,6 @@ class Op:
             self.uses.append(frozenset(i - 1 for i, n in enumerate(names, 0)
                                        if n in read and i > 0 and n not in metas)
                              | ({-1} if names and names[0] in read else set()))
-        self.saves_any = any(self.uses)
         self.meta_mask = sum(1 << (i + 1) for i, n in enumerate(self.names) if n in metas) \
             | (_ALL_INPUTS if "*" in metas else 0)
         self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
@@ -291,13 +290,6 @@ def _zeros_like_data(d):
     return _wrap(np.zeros(d.shape, d.dtype))
 
 
-def _desc(t):
-    fn = t._grad_fn
-    if fn is None:
-        return "a leaf Variable" if t._rg else "a Tensor that does not require grad"
-    return f"output {getattr(t, '_out_nr', 0)} of {fn.name()}"
-
-
 def _saved_version(t):
     try:
         v = t._vc
@@ -503,10 +495,6 @@ _NONES = [(None,) * k for k in range(64)]
 
 
 # ------------------------------------------------------------------ dispatch
-def _to_tensor_arg(v, name):
-    raise TypeError(f"{name}(): argument must be Tensor, not {type(v).__name__}")
-
-
 def _wrap_result(r):
     if type(r) is not _ndarray:
         r = np.asarray(r)
