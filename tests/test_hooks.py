@@ -541,3 +541,37 @@ def test_gradient_edge_constructed_by_hand(T):
     edge = T.autograd.graph.GradientEdge(y.grad_fn, 0)
     g, = T.autograd.grad(z, edge)
     assert lst(g) == [3., 3.]
+
+
+# ------------------------------------------------------------------ multi-tensor hooks
+def test_register_multi_grad_hook_all_and_any(T):
+    a = T.ones(2, requires_grad=True)
+    b = T.ones(2, requires_grad=True)
+    c = T.ones(2, requires_grad=True)
+    got = []
+    h = T.autograd.graph.register_multi_grad_hook(
+        (a, b, c), lambda gs: got.append([None if g is None else g.tolist() for g in gs]))
+    for _ in range(3):                  # one call per pass, never stale across passes
+        (a * 2 + b).sum().backward()
+    (b * 3).sum().backward()
+    assert got == [[[2.0, 2.0], [1.0, 1.0], None]] * 3 + [[None, [3.0, 3.0], None]]
+    h.remove()
+    (a * 2).sum().backward()
+    assert len(got) == 4
+    anyg = []
+    T.autograd.graph.register_multi_grad_hook((a, c), lambda g: anyg.append(g.tolist()), mode="any")
+    (a * 5 + c * 7).sum().backward()
+    (c * 2).sum().backward()
+    assert len(anyg) == 2 and anyg[1] == [2.0, 2.0]
+
+
+def test_increment_version(T):
+    x = T.ones(2, requires_grad=True)
+    y = x * x
+    v = y._version
+    T.autograd.graph.increment_version(y)
+    assert y._version == v + 1
+    z = y.exp()                         # exp saves its output
+    T.autograd.graph.increment_version(z)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.sum().backward()

@@ -301,3 +301,25 @@ def _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unus
             continue
         result.append(stack([_creation.zeros_like(t) if c is None else c for c in col]))
     return tuple(result)
+
+
+def is_multithreading_enabled():
+    """Backward passes run in the calling thread (no worker threads)."""
+    return False
+
+
+class set_multithreading_enabled:
+    """Accepted for compatibility: the engine always runs in the calling thread."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        pass
+
+
+def is_view_replay_enabled():
+    return False

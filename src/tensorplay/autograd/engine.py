@@ -5,6 +5,9 @@ hands them to nodes; it never looks inside a value.  Traversal is iterative
 (dependency counting over an explicit stack), so graph depth is limited only
 by memory.
 """
+import itertools
+import threading
+
 from .grad_mode import state
 from .anomaly_mode import anomaly
 from . import anomaly_mode
@@ -114,6 +117,29 @@ def _run_pre_hooks(node, buf):
                 buf[:] = r
 
 
+class _Callbacks(threading.local):
+    def __init__(self):
+        self.stack = []         # (pass id, [callbacks]) per backward pass running in this thread
+
+
+_pass_ids = itertools.count()
+
+
+_callbacks = _Callbacks()
+
+
+def queue_callback(fn):
+    """Run ``fn()`` when the backward pass running now (in this thread) finishes."""
+    if not _callbacks.stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _callbacks.stack[-1][1].append(fn)
+
+
+def current_pass():
+    """A number naming the backward pass running in this thread (None outside one)."""
+    return _callbacks.stack[-1][0] if _callbacks.stack else None
+
+
 def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     """Backpropagate ``root_grads`` from the edges ``roots``.
 
@@ -134,6 +160,8 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     ready = [(n, buffers.pop(n, None) or [None] * n.n_out) for n in root_nodes if n not in deps]
     prev_mode = state.enabled
     state.enabled = create_graph
+    callbacks = _callbacks.stack
+    callbacks.append((next(_pass_ids), []))
     try:
         if anomaly.enabled:
             _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured)
@@ -141,7 +169,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
             _run_all(ready, deps, buffers, keep_graph)
         else:
             _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured)
+        for fn in callbacks[-1][1]:     # queued during this pass: run once it is done
+            fn()
     finally:
+        callbacks.pop()
         state.enabled = prev_mode
     if targets is None:
         return None

@@ -142,6 +142,55 @@ def get_gradient_edge(tensor):
     return GradientEdge(node, nr, tensor)
 
 
+def increment_version(tensor):
+    """Mark ``tensor`` (or each of a sequence) as modified in place, for code that
+    writes into its memory behind autograd's back."""
+    for t in (tensor if isinstance(tensor, (list, tuple)) else (tensor,)):
+        t._bump()
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """Call ``fn`` once per backward pass with the gradients of ``tensors``.
+
+    ``mode="all"``: ``fn(grads)`` after the pass, with None for the tensors whose
+    gradient was not computed in it.  ``mode="any"``: ``fn(grad)`` with the first
+    of their gradients computed in the pass.  Returns a handle with ``remove()``.
+    """
+    from .engine import queue_callback, current_pass
+    if mode not in ("all", "any"):
+        raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
+    tensors = tuple(tensors)
+    state = {"run": None, "grads": None}
+
+    def current():
+        run = current_pass()
+        if state["run"] != run:
+            state["run"], state["grads"] = run, [None] * len(tensors)
+            if mode == "all":
+                def finish(grads=state["grads"]):
+                    fn(tuple(grads))
+                queue_callback(finish)
+            return True
+        return False
+
+    def make(i):
+        def hook(g):
+            first = current()
+            if mode == "all":
+                state["grads"][i] = g
+            elif first:
+                fn(g)
+        return hook
+
+    handles = [t.register_hook(make(i)) for i, t in enumerate(tensors) if t.requires_grad]
+
+    class _Handle:
+        def remove(self):
+            for h in handles:
+                h.remove()
+    return _Handle()
+
+
 def __getattr__(name):
     if name in ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"):
         from . import saved
