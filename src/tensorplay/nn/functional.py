@@ -1,5 +1,4 @@
 """tensorplay.nn.functional: the activation functions (the ops live in tensorplay.ops)."""
 from ..ops.pointwise import (gelu, logsigmoid, relu, sigmoid, silu, softplus, tanh)  # noqa: F401
-from ..ops import FUNCTIONS as _F
-
-globals().update({k: _F[k] for k in ("softmax", "log_softmax") if k in _F})
+from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
+                             _functional_softmax as softmax)

@@ -651,11 +651,26 @@ def _softmax_args(name, input, dim, dtype, stacklevel):
     return _with_dtype(input, dtype), dim
 
 
-def softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+def softmax(input, dim=None, dtype=None):
+    """``tensorplay.softmax`` / ``Tensor.softmax``: ``dim`` is required, as in
+    PyTorch (``nn.functional.softmax`` is the one that may infer it)."""
+    if dim is None:
+        raise TypeError('softmax() missing 1 required positional arguments: "dim"')
+    return _softmax(_with_dtype(input, dtype), dim)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    if dim is None:
+        raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
+    return _log_softmax(_with_dtype(input, dtype), dim)
+
+
+def _functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """``nn.functional.softmax``: without ``dim``, warns and picks one, as PyTorch does."""
     input, dim = _softmax_args("softmax", input, dim, dtype, _stacklevel)
     return _softmax(input, dim)
 
 
-def log_softmax(input, dim=None, dtype=None, *, _stacklevel=3):
+def _functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_args("log_softmax", input, dim, dtype, _stacklevel)
     return _log_softmax(input, dim)
