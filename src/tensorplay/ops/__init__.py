@@ -11,7 +11,7 @@ from .inplace import make_inplace
 from . import views  # noqa: F401  (registers copy_slices)
 
 _MODULES = [pointwise, core]
-for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops", "random_ops"):
+for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops", "random_ops", "more"):
     try:
         _MODULES.append(__import__(f"{__name__}.{_name}", fromlist=["*"]))
     except ModuleNotFoundError as e:                # a module not written yet

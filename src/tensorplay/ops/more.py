@@ -1,0 +1,302 @@
+"""More commonly used ops: ``new_*`` constructors, sorting and selection
+(sort, argsort, topk, kthvalue, median, cummax/cummin), pointwise extras and
+a few shape helpers.
+
+Selection ops send the gradient to the indices they return (PyTorch's
+``value_selecting_reduction_backward``); ``median()`` without ``dim`` shares
+it evenly among ties, as PyTorch does.
+"""
+import numpy as np
+
+from .. import _dtype as D
+from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
+from ._registry import defop as _defop
+from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
+from .reduction import _return_type, _tname, _restore, _axes
+
+
+def _creation():
+    from .. import _creation as c
+    return c
+
+
+# ------------------------------------------------------------------ new_* / type_as (methods only)
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    if len(size) == 1 and hasattr(size[0], "__iter__") and not isinstance(size[0], _Tensor):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _new_factory(name):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+        f = getattr(_creation(), name)
+        return f(*_size(size), dtype=self.dtype if dtype is None else dtype,
+                 requires_grad=requires_grad)
+    method.__name__ = method.__qualname__ = f"new_{name}"
+    return method
+
+
+def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False):
+    return _creation().full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                            requires_grad=requires_grad)
+
+
+def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
+                pin_memory=False):
+    import warnings
+    c = _creation()
+    if isinstance(data, _Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        data = data.detach()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return c.tensor(data, dtype=self.dtype if dtype is None else dtype,
+                            requires_grad=requires_grad)
+    return c.tensor(data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+def _type_as(self, other):
+    return self.to(other.dtype)
+
+
+_Tensor.new_zeros = _new_factory("zeros")
+_Tensor.new_ones = _new_factory("ones")
+_Tensor.new_empty = _new_factory("empty")
+_Tensor.new_full = _new_full
+_Tensor.new_tensor = _new_tensor
+_Tensor.type_as = _type_as
+
+
+# ------------------------------------------------------------------ sorting and selection
+_sort_rt = _return_type("sort", ("values", "indices"))
+_topk_rt = _return_type("topk", ("values", "indices"))
+_kthvalue_rt = _return_type("kthvalue", ("values", "indices"))
+_median_rt = _return_type("median", ("values", "indices"))
+_cummax_rt = _return_type("cummax", ("values", "indices"))
+_cummin_rt = _return_type("cummin", ("values", "indices"))
+
+
+def _key(x):
+    """An array NumPy sorts and compares like ``x`` (bfloat16 sorts as float32)."""
+    return x.astype(np.float32) if x.dtype.name == "bfloat16" else x
+
+
+def _isfloat(x):
+    return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
+
+
+def _argsort_np(x, d, descending):
+    """Stable argsort along ``d``, NaN largest (as PyTorch)."""
+    x = _key(x)
+    if not descending:
+        return np.argsort(x, axis=d, kind="stable")
+    n = x.shape[d]
+    r = np.flip(x, d)
+    idx = np.flip(np.argsort(r, axis=d, kind="stable"), d)
+    return (n - 1) - idx
+
+
+def _sort_k(x, dim=-1, descending=False):
+    if x.dtype.kind == "c":
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = _argsort_np(x, d, descending)
+    return np.take_along_axis(x, idx, d), idx.astype(np.int64)
+
+
+def _scatter_back(g, idx, shape, d, keepdim=True):
+    """zeros(shape).scatter(d, idx, g): the gradient of a value-selecting op."""
+    if len(shape) == 0:
+        return g.reshape(())
+    if not keepdim:
+        g, idx = g.unsqueeze(d), idx.unsqueeze(d)
+    z = _wrap(np.zeros(shape, g._data.dtype))
+    return z.scatter(d, idx, g)
+
+
+def _sort_vjp(g, out, x, dim=-1, descending=False):
+    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, max(x.ndim, 1)) if x.ndim else 0)
+
+
+_sort = _defop("sort", _sort_k, _sort_vjp, meta=("x",), nondiff_out=(1,), upcast=False,
+               node_name="SortBackward0")
+_sort_stable = _defop("sort_stable", _sort_k, _sort_vjp, meta=("x",), nondiff_out=(1,), upcast=False,
+                      node_name="SortBackward1")
+
+
+def sort(input, dim=-1, descending=False, *, stable=None):
+    if isinstance(dim, bool):
+        raise TypeError("sort() received an invalid combination of arguments")
+    if stable is None:
+        return _sort_rt(*_sort(input, dim, descending))
+    return _sort_rt(*_sort_stable(input, dim, descending))
+
+
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    return _sort(input, dim, descending)[1].detach()
+
+
+def _topk_k(x, k, dim=-1, largest=True, sorted=True):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"topk_cpu\" not implemented for '{_tname(x.dtype)}'")
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not (0 <= k <= n):
+        raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = np.take(_argsort_np(x, d, largest), np.arange(k), axis=d)
+    return np.take_along_axis(x, idx, d), idx.astype(np.int64)
+
+
+def _topk_vjp(g, out, x, k, dim=-1, largest=True, sorted=True):
+    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, x.ndim) if x.ndim else 0)
+
+
+_topk = _defop("topk", _topk_k, _topk_vjp, meta=("x",), nondiff_out=(1,), upcast=False,
+               node_name="TopkBackward0")
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    return _topk_rt(*_topk(input, k, dim, largest, sorted))
+
+
+def _kthvalue_k(x, k, dim=-1, keepdim=False):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{_tname(x.dtype)}'")
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not (1 <= k <= n):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = np.take(_argsort_np(x, d, False), [k - 1], axis=d)
+    vals = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        idx, vals = idx.squeeze(d), vals.squeeze(d)
+    return vals, idx.astype(np.int64)
+
+
+def _kthvalue_vjp(g, out, x, k, dim=-1, keepdim=False):
+    if x.ndim == 0:
+        return g[0]
+    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
+
+
+_kthvalue = _defop("kthvalue", _kthvalue_k, _kthvalue_vjp, meta=("x",), nondiff_out=(1,),
+                   upcast=False, node_name="KthvalueBackward0")
+
+
+def kthvalue(input, k, dim=-1, keepdim=False):
+    return _kthvalue_rt(*_kthvalue(input, k, dim, keepdim))
+
+
+def _median_all_k(x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"median_cpu\" not implemented for '{_tname(x.dtype)}'")
+    f = x.reshape(-1)
+    if f.size == 0:
+        return np.array(np.nan, x.dtype) if x.dtype.kind == "f" else np.zeros((), x.dtype)
+    s = f[np.argsort(_key(f), kind="stable")]
+    if _isfloat(x) and np.isnan(_key(s[-1:]))[0]:
+        return np.array(np.nan, x.dtype)
+    return np.asarray(s[(f.size - 1) // 2])
+
+
+def _median_all_vjp(g, out, x):          # PyTorch's evenly_distribute_backward
+    mask = x.isnan() if bool(out.isnan()) else (x == out)
+    return _where(mask, g / mask.sum(), 0.0)
+
+
+def _median_dim_k(x, dim, keepdim=False):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"median_out\" not implemented for '{_tname(x.dtype)}'")
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    order = _argsort_np(x, d, False)
+    idx = np.take(order, [(n - 1) // 2], axis=d)
+    if _isfloat(x):                    # a NaN in the slice: the first NaN is the median
+        nan = np.isnan(_key(x))
+        has = nan.any(axis=d, keepdims=True)
+        first = np.argmax(nan, axis=d, keepdims=True)
+        idx = np.where(has, first, idx)
+    vals = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        idx, vals = idx.squeeze(d), vals.squeeze(d)
+    return vals, idx.astype(np.int64)
+
+
+def _median_dim_vjp(g, out, x, dim, keepdim=False):
+    if x.ndim == 0:
+        return g[0]
+    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
+
+
+_median_all = _defop("median", _median_all_k, _median_all_vjp, upcast=False,
+                     node_name="MedianBackward0")
+_median_dim = _defop("median_dim", _median_dim_k, _median_dim_vjp, meta=("x",), nondiff_out=(1,),
+                     upcast=False, node_name="MedianBackward1")
+
+
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input)
+    return _median_rt(*_median_dim(input, dim, keepdim))
+
+
+def _make_cum(name, better):
+    def k(x, dim):
+        if x.dtype.kind == "c":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(x.dtype)}'")
+        d = _wrap_dim(dim, x.ndim)
+        if x.ndim == 0:
+            return x.copy(), np.zeros((), np.int64)
+        xm = np.moveaxis(_key(x), d, -1)
+        vals = np.empty_like(xm)
+        idx = np.zeros(xm.shape, np.int64)
+        n = xm.shape[-1]
+        if n:
+            cur, ci = xm[..., 0].copy(), np.zeros(xm.shape[:-1], np.int64)
+            vals[..., 0], idx[..., 0] = cur, ci
+            for i in range(1, n):
+                v = xm[..., i]
+                take = better(v, cur)
+                if _isfloat(x):
+                    take = (take | np.isnan(v)) & ~np.isnan(cur)
+                cur = np.where(take, v, cur)
+                ci = np.where(take, i, ci)
+                vals[..., i], idx[..., i] = cur, ci
+        return np.moveaxis(vals, -1, d).astype(x.dtype), np.moveaxis(idx, -1, d)
+
+    def vjp(g, out, x, dim):              # PyTorch's cummaxmin_backward: scatter_add
+        g, idx = g[0], out[1].detach()
+        if x.ndim == 0:
+            return g
+        z = _wrap(np.zeros(x.shape, g._data.dtype))
+        return z.scatter_add(_wrap_dim(dim, x.ndim), idx, g)
+
+    op = _defop(name, k, vjp, meta=("x",), nondiff_out=(1,), upcast=False,
+                node_name=f"{name.capitalize()}Backward0")
+    rt = _cummax_rt if name == "cummax" else _cummin_rt
+
+    def public(input, dim):
+        return rt(*op(input, dim))
+    public.__name__ = public.__qualname__ = name
+    return public
+
+
+cummax = _make_cum("cummax", np.greater_equal)
+cummin = _make_cum("cummin", np.less_equal)

@@ -1,0 +1,78 @@
+"""Table entries for ops/more.py."""
+import numpy as np
+
+from . import OpCase, Sample, arr
+
+A = arr(2, 3, 4, seed=31)
+M = arr(3, 5, seed=32)
+V = arr(7, seed=33)
+S0 = np.array(0.7)
+TIES = np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [2.0, 2.0, -1.0, 2.0, 0.5], [0.0, 0.0, 0.0, 0.0, 0.0]])
+NANS = np.array([[1.0, np.nan, 3.0, 2.0], [2.0, 0.5, -1.0, 4.0]])
+INT = np.array([[3, 1, 4, 1], [5, 9, 2, 6], [5, 3, 5, 8]], dtype=np.int64)
+INT2 = np.array([[3, 1, 4, 0], [5, 9, 2, 6], [7, 3, 5, 8]], dtype=np.int64)
+
+
+def _sort(T, x, **kw):
+    r = T.sort(x, **kw)
+    return r.values, r.indices
+
+
+def _sort_stable(T, x, **kw):
+    r = x.sort(stable=True, **kw)
+    return r[0], r[1]
+
+
+CASES = [
+    # ------------------------------------------------------------ sorting and selection
+    OpCase("sort", lambda T, x, **kw: _sort(T, x, **kw)[0],
+           [Sample([M]), Sample([A], {"dim": 1}), Sample([A], {"dim": 0, "descending": True}, desc="desc"),
+            Sample([S0], desc="0-d"), Sample([V], {"descending": True}, desc="1-d desc")],
+           covers=("sort",), complex=False),
+    OpCase("sort_stable", lambda T, x, **kw: _sort_stable(T, x, **kw)[0],
+           [Sample([M]), Sample([A], {"dim": 0, "descending": True}, desc="desc")],
+           covers=("sort_stable",), complex=False),
+    OpCase("sort_indices", lambda T, x, **kw: _sort_stable(T, x, **kw) + (T.argsort(x, **kw),),
+           [Sample([TIES]), Sample([TIES], {"descending": True}, desc="ties desc"),
+            Sample([TIES], {"dim": 0}, desc="ties d0"), Sample([NANS], desc="nan"),
+            Sample([NANS], {"descending": True}, desc="nan desc"), Sample([INT], desc="int"),
+            Sample([M], {"dim": 0}), Sample([S0], desc="0-d")],
+           covers=("sort_stable", "sort"), complex=False, differentiable=False),
+    OpCase("topk", lambda T, x, k=2, **kw: T.topk(x, k, **kw).values,
+           [Sample([M]), Sample([A], {"k": 3, "dim": 1}), Sample([A], {"k": 1, "dim": 0, "largest": False},
+                                                                 desc="smallest"),
+            Sample([V], {"k": 7}, desc="all"), Sample([V], {"k": 0}, desc="k=0"), Sample([S0], {"k": 1}, desc="0-d")],
+           covers=("topk",), complex=False),
+    OpCase("topk_indices", lambda T, x, k=2, **kw: tuple(x.topk(k, **kw)),
+           [Sample([M]), Sample([INT2], {"k": 2, "largest": False}, desc="int"),
+            Sample([A], {"k": 3, "dim": 1})],
+           covers=("topk",), complex=False, differentiable=False),
+    OpCase("kthvalue", lambda T, x, k=2, **kw: T.kthvalue(x, k, **kw)[0],
+           [Sample([M]), Sample([A], {"k": 3, "dim": 1}), Sample([A], {"k": 1, "dim": 0, "keepdim": True},
+                                                                 desc="keepdim"),
+            Sample([S0], {"k": 1}, desc="0-d")],
+           covers=("kthvalue",), complex=False),
+    OpCase("kthvalue_indices", lambda T, x, k=2, **kw: tuple(x.kthvalue(k, **kw)),
+           [Sample([M]), Sample([A], {"k": 4, "dim": -1, "keepdim": True}, desc="keepdim")],
+           covers=("kthvalue",), complex=False, differentiable=False),
+    OpCase("median", lambda T, x: T.median(x),
+           [Sample([M]), Sample([V]), Sample([A]), Sample([S0], desc="0-d")],
+           covers=("median",), complex=False),
+    OpCase("median_values", lambda T, x: x.median(),
+           [Sample([TIES], desc="ties"), Sample([NANS], desc="nan"), Sample([INT], desc="int")],
+           covers=("median",), complex=False, differentiable=False),
+    OpCase("median_dim", lambda T, x, dim=1, keepdim=False: T.median(x, dim, keepdim).values,
+           [Sample([M]), Sample([A], {"dim": 0}), Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"),
+            Sample([S0], {"dim": 0}, desc="0-d")],
+           covers=("median_dim",), complex=False),
+    OpCase("median_dim_indices", lambda T, x, dim=1: tuple(x.median(dim)),
+           [Sample([M]), Sample([A], {"dim": 0}), Sample([NANS], desc="nan"), Sample([INT], desc="int")],
+           covers=("median_dim",), complex=False, differentiable=False),
+    OpCase("cummax_cummin", lambda T, x, dim=1: (T.cummax(x, dim).values, x.cummin(dim).values),
+           [Sample([M]), Sample([A], {"dim": 0}), Sample([A], {"dim": -1}), Sample([S0], {"dim": 0}, desc="0-d")],
+           covers=("cummax", "cummin"), complex=False),
+    OpCase("cummax_cummin_indices", lambda T, x, dim=1: tuple(T.cummax(x, dim)) + tuple(x.cummin(dim)),
+           [Sample([M]), Sample([TIES], desc="ties"), Sample([NANS], desc="nan"), Sample([INT], desc="int"),
+            Sample([TIES], {"dim": 0}, desc="ties d0")],
+           covers=("cummax", "cummin"), complex=False, differentiable=False),
+]
