@@ -106,3 +106,80 @@ def test_cummax_cummin(T):
     assert lst(x.grad) == [1.0, 1.0, 2.0, 0.0, 2.0, 0.0]
     c = x.cummin(0)
     assert type(c).__name__ == "cummin" and lst(c.indices) == [0, 0, 0, 0, 4, 4]
+
+
+# ------------------------------------------------------------------ comparisons and pointwise extras
+def test_isclose_allclose_equal(T):
+    a, b = T.tensor([1.0, float("nan"), 2.0]), T.tensor([1.0 + 1e-9, float("nan"), 2.5])
+    assert lst(T.isclose(a, b)) == [True, False, False]
+    assert lst(a.isclose(b, equal_nan=True, rtol=0.3)) == [True, True, True]
+    assert T.allclose(a, a, equal_nan=True) is True and a.allclose(b) is False
+    assert T.equal(a[::2], a[::2]) is True and T.equal(a, a) is False
+    assert T.equal(T.tensor([1.0]), T.tensor([1])) is True
+    assert T.equal(T.ones(2), T.ones(3)) is False and T.ones(2).equal(T.ones(2))
+    with pytest.raises(RuntimeError, match=exact("Float did not match Long")):
+        T.isclose(T.tensor([1.0]), T.tensor([1]))
+    with pytest.raises(RuntimeError, match=exact("Float did not match Long")):
+        T.allclose(T.tensor([1.0]), T.tensor([1]))
+
+
+def test_heaviside(T):
+    x = T.tensor([-1.0, 0.0, 2.0])
+    assert lst(T.heaviside(x, T.tensor([0.5]))) == [0.0, 0.5, 1.0]
+    with pytest.raises(RuntimeError, match=exact("heaviside is not yet implemented for tensors with different dtypes.")):
+        T.heaviside(x, T.tensor(1))
+    with pytest.raises(RuntimeError, match=exact("heaviside is not yet implemented for complex tensors.")):
+        T.heaviside(x.to(T.complex64), x.to(T.complex64))
+
+
+def test_pointwise_extras_api(T):
+    x = T.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    y = T.tensor([float("nan"), 2.0, 3.0])
+    r = T.xlogy(x, y)
+    assert lst(r)[0] != lst(r)[0] and type(r.grad_fn).__name__ == "XlogyBackward0"
+    assert lst(T.xlogy(x, 0.0))[0] == 0.0
+    assert type(T.xlogy(x, 2.0).grad_fn).__name__ == "XlogyBackward2"
+    assert type(T.xlogy(2.0, x).grad_fn).__name__ == "XlogyBackward1"
+    assert T.xlogy(T.tensor([1, 2]), T.tensor([1, 2])).dtype == T.float32
+    assert T.deg2rad(T.tensor([180])).dtype == T.float32
+    assert T.logit(T.tensor([1, 0])).dtype == T.float32
+    assert lst(T.addcmul(x, x, x, value=2)) == [0.0, 3.0, 10.0]
+    assert lst(x.addcdiv(x, x + 1, value=-1))[:2] == [0.0, 0.5]
+    assert type(T.addcmul(x, x, x).grad_fn).__name__ == "AddcmulBackward0"
+    assert type(T.logit(x, eps=0.1).grad_fn).__name__ == "LogitBackward0"
+    assert type(T.rad2deg(x).grad_fn).__name__ == "Rad2DegBackward0"
+
+
+def test_pointwise_extras_errors(T):
+    i = T.tensor([1, 2])
+    c = T.tensor([1.0, 2.0]).to(T.complex64)
+    with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer supported"):
+        T.addcdiv(i, i, i)
+    with pytest.raises(RuntimeError, match="^Integer division with addcdiv is no longer supported"):
+        T.addcdiv(T.ones(2), i, i)
+    with pytest.raises(NotImplementedError, match=exact("\"hypot_cpu\" not implemented for 'Long'")):
+        T.hypot(i, i)
+    with pytest.raises(NotImplementedError, match=exact("\"logaddexp_cpu\" not implemented for 'Long'")):
+        T.logaddexp(i, i)
+    with pytest.raises(NotImplementedError, match=exact("\"xlogy_cpu\" not implemented for 'ComplexFloat'")):
+        T.xlogy(c, c)
+    with pytest.raises(NotImplementedError, match=exact("\"logit_cpu\" not implemented for 'ComplexFloat'")):
+        T.logit(c)
+    with pytest.raises(RuntimeError, match=exact("deg2rad is not supported for complex tensors.")):
+        T.deg2rad(c)
+    with pytest.raises(RuntimeError, match=exact("nansum on CPU does not support complex inputs")):
+        T.nansum(c)
+    with pytest.raises(RuntimeError, match=exact("nanmean(): expected input to have floating point or "
+                                                 "complex dtype but got Long")):
+        T.nanmean(i)
+
+
+def test_nansum_nanmean(T):
+    x = T.tensor([[1.0, float("nan")], [float("nan"), float("nan")]], requires_grad=True)
+    assert lst(T.nansum(x)) == 1.0 and lst(x.nansum(1)) == [1.0, 0.0]
+    assert T.nansum(T.tensor([True, True])).dtype == T.int64
+    m = T.nanmean(x, 0)
+    assert lst(m)[0] == 1.0 and lst(m)[1] != lst(m)[1]
+    assert type(T.nanmean(x).grad_fn).__name__ == "DivBackward0"
+    T.nansum(x).backward()
+    assert lst(x.grad) == [[1.0, 0.0], [0.0, 0.0]]

@@ -1,7 +1,7 @@
 """Table entries for ops/more.py."""
 import numpy as np
 
-from . import OpCase, Sample, arr
+from . import OpCase, Sample, arr, pos, unit
 
 A = arr(2, 3, 4, seed=31)
 M = arr(3, 5, seed=32)
@@ -11,6 +11,18 @@ TIES = np.array([[1.0, 3.0, 3.0, 2.0, 3.0], [2.0, 2.0, -1.0, 2.0, 0.5], [0.0, 0.
 NANS = np.array([[1.0, np.nan, 3.0, 2.0], [2.0, 0.5, -1.0, 4.0]])
 INT = np.array([[3, 1, 4, 1], [5, 9, 2, 6], [5, 3, 5, 8]], dtype=np.int64)
 INT2 = np.array([[3, 1, 4, 0], [5, 9, 2, 6], [7, 3, 5, 8]], dtype=np.int64)
+
+
+B = arr(3, 5, seed=34)
+PM = pos(3, 5, seed=35)
+XZ = arr(3, 5, seed=36)
+XZ[0, 1] = XZ[2, 3] = 0.0
+P01 = arr(3, 5, lo=0.05, hi=0.95, seed=37)
+PN = arr(3, 4, seed=38)
+PN[0, 1] = PN[2, 2] = np.nan
+CLOSE = np.array([1.0, 2.0, np.nan, np.inf, 1e-9, 3.0])
+CLOSE2 = np.array([1.0 + 1e-6, 2.1, np.nan, np.inf, 0.0, -3.0])
+HV = np.array([-1.5, 0.0, 2.0, 0.0, -0.0])
 
 
 def _sort(T, x, **kw):
@@ -75,4 +87,50 @@ CASES = [
            [Sample([M]), Sample([TIES], desc="ties"), Sample([NANS], desc="nan"), Sample([INT], desc="int"),
             Sample([TIES], {"dim": 0}, desc="ties d0")],
            covers=("cummax", "cummin"), complex=False, differentiable=False),
+    # ------------------------------------------------------------ comparisons
+    OpCase("isclose", lambda T, x, y, **kw: T.isclose(x, y, **kw),
+           [Sample([CLOSE, CLOSE2]), Sample([CLOSE, CLOSE2], {"equal_nan": True}, desc="equal_nan"),
+            Sample([CLOSE, CLOSE2], {"rtol": 0.1, "atol": 1e-8}, desc="rtol"),
+            Sample([M, M[0]], desc="broadcast"), Sample([INT, INT2], desc="int")],
+           covers=("isclose",), complex=False, differentiable=False),
+    OpCase("heaviside", lambda T, x, v: T.heaviside(x, v),
+           [Sample([HV, np.array([0.5])]), Sample([HV, arr(5, seed=3)], desc="tensor values"),
+            Sample([INT, np.array([7])], desc="int")],
+           covers=("heaviside",), complex=False, differentiable=False),
+    # ------------------------------------------------------------ pointwise extras
+    OpCase("xlogy", lambda T, x, y: T.xlogy(x, y),
+           [Sample([B, PM]), Sample([XZ, PM], desc="zeros in x"), Sample([B, pos(5, seed=4)], desc="broadcast")],
+           covers=("xlogy",), complex=False),
+    OpCase("xlogy_scalar", lambda T, x: (T.xlogy(x, 2.5), x.xlogy(x * x + 0.5), T.xlogy(3.0, x * x + 0.5)),
+           [Sample([B]), Sample([XZ], desc="zeros")], covers=("xlogy",), complex=False),
+    OpCase("hypot", lambda T, x, y: T.hypot(x, y),
+           [Sample([B, M]), Sample([B, arr(5, seed=5)], desc="broadcast")], covers=("hypot",), complex=False),
+    OpCase("logaddexp", lambda T, x, y: T.logaddexp(x, y),
+           [Sample([B, M]), Sample([B * 40, M * 40], desc="large"), Sample([B, arr(5, seed=6)], desc="broadcast")],
+           covers=("logaddexp",)),
+    OpCase("logit", lambda T, x, **kw: T.logit(x, **kw),
+           [Sample([P01]), Sample([P01], {"eps": 0.2}, desc="eps"), Sample([S0], desc="0-d")],
+           covers=("logit",), complex=False),
+    OpCase("deg2rad_rad2deg", lambda T, x: (T.deg2rad(x), x.rad2deg()),
+           [Sample([M]), Sample([S0], desc="0-d")], covers=("deg2rad", "rad2deg"), complex=False),
+    OpCase("addcmul", lambda T, x, a, b, **kw: T.addcmul(x, a, b, **kw),
+           [Sample([M, B, PM]), Sample([M, B, PM], {"value": -0.5}, desc="value"),
+            Sample([M, arr(5, seed=7), arr(3, 1, seed=8)], {"value": 2}, desc="broadcast")],
+           covers=("addcmul",)),
+    OpCase("addcdiv", lambda T, x, a, b, **kw: x.addcdiv(a, b, **kw),
+           [Sample([M, B, PM]), Sample([M, B, PM], {"value": -0.5}, desc="value"),
+            Sample([M, arr(5, seed=7), pos(3, 1, seed=8)], {"value": 2}, desc="broadcast")],
+           covers=("addcdiv",)),
+    # ------------------------------------------------------------ nansum / nanmean
+    OpCase("nansum", lambda T, x, **kw: T.nansum(x, **kw),
+           [Sample([PN]), Sample([PN], {"dim": 1}), Sample([PN], {"dim": (0, 1), "keepdim": True}, desc="dims"),
+            Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"), Sample([S0], desc="0-d")],
+           covers=("nansum",), complex=False),
+    OpCase("nansum_int", lambda T, x, **kw: T.nansum(x, **kw),
+           [Sample([INT]), Sample([INT], {"dim": 0}, desc="dim")],
+           covers=("nansum",), complex=False, differentiable=False),
+    OpCase("nanmean", lambda T, x, **kw: x.nanmean(**kw),
+           [Sample([PN]), Sample([PN], {"dim": 1}), Sample([PN], {"dim": 0, "keepdim": True}, desc="keepdim"),
+            Sample([S0], desc="0-d")],
+           covers=("nansum", "isnan"), complex=False),
 ]
