@@ -370,8 +370,13 @@ class Tensor:
         elif create_graph or state.enabled:
             self._grad = old + g
         else:
-            # rebind, don't write: the first stored gradient may share memory with another's
-            old._data = old._data + g._data
+            # in place, as PyTorch: the stored gradient is private (see above) or one the
+            # user assigned (e.g. a view of a flat buffer), which must see the sum
+            od = old._data
+            if od.flags.writeable and od.dtype == g._data.dtype and od.shape == g._data.shape:
+                np.add(od, g._data, out=od)
+            else:
+                old._data = od + g._data
             old._bump()
         hooks = self.__dict__.get("_post_acc_hooks")
         if hooks:

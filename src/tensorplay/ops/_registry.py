@@ -351,6 +351,13 @@ def record(op, args, outs):
                     saved[i] = TensorMeta(t._data)
                 else:
                     saved[i] = None         # read by no vjp that will run
+        for i in range(n_in, len(saved)):
+            t = saved[i]                    # a tensor parameter (gather's index...) that a
+            if isinstance(t, Tensor) and need >> (i + 1) & 1:   # vjp reads: check it too
+                v = _saved_version(t)
+                if versions is None:
+                    versions = []
+                versions.append((v, v[0], t, None))
         node.args = saved
     else:
         node.args = _NONES[len(args)]       # no vjp that will run reads an argument
@@ -643,10 +650,15 @@ def _mark_view(base, outs, op, args):
         for k, o in enumerate(outs):
             o._vc, o._base, o._view_version = v, root, v[0]
             o.__dict__["_view_chain"] = chain + ((op, params, k),)
+            if not state.enabled:
+                o.__dict__["_nograd_view"] = True
             views.add(o)
     else:
         outs._vc, outs._base, outs._view_version = v, root, v[0]
-        outs.__dict__["_view_chain"] = chain + ((op, tuple(args[1:]), None),)
+        d = outs.__dict__
+        d["_view_chain"] = chain + ((op, tuple(args[1:]), None),)
+        if not state.enabled:           # PyTorch forbids writing through it later with grad on
+            d["_nograd_view"] = True
         views.add(outs)
 
 

@@ -307,7 +307,9 @@ def _parse(key, ndim):
             items.append(("int", int(k._data)))
             consumed += 1
         elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
-            a = _index_array(k)
+            # a private copy: the backward keeps the index, and the caller's tensor may
+            # be changed in place afterwards
+            a = np.array(_index_array(k), copy=True)
             if a.dtype == np.bool_:
                 items.append(("mask", a))
                 consumed += a.ndim

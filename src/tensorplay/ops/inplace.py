@@ -33,6 +33,13 @@ def check_inplace(self, args):
         if base is not None and base._rg and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
+        if base is not None and base._rg and self.__dict__.get("_nograd_view"):
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                "You can clarify your code by moving both the view and the inplace either both "
+                "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                "outside (if you want the inplace to be tracked).")
 
 
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))

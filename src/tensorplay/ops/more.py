@@ -504,3 +504,231 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
                            f"got {_tname(input._data.dtype)}")
     count = (~input.isnan()).sum(dim, keepdim=keepdim) if dim is not None else (~input.isnan()).sum()
     return nansum(input, dim, keepdim) / count
+
+
+# ------------------------------------------------------------------ shape helpers and scans
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """Forward differences of order ``n`` along ``dim`` (composite: slices and sub)."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    parts = []
+    for p in (prepend, input, append):
+        if p is None:
+            continue
+        if not isinstance(p, _Tensor):
+            p = input.new_tensor(p)
+        if p.ndim == 0:
+            shape = list(input.shape)
+            shape[d] = 1
+            p = p.expand(*shape)
+        elif p.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        parts.append(p)
+    x = parts[0] if len(parts) == 1 else _cat(parts, d)
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        hi, lo = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = hi.logical_xor(lo) if x.dtype.name == "bool" else hi - lo
+    return x
+
+
+def _cat(ts, d):
+    from .shape import cat
+    return cat(ts, d)
+
+
+def _cross_k(x, y, dim):
+    if x.ndim != y.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, x.ndim)
+    if x.shape[d] != 3 or y.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
+                           f"Got {x.shape[d]} and {y.shape[d]}")
+    x, y = np.broadcast_arrays(x, y)
+    return np.cross(x, y, axis=d)
+
+
+_linalg_cross = _defop("linalg_cross", _cross_k,
+                       (lambda g, out, x, y, dim: _linalg_cross(_conj(y), g, dim),
+                        lambda g, out, x, y, dim: _linalg_cross(g, _conj(x), dim)),
+                       n_in=2, promote=True, node_name="LinalgCrossBackward0")
+
+
+def cross(input, other, dim=None):
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+                      "dim will change to agree with that of linalg.cross in a future release.",
+                      UserWarning, stacklevel=2)
+        if input.ndim != other.ndim:
+            raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dims = [i for i, s in enumerate(shape) if s == 3]
+        if not dims:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = dims[0]
+    return _linalg_cross(input, other, dim)
+
+
+def _diag_embed_k(x, offset=0, dim1=-2, dim2=-1):
+    nd = x.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
+    batch = x.shape[:-1]
+    out = np.zeros(batch + (n, n), x.dtype)
+    m = x.shape[-1] if x.ndim else 1
+    i = np.arange(m)
+    r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
+    out[..., r, c] = x
+    # out is (..., n, n) with the diagonal in the last two dims: move them to d1, d2
+    src = list(range(len(batch))) + [nd - 2, nd - 1]
+    rest = [k for k in range(nd) if k not in (d1, d2)]
+    perm = [0] * nd
+    for k, a in zip(rest, range(len(batch))):
+        perm[k] = a
+    perm[d1], perm[d2] = nd - 2, nd - 1
+    del src
+    return np.ascontiguousarray(np.transpose(out, perm))
+
+
+diag_embed = _defop("diag_embed", _diag_embed_k,
+                    lambda g, out, x, offset=0, dim1=-2, dim2=-1: g.diagonal(offset, dim1, dim2),
+                    meta=("x",), upcast=False, node_name="DiagEmbedBackward0")
+
+
+def diag(input, diagonal=0):
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return input.diagonal(diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:                       # repeat_interleave(repeats): the index form
+        r = input
+        if r.ndim != 1 and r.ndim != 0:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if r._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{_tname(r._data.dtype)}'")
+        rd = r._data.reshape(-1)
+        if (rd < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return _wrap(np.repeat(np.arange(rd.size, dtype=np.int64), rd))
+    if dim is None:
+        input, d = input.reshape(-1), 0
+    else:
+        d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if isinstance(repeats, _Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{_tname(repeats._data.dtype)}'")
+        rd = repeats._data.reshape(-1)
+        if rd.size == 1:
+            rd = np.repeat(rd, n)
+        elif rd.size != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {rd.size} and input.size({d}) = {n}")
+        if (rd < 0).any():
+            raise RuntimeError("repeats can not be negative")
+    else:
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        rd = np.full(n, int(repeats))
+    idx = _wrap(np.repeat(np.arange(n, dtype=np.int64), rd))
+    if input.ndim == 0:
+        input = input.reshape(1)
+    return input.index_select(d, idx)
+
+
+def unflatten(input, dim, sizes):
+    d = _wrap_dim(dim, input.ndim)
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    n = input.shape[d]
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                               f"dim {dim} ({n}) in the input tensor")
+        sizes[sizes.index(-1)] = n // known
+    elif known != n:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                           f"dim {dim} ({n}) in the input tensor")
+    shape = list(input.shape)
+    return input.reshape(*(shape[:d] + sizes + shape[d + 1:]))
+
+
+def rot90(input, k=1, dims=(0, 1)):
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip(d0, d1)
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
+
+
+def _logcumsumexp_k(x, dim):
+    if x.dtype.kind in "biu":
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_tname(x.dtype)}'")
+    if x.ndim == 0:
+        return x.copy()
+    d = _wrap_dim(dim, x.ndim)
+    if x.dtype.kind == "c":
+        xm = np.moveaxis(x, d, -1)
+        out = np.empty_like(xm)
+        if xm.shape[-1]:
+            cur = xm[..., 0]
+            out[..., 0] = cur
+            with np.errstate(all="ignore"):
+                for i in range(1, xm.shape[-1]):
+                    v = xm[..., i]
+                    m = np.maximum(cur.real, v.real)
+                    m = np.where(np.isinf(m), 0, m)
+                    cur = m + np.log(np.exp(cur - m) + np.exp(v - m))
+                    out[..., i] = cur
+        return np.moveaxis(out, -1, d)
+    with np.errstate(all="ignore"):
+        return np.logaddexp.accumulate(x, axis=d)
+
+
+def _logcumsumexp_vjp(g, out, x, dim):
+    """grad_i = sum_{j >= i} g_j * conj(exp(x_i - out_j)), built from the (n, n) table of
+    exponents (all <= 0 where used), so it is stable and differentiable again."""
+    if x.ndim == 0:
+        return g
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    xm, om, gm = x.transpose(d, -1), out.transpose(d, -1), g.transpose(d, -1)
+    upper = _wrap(np.triu(np.ones((n, n), dtype=bool)))          # [i, j]: j >= i
+    e = _where(upper, xm.unsqueeze(-1) - om.unsqueeze(-2), -float("inf")).exp()
+    return (gm.unsqueeze(-2) * _conj(e)).sum(-1).transpose(d, -1)
+
+
+logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, _logcumsumexp_vjp,
+                      node_name="LogcumsumexpBackward0")

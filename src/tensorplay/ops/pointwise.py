@@ -269,8 +269,10 @@ def _pow_vjp_e(g, out, x, e):
         ge = g * conj(out * x.log())
         nonneg = (e.real if e.is_complex() else e) >= 0
         return where((x == 0) & nonneg, 0.0, ge)       # 0**e has slope 0 in e for e >= 0
-    logx = complex(np.log(complex(x))) if type(x) is complex or x < 0 else (
-        math.log(x) if x != 0 else -math.inf)
+    if type(x) is complex or e.is_complex():
+        logx = complex(np.log(complex(x)))
+    else:                       # a real exponent: log of a negative base is nan, as in torch
+        logx = math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
     ge = g * conj(out * logx)
     return where(e >= 0, 0.0, ge) if x == 0 else ge
 
