@@ -185,25 +185,43 @@ _RESHAPING = frozenset("squeeze unsqueeze transpose t swapaxes swapdims".split()
 
 def _reshape_inplace(self, f, args, kwargs):
     """``x.t_()``, ``x.unsqueeze_(0)``...: ``self`` becomes the view ``f(self)``
-    of its own memory, with that view's history."""
+    of its own memory, with that view's history.  View chains stay true: a view
+    ``self`` grows its chain by this op; the live views of a base ``self`` get
+    the inverse op put in front of theirs (they were made from the old shape)."""
     recording = state.enabled and self._rg
     if recording:
         check_inplace(self, args)
         src = _standin(self)
     else:
         src = _wrap(self._data)
+    old_shape = self._data.shape
     out = f(src, *args, **kwargs)
     self._data = out._data
     if recording:
-        adopt(self, out)
-        chain = self.__dict__.get("_view_chain")
-        if chain is not None:              # a view of a view: its chain grows by this op
-            self.__dict__["_view_chain"] = chain + out.__dict__.get("_view_chain", ())
-    else:
-        try:
-            del self._meta
-        except AttributeError:
-            pass
+        # the history moves on; a retained grad stays with the value it was retained
+        # for (PyTorch keeps it there for these shape-only ops)
+        node = out._grad_fn
+        self._grad_fn, self._rg = node, node is not None
+        if node is not None:
+            self._out_nr = getattr(out, "_out_nr", 0)
+    step = out.__dict__.get("_view_chain", ())
+    chain = self.__dict__.get("_view_chain")
+    if chain is not None:                   # a view: its chain grows by this op
+        self.__dict__["_view_chain"] = chain + step
+    views = self.__dict__.get("_views")
+    if views and step:
+        op, params, _ = step[-1]
+        if op.name in ("t", "transpose"):   # their own inverse
+            undo = (op, params, None)
+        else:                               # squeeze/unsqueeze: back to the old shape
+            from .core import view
+            undo = (view.op, (old_shape,), None)
+        for v in views:
+            v.__dict__["_view_chain"] = (undo,) + v.__dict__.get("_view_chain", ())
+    try:
+        del self._meta
+    except AttributeError:
+        pass
     self._bump()
     return self
 

@@ -687,7 +687,7 @@ def rot90(input, k=1, dims=(0, 1)):
     if k == 1:
         return input.flip(d1).transpose(d0, d1)
     if k == 2:
-        return input.flip(d0, d1)
+        return input.flip((d0, d1))
     if k == 3:
         return input.flip(d0).transpose(d0, d1)
     return input.clone()
