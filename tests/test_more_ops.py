@@ -183,3 +183,76 @@ def test_nansum_nanmean(T):
     assert type(T.nanmean(x).grad_fn).__name__ == "DivBackward0"
     T.nansum(x).backward()
     assert lst(x.grad) == [[1.0, 0.0], [0.0, 0.0]]
+
+
+# ------------------------------------------------------------------ shape helpers and scans
+def test_group4_api(T):
+    x = T.arange(12.0).reshape(3, 4)
+    assert lst(T.diff(T.tensor([1.0, 4.0, 9.0, 16.0]), 2)) == [2.0, 2.0]
+    assert lst(T.diff(T.tensor([1, 3]), prepend=T.tensor([0]), append=T.tensor([5]))) == [1, 2, 2]
+    assert lst(T.diff(T.tensor([True, False, False]))) == [True, False]
+    assert tuple(T.diff(x, n=5).shape) == (3, 0)
+    assert lst(T.diag(T.tensor([1.0, 2.0]), 1)) == [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0]]
+    assert lst(x.diag(-1)) == [4.0, 9.0] and tuple(T.diag(x, 5).shape) == (0,)
+    assert tuple(T.diag_embed(T.zeros(2, 3), 1, 0, 2).shape) == (4, 2, 4)
+    assert lst(T.repeat_interleave(T.tensor([1, 2, 0]))) == [0, 1, 1]
+    assert lst(T.tensor([[1, 2], [3, 4]]).repeat_interleave(2)) == [1, 1, 2, 2, 3, 3, 4, 4]
+    assert lst(T.repeat_interleave(T.tensor([[1, 2], [3, 4]]), T.tensor([1, 2]), dim=0)) == [[1, 2], [3, 4], [3, 4]]
+    assert tuple(T.unflatten(x, 1, (-1, 2)).shape) == (3, 2, 2) and tuple(x.unflatten(0, (3, 1)).shape) == (3, 1, 4)
+    assert lst(T.rot90(T.arange(6).reshape(2, 3))) == [[2, 5], [1, 4], [0, 3]]
+    assert lst(T.rot90(T.arange(6).reshape(2, 3), -1, (1, 0))) == [[2, 5], [1, 4], [0, 3]]
+    a = T.tensor([[1.0, 0.0, 0.0]], requires_grad=True)
+    c = T.cross(a, T.tensor([[0.0, 1.0, 0.0]]), dim=1)
+    assert lst(c) == [[0.0, 0.0, 1.0]] and type(c.grad_fn).__name__ == "LinalgCrossBackward0"
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+        assert tuple(T.cross(T.zeros(4, 3), T.zeros(4, 3)).shape) == (4, 3)
+    r = T.logcumsumexp(a, 1)
+    assert type(r.grad_fn).__name__ == "LogcumsumexpBackward0"
+    assert type(T.diag_embed(a).grad_fn).__name__ == "DiagEmbedBackward0"
+
+
+def test_group4_errors(T):
+    x = T.zeros(3, 4)
+    with pytest.raises(RuntimeError, match=exact("diff expects input to be at least one-dimensional")):
+        T.diff(T.tensor(1.0))
+    with pytest.raises(RuntimeError, match=exact("order must be non-negative but got -1")):
+        T.diff(x, n=-1)
+    with pytest.raises(RuntimeError, match=exact("diff expects prepend or append to be the same dimension as input")):
+        T.diff(x, prepend=T.zeros(4))
+    with pytest.raises(RuntimeError, match=exact("linalg.cross: inputs dimension 1 must have length 3. Got 2 and 2")):
+        T.cross(T.zeros(3, 2), T.zeros(3, 2), dim=1)
+    with pytest.raises(RuntimeError, match=exact("linalg.cross: inputs must have the same number of dimensions.")):
+        T.cross(T.zeros(3, 3), T.zeros(3), dim=0)
+    with pytest.raises(RuntimeError, match=exact("The size of tensor a (3) must match the size of tensor b (2) "
+                                                 "at non-singleton dimension 0")):
+        T.cross(T.zeros(3, 3), T.zeros(2, 3), dim=1)
+    with pytest.raises(RuntimeError, match=exact("diag(): Supports 1D or 2D tensors. Got 3D")):
+        T.diag(T.zeros(2, 2, 2))
+    with pytest.raises(RuntimeError, match=exact("diag(): Supports 1D or 2D tensors. Got 0D")):
+        T.diag(T.tensor(1.0))
+    with pytest.raises(RuntimeError, match=exact("diagonal dimensions cannot be identical 1, 1")):
+        T.diag_embed(T.zeros(2, 3), 0, 1, 1)
+    with pytest.raises(RuntimeError, match=exact("repeats must have the same size as input along dim, but got "
+                                                 "repeats.size(0) = 2 and input.size(0) = 3")):
+        T.repeat_interleave(T.zeros(3), T.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match=exact("repeats can not be negative")):
+        T.repeat_interleave(T.zeros(3), T.tensor([1, -2, 1]))
+    with pytest.raises(RuntimeError, match=exact("Repeats must be non-negative")):
+        T.repeat_interleave(T.zeros(3), -1)
+    with pytest.raises(RuntimeError, match=exact("repeats must be 0-dim or 1-dim tensor")):
+        T.repeat_interleave(T.zeros(3, 2), T.tensor([[1, 2]]), dim=1)
+    with pytest.raises(NotImplementedError, match=exact("\"repeat_interleave_cpu\" not implemented for 'Float'")):
+        T.repeat_interleave(T.zeros(3, 2), T.tensor([1.0, 2.0]), dim=1)
+    with pytest.raises(RuntimeError, match=exact("unflatten: Provided sizes [3, 2] don't multiply up to the size "
+                                                 "of dim 1 (4) in the input tensor")):
+        T.unflatten(x, 1, (3, 2))
+    with pytest.raises(RuntimeError, match=exact("unflatten: sizes must be non-empty")):
+        T.unflatten(x, 1, ())
+    with pytest.raises(RuntimeError, match=exact("expected rotation dims to be different, but got dim0 = 0 and dim1 = 0")):
+        T.rot90(x, 1, (0, 0))
+    with pytest.raises(RuntimeError, match=exact("expected total rotation dims == 2, but got dims = 3")):
+        T.rot90(x, 1, (0, 1, 2))
+    with pytest.raises(RuntimeError, match=exact("expected total dims >= 2, but got total dims = 1")):
+        T.rot90(T.zeros(3), 1, (0, 1))
+    with pytest.raises(NotImplementedError, match=exact("\"logcumsumexp_out_cpu\" not implemented for 'Long'")):
+        T.logcumsumexp(T.tensor([1, 2]), 0)
