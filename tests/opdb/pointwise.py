@@ -68,6 +68,12 @@ CASES = [
            [Sample([arr(*S, seed=1), unit(*S, seed=2)])], torch_complex=False), OpCase("logsigmoid", lambda T, x: T.nn.functional.logsigmoid(x),
                              [Sample([arr(*S, seed=1) * 5])], complex=False, covers=("log_sigmoid",)),
     unary("relu", away0, complex=False),
+    OpCase("relu_backward", lambda T, g, y: T.ops.pointwise.relu_backward(g, y)
+           if T.__name__ == "tensorplay" else T.ops.aten.threshold_backward(g, y, 0),
+           [Sample([arr(*S, seed=1), away0])], complex=False),
+    OpCase("relu_double_backward", lambda T, x: T.autograd.grad(x.relu().sum() * 1.0, x,
+                                                                create_graph=True)[0] * x,
+           [Sample([away0])], complex=False, covers=("relu",), low_precision=False),
     OpCase("gelu", lambda T, x: T.nn.functional.gelu(x), [Sample([arr(*S, seed=1)])], complex=False),
     OpCase("gelu_tanh", lambda T, x: T.nn.functional.gelu(x, approximate="tanh"),
            [Sample([arr(*S, seed=1)])], complex=False, covers=("gelu",)),

@@ -34,11 +34,13 @@ _F32 = np.dtype(np.float32)
 class Op:
     def __init__(self, name, kernel, vjp, *, n_in, jvp=None, batch=None, meta=(), promote=False,
                  float_only=False, upcast=True, out_dtype=None, differentiable=True, view=False,
-                 nondiff_out=(), joint=False, node_name=None, method=True, inplace=None):
+                 nondiff_out=(), joint=False, node_name=None, method=True, inplace=None,
+                 out_saved=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.jvp, self.batch = jvp, batch
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
+        self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
         self.differentiable = differentiable and vjp is not None
         self.joint = joint
         sig = inspect.signature(kernel)
@@ -372,6 +374,8 @@ def record(op, args, outs):
         else:
             node.out = tuple(o._data for o in outs)
             for k, o in enumerate(outs):
+                if op.out_saved is not None and k not in op.out_saved:
+                    continue                # the vjps read only the others (max's indices)
                 v = _saved_version(o)
                 if versions is None:
                     versions = []

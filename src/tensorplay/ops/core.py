@@ -12,7 +12,7 @@ from .pointwise import conj
 
 # ---------------------------------------------------------------- reductions that undo broadcasting
 def _sum_k(x, dim=None, keepdim=False, *, dtype=None):
-    axes = dims_arg(dim, x.ndim)
+    axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     if dtype is not None:
         npdt = D.to_dtype(dtype).np
     elif x.dtype.kind in "biu":
@@ -24,6 +24,8 @@ def _sum_k(x, dim=None, keepdim=False, *, dtype=None):
 
 def _unreduce(g, shape, dim, keepdim):
     """Gradient of a reduction over ``dim``: put the reduced axes back, then broadcast."""
+    if not shape:                       # a 0-d input: dim 0/-1 names the tensor itself
+        return g
     if not keepdim and dim is not None:
         axes = dims_arg(dim, len(shape))
         if axes is not None:
@@ -42,13 +44,13 @@ def _mean_k(x, dim=None, keepdim=False, *, dtype=None):
         from .inplace import _title
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {_title(D._FROM_NP[x.dtype])}")
-    axes = dims_arg(dim, x.ndim)
+    axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     return np.mean(x, axis=axes, keepdims=keepdim,
                    dtype=None if dtype is None else D.to_dtype(dtype).np)
 
 
 def _mean_vjp(g, out, x, dim=None, keepdim=False, dtype=None):
-    axes = dims_arg(dim, x.ndim)
+    axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
     return _unreduce(g / n, x.shape, dim, keepdim)
 
@@ -74,6 +76,15 @@ sum_to_size = defop("sum_to_size", _sum_to_size_k, lambda g, out, x, *size: g.ex
 
 def _expand_k(x, *size):
     size = size_arg(size)
+    if size == x.shape:                 # nothing broadcast: a plain (writable) view
+        return x.view()
+    if -1 not in size and int(np.prod(size)) == x.size and x.size > 1:
+        # only size-1 dims added or kept: no element repeats, so a writable view, as
+        # PyTorch allows writing into such an expand
+        try:
+            return x.reshape(_expand_shape_checked(x, size))
+        except ValueError:
+            pass
     if x.ndim == 0 and -1 not in size and min(size, default=0) >= 0:
         # a scalar spread over a shape (every full-reduction backward): a read-only
         # zero-stride view, without np.broadcast_to's Python-level overhead
@@ -96,6 +107,13 @@ def _expand_k(x, *size):
 
 expand = defop("expand", _expand_k, lambda g, out, x, *size: g.sum_to_size(x.shape),
                meta=("x",), upcast=False, view=True)
+
+
+def _expand_shape_checked(x, size):
+    lead = len(size) - x.ndim
+    if lead < 0 or any(s != d for s, d in zip(size[lead:], x.shape)) or any(s != 1 for s in size[:lead]):
+        raise ValueError
+    return size
 
 
 def broadcast_to(input, size):

@@ -400,8 +400,17 @@ def _logsigmoid_k(x):
 
 logsigmoid = unary("log_sigmoid", _logsigmoid_k, lambda g, out, x: g * (-x).sigmoid(),
                    node_name="LogSigmoidBackward0")
+def _relu_bw_k(g, y):
+    return _np_where(y > 0, g, np.zeros((), g.dtype))
+
+
+# PyTorch's threshold_backward: the output is an input of this node, so a second
+# derivative through relu exists (and is zero) instead of "does not require grad"
+relu_backward = binary("relu_backward", _relu_bw_k,
+                       (lambda gg, out, g, y: relu_backward(gg, y),
+                        lambda gg, out, g, y: _zl(gg)), node_name="ThresholdBackwardBackward0")
 relu = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-             lambda g, out, x: where(out > 0, g, 0.0), float_only=False)
+             lambda g, out, x: relu_backward(g, out), float_only=False)
 _SQRT1_2, _2_SQRTPI = 1 / math.sqrt(2.0), 2 / math.sqrt(math.pi)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
@@ -562,7 +571,7 @@ def _np_where(c, x, y):
     inf/nan at masked-out places, which is checked."""
     if y.ndim == 0 and x.shape == c.shape and x.dtype.kind in "fc" and not y.any() \
             and np.isfinite(x).all():
-        return x * c
+        return np.asarray(x * c)       # (a 0-d product is a NumPy scalar)
     return np.asarray(np.where(c, x, y))
 
 

@@ -238,7 +238,7 @@ def _make_minmax(name, npred, nparg, binary, values_name):
         return _where(_wrap(ar) == idx, g, 0.0)
 
     full = _defop(name, full_k, full_vjp, node_name=f"{name.capitalize()}Backward1")
-    withdim = _defop(f"{name}_dim", dim_k, dim_vjp, meta=("x",), nondiff_out=(1,),
+    withdim = _defop(f"{name}_dim", dim_k, dim_vjp, meta=("x",), nondiff_out=(1,), out_saved=(1,),
                      node_name=f"{name.capitalize()}Backward0")
     rt = _max_rt if name == "max" else _min_rt
 
