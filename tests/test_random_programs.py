@@ -598,21 +598,16 @@ def format_program(prog):
 # Seeds whose programs expose known tensorplay bugs (see the report that came with this file);
 # they are skipped here so the suite stays green, and listed so the owner can re-enable them.
 KNOWN_BAD = {
-    # sum/mean(dim=...) of a 0-d tensor: numpy AxisError (ops/core.py _sum_k/_mean_k/_unreduce)
-    20240623, 20240637, 20240638, 20240659, 20240663, 20240664, 20240667, 20240680, 20240682,
-    20240751, 20240769, 20240774, 20240791, 20240802, 20240822, 20240835, 20240863, 20240882,
-    20240892,
-    # in-place on expand() to an unchanged shape raises "more than one element ... single memory
-    # location" (ops/core.py _expand_k: np.broadcast_to is always read-only)
-    20240614, 20240653, 20240858, 20240877,
-    # exp_/sigmoid_/tanh_/relu_ then another in-place write: torch raises the version error,
-    # tensorplay does not (ops/inplace.py apply_inplace: the saved output keeps its own counter)
+    # writing into a broadcast expand(): both raise the same error, tensorplay at the write,
+    # torch only when backward reaches the in-place node
+    20240653,
+    # exp_/sigmoid_/tanh_/relu_ then another in-place write: torch raises the version error;
+    # tensorplay keeps a private copy of the value the first node needs and returns the
+    # (correct) gradient instead (ops/inplace.py _own_saved_copy)
     20240702, 20240721, 20240780, 20240806, 20240851,
     # backward(inputs=[view]) after its base was written under no_grad: torch regenerates the
-    # view's grad_fn and gives None, tensorplay gives the gradient
+    # view's grad_fn and gives None, tensorplay gives the gradient through the old history
     20240783,
-    # a 0-d where(...) result holds a numpy scalar, not an array (ops/pointwise.py _np_where)
-    20240887,
 }
 
 
