@@ -519,8 +519,6 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         from .autograd.graph import RemovableHandle
         node, nr = self._edge()
-        if self._grad_fn is None:            # keep the accumulator alive as long as the leaf
-            self.__dict__["_acc_strong"] = node
         hooks = node.tensor_pre_hooks(nr)
         handle = RemovableHandle(hooks, _checked_hook(hook))
         retain = hooks.pop(_RETAIN_KEY, None)

@@ -111,6 +111,23 @@ class AccumulateGrad(Node):
         self.variable._accumulate_grad(grads[0], state.enabled)
         return ()
 
+    # A leaf's tensor hooks live on the leaf, not here: the leaf holds this node only
+    # weakly, and a strong reference back would make every hooked leaf a cycle.
+    @property
+    def _pre_hooks(self):
+        return self.variable.__dict__.get("_leaf_hooks")
+
+    def tensor_pre_hooks(self, output_nr):
+        return self.variable.__dict__.setdefault("_leaf_hooks", {}).setdefault(output_nr, {})
+
+    @property
+    def _hooked(self):
+        return bool(self.variable.__dict__.get("_leaf_hooks")) or self.__dict__.get("_node_hooked", False)
+
+    @_hooked.setter
+    def _hooked(self, value):
+        self.__dict__["_node_hooked"] = value
+
 
 class GradientEdge:
     """Names "the gradient flowing into input ``output_nr`` of ``node``"; accepted
@@ -137,8 +154,6 @@ def get_gradient_edge(tensor):
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
                            "not require gradients")
     node, nr = tensor._edge()
-    if tensor.grad_fn is None:                  # keep the accumulator alive with the leaf
-        tensor.__dict__["_acc_strong"] = node
     return GradientEdge(node, nr, tensor)
 
 
