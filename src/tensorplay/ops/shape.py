@@ -103,8 +103,15 @@ def _flip_k(x, dims):
     return np.flip(x, axes).copy()
 
 
-flip = defop("flip", _flip_k, lambda g, out, x, dims: flip(g, dims), upcast=False,
-             node_name="FlipBackward0")
+_flip = defop("flip", _flip_k, lambda g, out, x, dims: _flip(g, dims), upcast=False,
+              node_name="FlipBackward0")
+
+
+def flip(input, *dims):
+    """``flip(x, (0, 1))``, and as a method also ``x.flip(0, 1)``."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = dims[0]
+    return _flip(input, tuple(dims))
 
 
 def fliplr(input):
