@@ -17,6 +17,36 @@ FREED = ("Trying to backward through the graph a second time (or directly access
          "calling backward.")
 
 
+
+def _saves_input(T):
+    """A Function y = 2a that saves its input (dy/da is then computed as g * a)."""
+    class E2(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            a, = ctx.saved_tensors
+            return g * a
+    return E2
+
+
+def _doubles_in_place(T):
+    """A Function that doubles its input in place (``mark_dirty``)."""
+    class Double_(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    return Double_
+
 def ver(t):
     """The version counter's value (tensorplay keeps it in a shared one-element list)."""
     return t._version
@@ -410,16 +440,7 @@ def test_no_grad_outputs_do_not_require_grad(T):
 
 # ------------------------------------------------------------------ ctx marks
 def test_mark_dirty(T):
-    class Double_(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            x.mul_(2)
-            ctx.mark_dirty(x)
-            return x
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
+    Double_ = _doubles_in_place(T)
 
     a = T.tensor([1., 2.], requires_grad=True)
     b = a * 1
@@ -434,16 +455,7 @@ def test_mark_dirty(T):
 
 
 def test_mark_dirty_on_leaf_raises(T):
-    class Double_(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            x.mul_(2)
-            ctx.mark_dirty(x)
-            return x
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
+    Double_ = _doubles_in_place(T)
 
     a = T.tensor([1., 2.], requires_grad=True)
     with pytest.raises(RuntimeError, match=_exact("a leaf Variable that requires grad has been "
@@ -452,16 +464,7 @@ def test_mark_dirty_on_leaf_raises(T):
 
 
 def test_mark_dirty_invalidates_earlier_saved_value(T):
-    class Double_(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            x.mul_(2)
-            ctx.mark_dirty(x)
-            return x
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
+    Double_ = _doubles_in_place(T)
 
     a = T.tensor([1., 2.], requires_grad=True)
     b = a * 1
@@ -800,16 +803,7 @@ def _anomaly_hint(T):
 
 
 def test_saved_input_modified_in_place(T):
-    class E2(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            ctx.save_for_backward(a)
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            a, = ctx.saved_tensors
-            return g * a
+    E2 = _saves_input(T)
 
     x = T.ones(2, requires_grad=True)
     xx = x * 1
@@ -823,16 +817,7 @@ def test_saved_input_modified_in_place(T):
 
 
 def test_saved_leaf_modified_in_place(T):
-    class E2(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            ctx.save_for_backward(a)
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            a, = ctx.saved_tensors
-            return g * a
+    E2 = _saves_input(T)
 
     x = T.ones(2, requires_grad=True)
     y = E2.apply(x)
@@ -869,16 +854,7 @@ def test_saved_output_modified_in_place(T):
 
 
 def test_saved_input_modified_through_view(T):
-    class E2(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            ctx.save_for_backward(a)
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            a, = ctx.saved_tensors
-            return g * a
+    E2 = _saves_input(T)
 
     x = T.ones(4, requires_grad=True)
     b = x * 1
@@ -889,16 +865,7 @@ def test_saved_input_modified_through_view(T):
 
 
 def test_saved_input_detached_copy_shares_version(T):
-    class E2(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            ctx.save_for_backward(a)
-            return a * 2
-
-        @staticmethod
-        def backward(ctx, g):
-            a, = ctx.saved_tensors
-            return g * a
+    E2 = _saves_input(T)
 
     x = T.ones(2, requires_grad=True)
     y = E2.apply(x)
