@@ -29,6 +29,7 @@ from ..autograd.saved import hook_state, ACTIVE as _HOOKS_ACTIVE
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
 _F32 = np.dtype(np.float32)
+_PLAIN = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
 class Op:
@@ -58,7 +59,15 @@ class Op:
             self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
         elif self.n_pos < len(self.params):            # keyword-only kernel params: pass by name
             k, n, kwn = kernel, self.n_pos, self.names[self.n_pos:]
-            self.kernel = lambda *a: k(*a[:n], **dict(zip(kwn, a[n:])))
+            kwd = tuple(self.defaults[n:])
+
+            def call(*a):
+                tail = a[n:]
+                for v, d in zip(tail, kwd):
+                    if v is not d:
+                        return k(*a[:n], **dict(zip(kwn, tail)))
+                return k(*a[:n])        # all at their defaults: no dict to build
+            self.kernel = call
         vjps = vjp if isinstance(vjp, (tuple, list)) else (vjp,)
         self.vjp = vjp if joint else tuple(vjps)
         # which of (out, *args) each vjp reads: its params after g, read in its code
@@ -539,6 +548,15 @@ def _prep(op, args):
     """Unwrap tensor args to arrays, applying promotion and low-precision upcast.
     Returns (kernel args, dtype to cast the result back to or None)."""
     n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
+    if n_in == 1 and not op.promote:    # the common one-tensor op on float data
+        try:
+            d = args[0]._data
+        except AttributeError:
+            d = None
+        if d is not None and d.dtype in _PLAIN:
+            kargs = list(args)
+            kargs[0] = d
+            return kargs, None
     back = None
     if op.promote:
         rdt = _result_dtype(args, n_in)

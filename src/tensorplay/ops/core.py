@@ -19,7 +19,7 @@ def _sum_k(x, dim=None, keepdim=False, *, dtype=None):
         npdt = np.int64
     else:
         npdt = None
-    return np.sum(x, axis=axes, keepdims=keepdim, dtype=npdt)
+    return np.add.reduce(x, axis=axes, dtype=npdt, keepdims=keepdim)   # np.sum minus its wrapper
 
 
 def _unreduce(g, shape, dim, keepdim):
@@ -201,8 +201,13 @@ def reshape_as(input, other):
 
 
 def _transpose_k(x, dim0, dim1):
-    from .._tensor import _wrap_dim
-    return np.swapaxes(x, _wrap_dim(dim0, x.ndim), _wrap_dim(dim1, x.ndim)) if x.ndim else x
+    nd = x.ndim
+    if not nd:
+        return x
+    if not (0 <= dim0 < nd and 0 <= dim1 < nd):
+        from .._tensor import _wrap_dim
+        dim0, dim1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
+    return x.swapaxes(dim0, dim1)
 
 
 transpose = defop("transpose", _transpose_k, lambda g, out, x, dim0, dim1: g.transpose(dim0, dim1),
