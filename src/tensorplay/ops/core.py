@@ -173,6 +173,7 @@ def _view_k(x, *shape):
     return v
 
 
+
 _reshape_vjp = lambda g, out, x, *shape: g.reshape(x.shape)   # noqa: E731
 view = defop("view", _view_k, _reshape_vjp, meta=("x",), upcast=False, view=True)
 _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
@@ -183,13 +184,12 @@ _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
 def reshape(input, *shape):
     """A view when the memory layout allows one, else a copy (recorded as PyTorch
     does: ``clone`` then ``_unsafe_view``)."""
-    new = _infer_shape(size_arg(shape), input._data.size)
-    v = input._data.view()
     try:
-        v.shape = new
-    except AttributeError:
-        return _unsafe_view(clone(input), new)
-    return view(input, new)
+        return view(input, *shape)
+    except RuntimeError as e:           # the layout needs a copy: view() said so
+        if not str(e).startswith("view size is not compatible"):
+            raise
+    return _unsafe_view(clone(input), _infer_shape(size_arg(shape), input._data.size))
 
 
 def view_as(input, other):
