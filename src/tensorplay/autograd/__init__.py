@@ -34,7 +34,9 @@ def _stochastic_node(t):
     fn = t._grad_fn
     if fn is None:
         fn = t.__dict__.get("_stochastic")
-    return fn if getattr(fn, "stochastic", False) else None
+        if fn is None:
+            return None
+    return fn if fn.stochastic else None
 
 
 def _edge_of(t, i, what="tensors"):
@@ -47,6 +49,9 @@ def _edge_of(t, i, what="tensors"):
             return (node, 0)
         raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
     return t._edge()
+
+
+_ONE_0D = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}   # the usual seed
 
 
 def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
@@ -75,7 +80,9 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
                 if o._data.dtype.kind == "c":
                     raise RuntimeError("grad can be implicitly created only for real scalar outputs "
                                        f"but got {o.dtype}")
-            seeds.append(_wrap(np.ones(o._data.shape, o._data.dtype)))
+            d = o._data
+            seeds.append(_wrap(_ONE_0D[d.dtype].copy() if d.ndim == 0 and d.dtype in _ONE_0D
+                               else np.ones(d.shape, d.dtype)))
             continue
         if not isinstance(g, Tensor):
             if isinstance(g, (int, float, complex)):

@@ -148,7 +148,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     the gradient arriving at each target is returned instead of being applied.
     """
     target_nodes = None if targets is None else {e[0] for e in targets}
-    root_nodes = list(dict.fromkeys(e[0] for e in roots))
+    root_nodes = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(e[0] for e in roots))
     deps, needed = _discover(root_nodes, target_nodes)
     buffers = {}
     for (node, nr), g in zip(roots, root_grads):

@@ -18,6 +18,7 @@ class Node:
     __slots__ = ("next_edges", "input_meta", "__dict__", "__weakref__")
     n_out = 1               # how many forward outputs (= gradients this node takes)
     _hooked = False         # set once any hook is registered on this node
+    stochastic = False      # sampling nodes that take a legacy reinforce() reward
     _scalar_args_hidden = False
     _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
     _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node

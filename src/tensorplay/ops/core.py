@@ -1,6 +1,8 @@
 """The ops the engine itself leans on: broadcasting back (``sum_to_size``,
 ``expand``), casts, copies and the basic reshapes, plus ``sum``/``mean`` and
 ``matmul``.  The rest of the op set lives in the sibling modules."""
+import math
+
 import numpy as np
 
 from .. import _dtype as D
@@ -76,21 +78,21 @@ sum_to_size = defop("sum_to_size", _sum_to_size_k, lambda g, out, x, *size: g.ex
 
 def _expand_k(x, *size):
     size = size_arg(size)
+    if x.ndim == 0 and size and -1 not in size and min(size) >= 0 and math.prod(size) > 1:
+        # a scalar spread over a shape (every full-reduction backward): a read-only
+        # zero-stride view, without np.broadcast_to's Python-level overhead
+        r = np.ndarray(size, x.dtype, buffer=np.ascontiguousarray(x), strides=(0,) * len(size))
+        r.flags.writeable = False
+        return r
     if size == x.shape:                 # nothing broadcast: a plain (writable) view
         return x.view()
-    if -1 not in size and int(np.prod(size)) == x.size and x.size > 1:
+    if -1 not in size and math.prod(size) == x.size:
         # only size-1 dims added or kept: no element repeats, so a writable view, as
         # PyTorch allows writing into such an expand
         try:
             return x.reshape(_expand_shape_checked(x, size))
         except ValueError:
             pass
-    if x.ndim == 0 and -1 not in size and min(size, default=0) >= 0:
-        # a scalar spread over a shape (every full-reduction backward): a read-only
-        # zero-stride view, without np.broadcast_to's Python-level overhead
-        r = np.ndarray(size, x.dtype, buffer=np.ascontiguousarray(x), strides=(0,) * len(size))
-        r.flags.writeable = False
-        return r
     if len(size) < x.ndim:
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(x.shape)}}}, size={list(size)}): the "
                            f"number of sizes provided ({len(size)}) must be greater or equal to the "
