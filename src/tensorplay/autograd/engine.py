@@ -259,11 +259,17 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
     while ready:
         g = None                    # hold no gradient a node may want to keep (see AccumulateGrad)
         node, buf = ready.pop()
+        # PyTorch's order: a target whose node runs anyway (it leads to another
+        # target) is captured before its tensor hooks, which then run with the node;
+        # a target that ends the pass is captured after them
+        runs = node in needed
+        if node in target_nodes and runs:
+            captured[node] = list(buf)
         if node._hooked:
             _run_pre_hooks(node, buf)
-        if node in target_nodes:
-            captured[node] = buf
-        if node not in needed:
+        if not runs:
+            if node in target_nodes:
+                captured[node] = buf
             continue
         if check:
             try:
