@@ -157,6 +157,13 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
     if retain_graph is None:
         retain_graph = create_graph
     roots = [_edge_of(t, i) for i, t in enumerate(tensors)]
+    if create_graph and inputs is None:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
     if inputs is None:
         run_backward(roots, seeds, retain_graph, create_graph)
         return
