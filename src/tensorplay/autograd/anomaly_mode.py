@@ -146,9 +146,12 @@ class detect_anomaly(_DecoratorContextManager):
     """Context manager / decorator enabling anomaly detection for the autograd
     engine (see the module docstring).  Slows everything down: for debugging.
 
+        >>> x = tensorplay.tensor([0., 1.], requires_grad=True)
         >>> with tensorplay.autograd.detect_anomaly():
         ...     y = x.log()
-        ...     (y * 0).sum().backward()      # x == 0 somewhere
+        ...     (y * 0).sum().backward()      # d log(x)/dx at 0 is 1/0; times 0: nan
+        Traceback (most recent call last):
+            ...
         RuntimeError: Function 'LogBackward0' returned nan values in its 0th output.
     """
 

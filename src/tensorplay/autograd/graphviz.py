@@ -1,9 +1,13 @@
 """Seeing the backward graph: Graphviz DOT source, and (with the optional
 ``graphviz`` package) rendered pictures.
 
-    >>> y = (x @ w + b).tanh().sum()
-    >>> print(tensorplay.autograd.graph.to_dot(y))       # DOT text
-    >>> tensorplay.autograd.graph.render(y, "graph.svg") # needs `pip install graphviz`
+    >>> x, w = tensorplay.ones(2, 3), tensorplay.ones(3, 4, requires_grad=True)
+    >>> y = (x @ w).tanh().sum()
+    >>> dot = tensorplay.autograd.graph.to_dot(y)        # DOT text
+    >>> dot.startswith("digraph") and "MmBackward0" in dot
+    True
+
+``tensorplay.autograd.graph.render(y, "graph.svg")`` draws it (needs ``pip install graphviz``).
 
 One box per backward node (``grad_fn`` and everything reachable through
 ``next_functions``), labelled with its name and, with ``show_saved``, the
