@@ -33,19 +33,22 @@ def _saves_input(T):
     return E2
 
 
-def _doubles_in_place(T):
-    """A Function that doubles its input in place (``mark_dirty``)."""
-    class Double_(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            x.mul_(2)
-            ctx.mark_dirty(x)
-            return x
+def _scales_in_place(T, k, name):
+    """A Function ``name`` that multiplies its input by ``k`` in place (``mark_dirty``)."""
+    def forward(ctx, x):
+        x.mul_(k)
+        ctx.mark_dirty(x)
+        return x
 
-        @staticmethod
-        def backward(ctx, g):
-            return g * 2
-    return Double_
+    def backward(ctx, g):
+        return g * k
+    return type(T.autograd.Function)(name, (T.autograd.Function,), {
+        "forward": staticmethod(forward), "backward": staticmethod(backward)})
+
+
+def _doubles_in_place(T):
+    return _scales_in_place(T, 2, "Double_")
+
 
 def ver(t):
     """The version counter's value (tensorplay keeps it in a shared one-element list)."""
@@ -1263,17 +1266,7 @@ def test_apply_with_kwargs_rejected_or_used():
 
 
 def make_triple_(T):
-    class Triple_(T.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            x.mul_(3)
-            ctx.mark_dirty(x)
-            return x
-
-        @staticmethod
-        def backward(ctx, g):
-            return g * 3
-    return Triple_
+    return _scales_in_place(T, 3, "Triple_")
 
 
 def test_mark_dirty_on_view_updates_base_history(T):

@@ -20,7 +20,6 @@ unit vectors ``u`` (per input) and ``v`` (per output) instead of whole
 Jacobians: ``J u`` by one central difference along ``u``, ``v^T J`` by one
 backward pass; a mismatch is re-examined in slow mode for the message.
 """
-import functools
 import os
 import sys
 import warnings

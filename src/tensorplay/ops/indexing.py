@@ -821,7 +821,6 @@ def _index_add_k(x, dim, index, source, *, alpha=1):
 
 
 def _index_add_vjp_src(g, out, x, dim, index, source, alpha=1):
-    from .pointwise import conj
     r = _index_select(g, dim, index.reshape(-1) if index.dim() == 0 else index)
     if alpha != 1:
         r = r * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
