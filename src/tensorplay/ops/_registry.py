@@ -12,7 +12,6 @@ inputs a vjp reads is found once, from its code, so a node saves exactly the
 tensors that the gradients it will compute need.  Inputs named in ``meta=``
 are needed only for their shape/dtype: a ``TensorMeta`` stands in for them.
 """
-import dis
 import inspect
 import weakref
 
@@ -33,31 +32,71 @@ _PLAIN = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, n
 
 
 class Op:
-    def __init__(self, name, kernel, vjp, *, n_in, jvp=None, batch=None, meta=(), promote=False,
-                 float_only=False, upcast=True, out_dtype=None, differentiable=True, view=False,
-                 nondiff_out=(), joint=False, node_name=None, method=True, inplace=None,
-                 out_saved=None):
+    """One op: its kernel, the derivative of each differentiable input by name,
+    its family (which supplies the default forward-mode and batching rules),
+    the parameters that are dimensions, and its spellings.
+
+    ``derivatives`` maps an input's name to its vjp, ``lambda g, <names>: ...``
+    whose parameters after the incoming gradient ``g`` name exactly what it
+    reads: ``result`` (the op's output) and the op's own parameters.  So what a
+    node saves is known from the entry itself (the union of the names the vjps
+    that will run declare), without reading the interpreter's bytecode.  The
+    string ``"grad"`` stands for ``lambda g: g`` and is not called.  A variadic
+    op (``n_in=-1``, ``kernel(*tensors, *, params)``) has one derivative, keyed
+    by the star parameter's name, that returns a gradient per tensor.
+    Parameters listed in ``meta`` are needed only for their shape and dtype:
+    a ``TensorMeta`` is saved instead of the tensor.
+    """
+
+    def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
+                 jvp=None, batch=None, dims=(), meta=(), promote=False, float_only=False,
+                 upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
+                 node_name=None, method=True, inplace=None, operators=(), out_saved=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
-        self.jvp, self.batch = jvp, batch
+        self.family, self.dims = family, tuple(dims)
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
-        self.differentiable = differentiable and vjp is not None
-        self.joint = joint
-        sig = inspect.signature(kernel)
-        self.params = [p for p in sig.parameters.values()
-                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        self.names = [p.name for p in self.params]
-        self.defaults = [p.default for p in self.params]
-        self.n_required = sum(p.default is p.empty for p in self.params)
-        self.n_pos = sum(p.kind != p.KEYWORD_ONLY for p in self.params)
-        self.varargs = any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values())
-        self.variadic = n_in == -1      # kernel(*tensors, *, params): any number of tensor inputs
-        self.n_kw = len(self.params) - self.n_pos
+        self.method, self.inplace, self.operators = method, inplace, tuple(operators)
+        self._signature(kernel, args)
+        if derivatives is None or isinstance(derivatives, dict):
+            self._derivatives(derivatives or {}, frozenset(meta))
+        else:                                   # TEMPORARY: positional vjps, being converted
+            self._legacy(derivatives, frozenset(meta))
+        self.differentiable = differentiable and (
+            self.vjp is not None if self.joint else any(f is not None for f in self.vjp))
+        self.jvp = jvp if jvp is not None else (family.jvp if family is not None else None)
+        self.batch = batch if batch is not None else (family.batch if family is not None else None)
+        self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
+                             {"__slots__": (), "op": self})
+        self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
+        self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),
+                                   {"__slots__": (), "op": self})   # for ops returning tuples
+
+    def _signature(self, kernel, args):
+        """The op's parameters: the kernel's, or ``args`` (names) for a kernel
+        without a usable signature (NumPy's ufuncs)."""
+        if args is not None:
+            P = inspect.Parameter
+            params = [P(a, P.POSITIONAL_OR_KEYWORD) for a in args]
+            self.varargs, self.star = False, None
+        else:
+            sig = inspect.signature(kernel)
+            params = [p for p in sig.parameters.values()
+                      if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+            star = [p.name for p in sig.parameters.values() if p.kind == p.VAR_POSITIONAL]
+            self.varargs, self.star = bool(star), (star[0] if star else None)
+        self.params = params
+        self.names = [p.name for p in params]
+        self.defaults = [p.default for p in params]
+        self.n_required = sum(p.default is p.empty for p in params)
+        self.n_pos = sum(p.kind != p.KEYWORD_ONLY for p in params)
+        self.variadic = self.n_in == -1  # kernel(*tensors, *, params): any number of tensor inputs
+        self.n_kw = len(params) - self.n_pos
         if self.variadic:
             k, nk, kwn = kernel, self.n_kw, self.names[self.n_pos:]
             self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
-        elif self.n_pos < len(self.params):            # keyword-only kernel params: pass by name
+        elif self.n_pos < len(params):            # keyword-only kernel params: pass by name
             k, n, kwn = kernel, self.n_pos, self.names[self.n_pos:]
             kwd = tuple(self.defaults[n:])
 
@@ -68,10 +107,52 @@ class Op:
                         return k(*a[:n], **dict(zip(kwn, tail)))
                 return k(*a[:n])        # all at their defaults: no dict to build
             self.kernel = call
+
+    def _derivatives(self, derivatives, meta):
+        """Order the derivatives by input, bind each to the arguments it names,
+        and plan what a node must save (``uses``/``masks``)."""
+        if self.variadic:
+            inputs = [self.star]
+        else:
+            inputs = self.names[:self.n_in]
+        unknown = set(derivatives) - set(inputs)
+        if unknown:
+            raise TypeError(f"{self.name}: derivatives for {sorted(unknown)}, which are not "
+                            f"tensor inputs of the op (its inputs: {inputs})")
+        self.joint = self.variadic
+        self.derivatives = {}                 # input name -> (function, names it reads)
+        vjps, uses, ident = [], [], []
+        for inp in inputs:
+            f = derivatives.get(inp)
+            if f is None:
+                vjps.append(None), uses.append(frozenset()), ident.append(False)
+                continue
+            if f == "grad":
+                self.derivatives[inp] = ("grad", ())
+                vjps.append(_IDENTITY), uses.append(frozenset()), ident.append(True)
+                continue
+            reads = self._reads(f)
+            self.derivatives[inp] = (f, reads)
+            vjps.append(self._bind(f, reads))
+            uses.append(frozenset(self._position(r) for r in reads if r not in meta))
+            ident.append(False)
+        self.vjp = vjps[0] if self.joint else tuple(vjps)
+        self.uses, self.ident = uses, tuple(ident)
+        for m in meta:
+            if m != "*" and m not in self.names and m != self.star:
+                raise TypeError(f"{self.name}: meta names {m!r}, not a parameter")
+        self.meta_mask = sum(1 << (i + 1) for i, n in enumerate(self.names) if n in meta) \
+            | (_ALL_INPUTS if ("*" in meta or (self.star in meta and self.variadic)) else 0)
+        self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
+                           + (1 if -1 in u else 0) for u in uses)
+
+    def _legacy(self, vjp, metas):
+        import dis
+        joint = self.variadic
         vjps = vjp if isinstance(vjp, (tuple, list)) else (vjp,)
+        self.joint = joint
         self.vjp = vjp if joint else tuple(vjps)
-        # which of (out, *args) each vjp reads: its params after g, read in its code
-        metas = set(meta)
+        self.derivatives = {}
         self.uses = []
         for f in vjps:
             if f is None:
@@ -79,8 +160,11 @@ class Op:
                 continue
             code = f.__code__
             names = code.co_varnames[1:code.co_argcount]
-            read = _names_read(f)
-            if code.co_flags & inspect.CO_VARARGS:   # vjp(g, out, x, *size): the size is read
+            read = set(f.__code__.co_cellvars)
+            for ins in dis.get_instructions(f):
+                if ins.opname.startswith("LOAD_FAST") or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE"):
+                    read.add(ins.argval)
+            if code.co_flags & inspect.CO_VARARGS:
                 star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
                 if star in read and not self.variadic:
                     read = read | {f"#{i}" for i in range(len(names) - 1, 40)}
@@ -97,13 +181,73 @@ class Op:
             | (_ALL_INPUTS if "*" in metas else 0)
         self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
                            + (1 if -1 in u else 0) for u in self.uses)
-        # vjps that are ``lambda g, ...: g`` are not called (add, clone, ...)
-        self.ident = tuple(f is not None and not joint and _returns_g(f) for f in vjps)
-        self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
-                             {"__slots__": (), "op": self})
-        self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
-        self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),
-                                   {"__slots__": (), "op": self})   # for ops returning tuples
+
+        def returns_g(f):
+            ins = [i for i in dis.get_instructions(f) if i.opname not in ("RESUME", "NOP", "CACHE")]
+            return (len(ins) == 2 and ins[0].opname == "LOAD_FAST" and
+                    ins[0].argval == f.__code__.co_varnames[0] and ins[1].opname == "RETURN_VALUE")
+        self.ident = tuple(f is not None and not joint and returns_g(f) for f in vjps)
+
+    def _reads(self, f):
+        """The names a derivative reads: its parameters after the gradient."""
+        params = list(inspect.signature(f).parameters.values())
+        if not params or params[0].kind not in (params[0].POSITIONAL_ONLY,
+                                                 params[0].POSITIONAL_OR_KEYWORD):
+            raise TypeError(f"{self.name}: a derivative takes the incoming gradient first")
+        known = {"result", *self.names} | ({self.star} if self.star else set())
+        reads = tuple(p.name for p in params[1:])
+        bad = [r for r in reads if r not in known]
+        if bad:
+            raise TypeError(f"{self.name}: a derivative reads {bad}, which are neither 'result' "
+                            f"nor parameters of the op ({self.names})")
+        return reads
+
+    def _position(self, name):
+        """Where a read name lives: -1 the output, -2 all tensor inputs of a
+        variadic op, else the index in the op's arguments (``*size`` of a
+        non-variadic op: every extra position)."""
+        if name == "result":
+            return -1
+        if name == self.star:
+            return -2 if self.variadic else _VARARGS
+        return self.names.index(name)
+
+    def _bind(self, f, reads):
+        """``f`` as ``vjp(g, out, *args)``, the form nodes call, passing only what it names."""
+        where = [self._position(r) for r in reads]
+        if self.variadic:
+            nk = self.n_kw
+            get = [(lambda o, a: o) if w == -1 else (lambda o, a: a[:len(a) - nk]) if w == -2
+                   else (lambda o, a, j=self.names.index(reads[i]) - self.n_pos: a[len(a) - nk + j])
+                   for i, w in enumerate(where)]
+            return lambda g, out, *a: f(g, *[h(out, a) for h in get])
+        if _VARARGS in where:
+            n = self.n_pos
+            get = [(lambda o, a: o) if w == -1 else (lambda o, a: a[n:]) if w == _VARARGS
+                   else (lambda o, a, w=w: a[w]) for w in where]
+            return lambda g, out, *a: f(g, *[h(out, a) for h in get])
+        if not where:
+            return lambda g, out, *a: f(g)
+        if len(where) == 1:
+            w = where[0]
+            if w == -1:
+                return lambda g, out, *a: f(g, out)
+            return lambda g, out, *a: f(g, a[w])
+        if len(where) == 2:
+            w0, w1 = where
+            if w0 == -1:
+                return lambda g, out, *a: f(g, out, a[w1])
+            if w1 == -1:
+                return lambda g, out, *a: f(g, a[w0], out)
+            return lambda g, out, *a: f(g, a[w0], a[w1])
+        return lambda g, out, *a: f(g, *[out if w == -1 else a[w] for w in where])
+
+    def where_defined(self):
+        """File and line of the kernel and of each derivative."""
+        lines = [f"kernel: {_where(self.kernel)}"]
+        for inp, (f, _) in self.derivatives.items():
+            lines.append(f"{inp}: " + ("grad" if f == "grad" else _where(f)))
+        return lines
 
     def bind(self, args, kwargs, fname=None):
         """Positional args + kwargs -> full positional tuple (defaults filled)."""
@@ -131,25 +275,25 @@ class Op:
         return full
 
     def __repr__(self):
-        return f"<op {self.name}>"
+        return f"<op {self.name}: " + "; ".join(self.where_defined()) + ">"
 
 
 _MISSING = object()
+_VARARGS = 40           # a derivative reads ``*size``: every position from n_pos on
 
 
-def _names_read(f):
-    read = set(f.__code__.co_cellvars)
-    for ins in dis.get_instructions(f):
-        if ins.opname.startswith("LOAD_FAST") or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE"):
-            read.add(ins.argval)
-    return read
+def _IDENTITY(g, out, *args):
+    return g
 
 
-def _returns_g(f):
-    """True for a vjp that is ``lambda g, ...: g``."""
-    ins = [i for i in dis.get_instructions(f) if i.opname not in ("RESUME", "NOP", "CACHE")]
-    return (len(ins) == 2 and ins[0].opname == "LOAD_FAST" and
-            ins[0].argval == f.__code__.co_varnames[0] and ins[1].opname == "RETURN_VALUE")
+def _where(f):
+    f = getattr(f, "__wrapped__", f)
+    code = getattr(f, "__code__", None)
+    if code is None:
+        return getattr(f, "__name__", repr(f))
+    import os
+    return f"{os.path.relpath(code.co_filename, os.path.dirname(os.path.dirname(__file__)))}:" \
+           f"{code.co_firstlineno}"
 
 
 def _camel(name):

@@ -474,7 +474,7 @@ def _einsum_vjp(g, out, *args):
     return grads
 
 
-_einsum = defop("einsum", _einsum_k, _einsum_vjp, n_in=-1, joint=True, node_name="ViewBackward0")
+_einsum = defop("einsum", _einsum_k, _einsum_vjp, n_in=-1, node_name="ViewBackward0")
 
 
 def _variant(node_name):

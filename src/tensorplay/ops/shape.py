@@ -193,7 +193,7 @@ def _cat_vjp(g, out, *a):
     return grads
 
 
-_cat = defop("cat", _cat_k, _cat_vjp, n_in=-1, joint=True, meta=("*",), promote=True,
+_cat = defop("cat", _cat_k, _cat_vjp, n_in=-1, meta=("*",), promote=True,
              upcast=False, node_name="CatBackward0")
 
 
@@ -239,7 +239,7 @@ def _stack_vjp(g, out, *a):
     return list(g.unbind(d))
 
 
-_stack = defop("stack", _stack_k, _stack_vjp, n_in=-1, joint=True, meta=("*",), promote=True,
+_stack = defop("stack", _stack_k, _stack_vjp, n_in=-1, meta=("*",), promote=True,
                upcast=False, node_name="StackBackward0")
 
 
