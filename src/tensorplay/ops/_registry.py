@@ -228,6 +228,13 @@ class Op:
             return lambda g, out, *a: f(g, *[h(out, a) for h in get])
         if not where:
             return lambda g, out, *a: f(g)
+        if any(w >= self.n_in for w in where):
+            # a parameter after the tensors: the pointwise fast paths record only
+            # the tensors, so a parameter left at its default may be absent
+            get = [(lambda o, a: o) if w == -1 else (lambda o, a, w=w: a[w]) if w < self.n_in
+                   else (lambda o, a, w=w, d=self.defaults[w]: a[w] if len(a) > w else d)
+                   for w in where]
+            return lambda g, out, *a: f(g, *[h(out, a) for h in get])
         if len(where) == 1:
             w = where[0]
             if w == -1:
@@ -850,10 +857,10 @@ class ViewList:
         return bool(self.refs)
 
 
-def defop(name, kernel, vjp=None, **kw):
+def defop(name, kernel, derivatives=None, **kw):
     """Register ``name`` and return its public function (also the method)."""
     n_in = kw.pop("n_in", 1)
-    op = Op(name, kernel, vjp, n_in=n_in, **kw)
+    op = Op(name, kernel, derivatives, n_in=n_in, **kw)
     REGISTRY[name] = op
     names = op.names
 

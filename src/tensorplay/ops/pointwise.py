@@ -46,9 +46,12 @@ def conj(x):
 # The fast paths below (unary fn, binary fast/rfast) repeat the same dozen lines
 # that wrap the result and record the node: on purpose, since a shared helper
 # would cost one more Python call on every op, the overhead this path exists to cut.
-def unary(name, kernel, vjp, *, float_only=True, **kw):
-    """A one-input pointwise op with a fast path for float/complex inputs."""
-    op = Op(name, kernel, vjp, n_in=1, float_only=float_only, **kw)
+def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
+    """A one-input pointwise op with a fast path for float/complex inputs.
+    A ufunc kernel's input is called ``x``."""
+    if isinstance(kernel, np.ufunc):
+        kw.setdefault("args", ("x",))
+    op = Op(name, kernel, derivatives, n_in=1, float_only=float_only, **kw)
     REGISTRY[name] = op
     diff = op.differentiable
 
@@ -79,13 +82,15 @@ def unary(name, kernel, vjp, *, float_only=True, **kw):
     return fn
 
 
-def binary(name, kernel, vjp, fast_kernel=None, **kw):
+def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
     """A two-input pointwise op (tensor or Python number on either side) with
     PyTorch's type promotion.  Returns the public function; its ``.fast`` is the
     two-argument spelling used by operators, with a fast path for same-dtype
     float inputs.  Extra kernel parameters (``alpha=``) go the general way."""
     kw.setdefault("promote", True)
-    op = Op(name, kernel, vjp, n_in=2, **kw)
+    if isinstance(kernel, np.ufunc):
+        kw.setdefault("args", ("x", "y"))
+    op = Op(name, kernel, derivatives, n_in=2, **kw)
     REGISTRY[name] = op
     fast_ok = op.out_dtype is None
     kernel = fast_kernel or kernel
@@ -190,15 +195,17 @@ def _k_with_alpha(f):
 
 # --------------------------------------------------------------------- arithmetic
 conj_physical = _conj = unary("conj_physical", np.conjugate, lambda g, out, x: g.conj(), float_only=False)
-add = binary("add", _k_with_alpha(np.add), (lambda g, out, x, y, alpha=1: g,
-                                            lambda g, out, x, y, alpha=1:
-                                            g if alpha == 1 else g * conj(alpha)),
+add = binary("add", _k_with_alpha(np.add),
+             {"x": "grad",
+              "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
              fast_kernel=np.add)
-sub = binary("sub", _k_with_alpha(np.subtract), (lambda g, out, x, y, alpha=1: g,
-                                                 lambda g, out, x, y, alpha=1: -g * conj(alpha)),
+sub = binary("sub", _k_with_alpha(np.subtract),
+             {"x": "grad",
+              "y": lambda g, alpha: -g * conj(alpha)},
              fast_kernel=np.subtract)
 subtract = sub
-mul = binary("mul", np.multiply, (lambda g, out, x, y: g * conj(y), lambda g, out, x, y: g * conj(x)))
+mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
+                                  "y": lambda g, x: g * conj(x)})
 
 
 def _div_kernel(x, y, rounding_mode=None):
@@ -336,14 +343,14 @@ square = unary("square", np.square, lambda g, out, x: g * conj(2 * x), float_onl
 reciprocal = unary("reciprocal", np.reciprocal, lambda g, out, x: -g * conj(out * out))
 sqrt = unary("sqrt", np.sqrt, lambda g, out, x: g / (2 * conj(out)))
 rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: -0.5 * g * conj(out * out * out))
-exp = unary("exp", np.exp, lambda g, out, x: g * conj(out))
+exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)})
 exp2 = unary("exp2", np.exp2, lambda g, out, x: g * conj(out * LN2))
 expm1 = unary("expm1", np.expm1, lambda g, out, x: g * conj(out + 1))
 log = unary("log", np.log, lambda g, out, x: g / conj(x))
 log2 = unary("log2", np.log2, lambda g, out, x: g / conj(x * LN2))
 log10 = unary("log10", np.log10, lambda g, out, x: g / conj(x * LN10))
 log1p = unary("log1p", np.log1p, lambda g, out, x: g / conj(x + 1))
-sin = unary("sin", np.sin, lambda g, out, x: g * conj(x.cos()))
+sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())})
 cos = unary("cos", np.cos, lambda g, out, x: -g * conj(x.sin()))
 tan = unary("tan", np.tan, lambda g, out, x: g * conj(1 + out * out))
 asin = unary("asin", np.arcsin, lambda g, out, x: g * conj((1 - x * x).rsqrt()))
@@ -362,7 +369,7 @@ def _tanh_bw_k(g, y):
 tanh_backward = binary("tanh_backward", _tanh_bw_k,
                        (lambda gg, out, g, y: tanh_backward(gg, conj(y)),
                         lambda gg, out, g, y: conj(gg) * g * (-2 * conj(y))))
-tanh = unary("tanh", np.tanh, lambda g, out, x: tanh_backward(g, out))
+tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)})
 
 
 def _sigmoid_bw_k(g, y):
