@@ -49,11 +49,11 @@ class Op:
     """
 
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
-                 jvp=None, batch=None, dims=(), meta=(), promote=False, float_only=False,
+                 jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=None, operators=(), out_saved=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
-        self.family, self.dims = family, tuple(dims)
+        self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
