@@ -160,3 +160,94 @@ def test_every_registered_op_is_in_the_table():
     covered = {n for c in CASES for n in c.covers}
     missing = sorted(set(REGISTRY) - covered)
     assert not missing, f"ops without an entry in tests/opdb: {missing}"
+
+
+# --------------------------------------------------------------------------- saved = read
+class _Read(Exception):
+    """A derivative touched an argument it was handed."""
+
+
+class _Poison:
+    """Stands in for one argument of a derivative: any use of it raises ``_Read``."""
+
+    def __getattr__(self, name):
+        raise _Read(name)
+
+
+def _raise(self, *a, **k):
+    raise _Read()
+
+
+for _m in ("add radd sub rsub mul rmul truediv rtruediv pow rpow neg pos abs eq ne lt le gt ge "
+           "matmul rmatmul getitem iter len bool float int index array and or xor invert "
+           "floordiv mod hash contains").split():
+    setattr(_Poison, f"__{_m}__", _raise)
+
+
+class _Calls:
+    """A transform that records every op call it sees, with its arguments and result."""
+
+    def __init__(self):
+        self.calls = []
+
+    def process(self, op, args):
+        from tensorplay.ops._registry import dispatch
+        out = dispatch(op, args)
+        self.calls.append((op, list(args), out))
+        return out
+
+
+def _value(op, args, out, name):
+    if name == "result":
+        return out
+    if name == op.star:
+        return list(args[:len(args) - op.n_kw]) if op.variadic else tuple(args[op.n_pos:])
+    i = op.names.index(name)
+    return args[i] if i < len(args) else op.defaults[i]
+
+
+def _ones_like(out):
+    if isinstance(out, tuple):
+        return tuple(tp.ones_like(o) for o in out)
+    return tp.ones_like(out)
+
+
+def test_every_declared_argument_is_read():
+    """What a node saves is the union of what its derivatives declare (they are
+    handed nothing else, so nothing undeclared can be read); here, every name a
+    derivative declares is shown to be read by it, on some call in the op
+    table, by handing it a stand-in that raises when used."""
+    from tensorplay.ops._registry import TRANSFORMS
+    read, declared = set(), set()
+    for case in DIFF:
+        for sample in case.samples:
+            xs = _tensors(tp, sample)
+            rec = _Calls()
+            TRANSFORMS.append(rec)
+            try:
+                case.fn(tp, *xs, **sample.kwargs)
+            finally:
+                TRANSFORMS.remove(rec)
+            for op, args, out in rec.calls:
+                if not isinstance(out, (tp.Tensor, tuple)):
+                    continue
+                g = _ones_like(out)
+                for inp, (f, names) in op.derivatives.items():
+                    if f == "grad":
+                        continue
+                    values = [_value(op, args, out, n) for n in names]
+                    for j, n in enumerate(names):
+                        key = (op.name, inp, n)
+                        declared.add(key)
+                        if key in read:
+                            continue
+                        trial = list(values)
+                        trial[j] = _Poison()
+                        try:
+                            with tp.no_grad():
+                                f(g, *trial)
+                        except Exception:
+                            read.add(key)
+    assert declared, "no derivative was exercised"
+    unread = sorted(declared - read)
+    assert not unread, f"declared but never read (op, input, name): {unread}"

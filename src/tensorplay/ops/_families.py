@@ -21,7 +21,20 @@ LINALG         matrix functions over the last two dimensions: inv, det, svd
 SAMPLING       draws random numbers
 OTHER          none of the above: rules written in the entry or none
 =============  ==============================================================
+
+The rules' signatures (what a transform calls; ``args`` is the op's full
+positional argument list, tangents and batch dimensions are given per tensor
+input, ``None`` where an input has none):
+
+- ``jvp(op, args, tangents, result) -> tangent`` of the output (a tuple for
+  an op with several outputs), written in tensorplay ops so that it can be
+  differentiated again;
+- ``batch(op, args, bdims) -> (result, out_bdim)``: ``args`` hold the
+  physical tensors, whose batch dimension is at ``bdims[i]``; the rule calls
+  the op once on the whole batch and says where the result's batch
+  dimension is.
 """
+from ._registry import dispatch
 
 
 class Family:
@@ -35,15 +48,134 @@ class Family:
         return f"<family {self.name}>"
 
 
-ELEMENTWISE = Family("elementwise")
-REDUCTION = Family("reduction")
-ALONG_DIM = Family("along_dim")
-VIEW = Family("view")
-SHAPE = Family("shape")
-INDEXING = Family("indexing")
-BILINEAR = Family("bilinear")
-LINALG = Family("linalg")
+# ------------------------------------------------------------------ forward-mode defaults
+def _tensor_inputs(op, args):
+    return len(args) - op.n_kw if op.variadic else op.n_in
+
+
+def _conj(t):
+    return t.conj() if t.is_complex() else t
+
+
+def jvp_auto_element_wise(op, args, tangents, result):
+    """PyTorch's ``auto_element_wise``: for an elementwise op that is real or
+    holomorphic, the tangent is the vjp applied to the tangent, conjugated:
+    ``J t = conj(J^H conj(t))``.  (A non-holomorphic complex op, such as
+    ``abs`` or ``angle`` of a complex input, writes its own rule.)"""
+    if op.linear:
+        return jvp_linear(op, args, tangents, result)
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        f = op.vjp[i]
+        if f is None:
+            raise RuntimeError(f"{op.name}: input {op.names[i]!r} has a tangent but no derivative")
+        d = t if op.ident[i] else _conj(f(_conj(t), result, *args))
+        total = d if total is None else total + d
+    if total is not None and total.shape != result.shape:
+        total = total.expand(result.shape)
+    return total
+
+
+def jvp_linear(op, args, tangents, result):
+    """PyTorch's ``auto_linear``: an op linear in its tensor inputs maps
+    tangents as it maps values, with zero for an input that has none."""
+    n = _tensor_inputs(op, args)
+    targs = list(args)
+    for i in range(n):
+        t = tangents[i]
+        if t is None:
+            a = args[i]
+            t = a.new_zeros(a.shape) if hasattr(a, "new_zeros") else 0
+        targs[i] = t
+    return dispatch(op, targs)
+
+
+def jvp_bilinear(op, args, tangents, result):
+    """An op linear in each tensor input separately: ``f(tx, y) + f(x, ty)``."""
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        targs = list(args)
+        targs[i] = t
+        d = dispatch(op, targs)
+        total = d if total is None else total + d
+    return total
+
+
+def jvp_default(op, args, tangents, result):
+    """Linear ops map tangents as values; others have no default."""
+    if op.linear:
+        return jvp_linear(op, args, tangents, result)
+    raise NotImplementedError(f"Trying to use forward AD with {op.name} that does not support it "
+                              f"because it has not been implemented yet.")
+
+
+# ------------------------------------------------------------------ batching defaults
+def _batch_first(t, bdim):
+    return t if bdim == 0 else t.movedim(bdim, 0)
+
+
+def batch_elementwise(op, args, bdims):
+    """Batch dimensions to the front, and each batched input padded with size-1
+    dimensions to the largest logical rank, so that broadcasting lines up the
+    logical dimensions: one call of the op on the whole batch."""
+    n = _tensor_inputs(op, args)
+    rank = max((a.ndim - (b is not None) for a, b in zip(args[:n], bdims) if hasattr(a, "ndim")),
+               default=0)
+    new = list(args)
+    for i, b in enumerate(bdims):
+        if b is None:
+            continue
+        x = _batch_first(args[i], b)
+        r = x.ndim - 1
+        if r < rank:
+            x = x.reshape((x.shape[0],) + (1,) * (rank - r) + tuple(x.shape[1:]))
+        new[i] = x
+    return dispatch(op, new), 0
+
+
+def _shift_dim(d, rank):
+    if d < -rank or d >= max(rank, 1):
+        return d            # out of range: the op itself raises PyTorch's error
+    return (d + rank if d < 0 else d) + 1
+
+
+def batch_dims(op, args, bdims):
+    """An op on one tensor whose dimension parameters (``op.dims``) index its
+    logical dimensions: batch dimension to the front, each dimension shifted
+    past it (``None``, all dimensions, becomes every logical one)."""
+    b = bdims[0]
+    x = _batch_first(args[0], b)
+    rank = x.ndim - 1
+    new = list(args)
+    new[0] = x
+    for name in op.dims:
+        i = op.names.index(name)
+        if i >= len(new):
+            continue
+        d = new[i]
+        if d is None:
+            new[i] = tuple(range(1, rank + 1))
+        elif isinstance(d, (tuple, list)):
+            new[i] = type(d)(_shift_dim(k, rank) for k in d)
+        else:
+            new[i] = _shift_dim(d, rank)
+    out = dispatch(op, new)
+    return out, 0
+
+
+ELEMENTWISE = Family("elementwise", jvp_auto_element_wise, batch_elementwise)
+REDUCTION = Family("reduction", jvp_default, batch_dims)
+ALONG_DIM = Family("along_dim", jvp_default, batch_dims)
+VIEW = Family("view", jvp_linear, batch_dims)
+SHAPE = Family("shape", jvp_default)
+INDEXING = Family("indexing", jvp_default)
+BILINEAR = Family("bilinear", jvp_bilinear)
+LINALG = Family("linalg", jvp_default)
 SAMPLING = Family("sampling")
-OTHER = Family("other")
+OTHER = Family("other", jvp_default)
 FAMILIES = (ELEMENTWISE, REDUCTION, ALONG_DIM, VIEW, SHAPE, INDEXING, BILINEAR, LINALG,
             SAMPLING, OTHER)

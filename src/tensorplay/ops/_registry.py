@@ -757,8 +757,28 @@ def _prep_list(op, ts):
     return [t._data if t._data.dtype == npdt else t._data.astype(npdt) for t in ts]
 
 
+# ------------------------------------------------------------------ the interception point
+# The active transforms (forward-mode levels, vmap levels, ...), innermost last.
+# Every call of every op checks this list first (the fast paths too), so with
+# no transform active the cost is one global read.
+TRANSFORMS = []
+
+
+def intercept(op, args):
+    """Hand one op call to the innermost transform.  While it runs, that
+    transform is off the stack, so the ops it calls reach the levels below it
+    (and plain computation under the last one)."""
+    t = TRANSFORMS.pop()
+    try:
+        return t.process(op, args)
+    finally:
+        TRANSFORMS.append(t)
+
+
 def dispatch(op, args):
     """The general path: any signature.  ``args`` is the full positional list."""
+    if TRANSFORMS:
+        return intercept(op, list(args))
     kargs, back = _prep(op, args)
     try:
         r = op.kernel(*kargs)

@@ -11,6 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import state
+from ._registry import TRANSFORMS
 
 # ops whose in-place form PyTorch has (pointwise and a few others)
 INPLACE = """add sub mul div true_divide floor_divide remainder fmod pow float_power neg negative
@@ -49,7 +50,7 @@ def apply_inplace(self, f, args, kwargs, name):
     check_inplace(self, args)
     recording = state.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args)
                                    or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))
-    if not recording and not kwargs and getattr(f, "ufunc", None) is not None \
+    if not recording and not kwargs and not TRANSFORMS and getattr(f, "ufunc", None) is not None \
             and _ufunc_inplace(self, f.ufunc, args):
         return self
     src = self

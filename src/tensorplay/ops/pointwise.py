@@ -13,7 +13,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from ..autograd.grad_mode import state
-from ._registry import Op, REGISTRY, dispatch, record, defop, record_pointwise, _NO_ARG
+from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop,
+                        record_pointwise, _NO_ARG)
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -56,6 +57,8 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     diff = op.differentiable
 
     def fn(input):
+        if TRANSFORMS:
+            return intercept(op, [input])
         try:
             d = input._data
         except AttributeError:
@@ -97,6 +100,8 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
     diff = op.differentiable
 
     def fast(input, other):
+        if TRANSFORMS:
+            return intercept(op, [input, other])
         try:
             xd = input._data
         except AttributeError:
@@ -134,6 +139,8 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
 
     def rfast(input, other):
         """``other (op) input`` for a Python number ``other`` (reflected operators)."""
+        if TRANSFORMS:
+            return intercept(op, [other, input])
         to = type(other)
         if (to is not float and to is not int) or not fast_ok:
             return dispatch(op, [other, input])
@@ -553,6 +560,8 @@ REGISTRY["where"] = _where_op
 
 
 def _where(condition, input, other):
+    if TRANSFORMS:
+        return intercept(_where_op, [condition, input, other])
     c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if c.dtype != np.bool_:
         if c.dtype == np.uint8:
