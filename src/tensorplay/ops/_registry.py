@@ -145,10 +145,12 @@ class Op:
             | (_ALL_INPUTS if ("*" in meta or (self.star in meta and self.variadic)) else 0)
         self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
                            + (1 if -1 in u else 0) for u in uses)
+        self.keep_args = any(_PARAM in u for u in uses)
 
     def _legacy(self, vjp, metas):
         import dis
         joint = self.variadic
+        self.keep_args = False
         vjps = vjp if isinstance(vjp, (tuple, list)) else (vjp,)
         self.joint = joint
         self.vjp = vjp if joint else tuple(vjps)
@@ -210,6 +212,8 @@ class Op:
             return -1
         if name == self.star:
             return -2 if self.variadic else _VARARGS
+        if self.variadic:
+            return _PARAM        # a keyword parameter after the tensors: never a tensor
         return self.names.index(name)
 
     def _bind(self, f, reads):
@@ -287,6 +291,7 @@ class Op:
 
 _MISSING = object()
 _VARARGS = 40           # a derivative reads ``*size``: every position from n_pos on
+_PARAM = -3             # a derivative of a variadic op reads a keyword parameter
 
 
 def _IDENTITY(g, out, *args):
@@ -499,7 +504,7 @@ def record(op, args, outs):
         need |= (1 << (n_in + 1)) - 2
     versions = None
     meta_mask = op.meta_mask
-    if need > 1 or meta_mask:
+    if need > 1 or meta_mask or op.keep_args:
         saved = list(args)
         for i in range(n_in):
             t = saved[i]
