@@ -21,6 +21,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ..autograd.grad_mode import state as _state
+from ._families import ELEMENTWISE, INDEXING, OTHER, VIEW
 from ._registry import defop
 
 _LOWP = D.LOW_PRECISION
@@ -133,13 +134,13 @@ def _select_k(x, dim, index):
     return x[(_FULL,) * d + (index, Ellipsis)]
 
 
-def _select_vjp(g, out, x, dim, index):
+def _select_vjp(g, x, dim, index):
     d = _wrap_dim(dim, len(x.shape))
     return _index_put_op(_zeros(x.shape, g._data.dtype), g, ((_FULL,) * d + (index,), None), False)
 
 
-select = defop("select", _select_k, _select_vjp, meta=("x",), upcast=False, view=True,
-               node_name="SelectBackward0")
+select = defop("select", _select_k, {"x": _select_vjp}, meta=("x",), upcast=False, view=True,
+               node_name="SelectBackward0", family=VIEW, dims=("dim",), linear=True)
 
 
 def _slice_k(x, dim=0, start=None, end=None, step=1):
@@ -151,16 +152,16 @@ def _slice_k(x, dim=0, start=None, end=None, step=1):
     return x[(_FULL,) * d + (slice(start, end, step),)]
 
 
-def _slice_vjp(g, out, x, dim=0, start=None, end=None, step=1):
+def _slice_vjp(g, x, dim, start, end, step):
     d = _wrap_dim(dim, len(x.shape))
     return _index_put_op(_zeros(x.shape, g._data.dtype), g,
                          ((_FULL,) * d + (slice(start, end, step),), None), False)
 
 
-_slice = defop("slice", _slice_k, _slice_vjp, meta=("x",), upcast=False, view=True,
-               node_name="SliceBackward0")
-_alias = defop("alias", lambda x: x.view(), lambda g, out, x: g, upcast=False, view=True,
-               node_name="AliasBackward0")
+_slice = defop("slice", _slice_k, {"x": _slice_vjp}, meta=("x",), upcast=False, view=True,
+               node_name="SliceBackward0", family=VIEW, dims=("dim",), linear=True)
+_alias = defop("alias", lambda x: x.view(), {"x": "grad"}, upcast=False, view=True,
+               node_name="AliasBackward0", family=VIEW, linear=True)
 
 
 # ----------------------------------------------------------------------------- gather by key / put by key
@@ -172,12 +173,12 @@ def _key_get(x, key):
     return r.copy()
 
 
-def _index_vjp(g, out, x, key):
+def _index_vjp(g, x, key):
     return _index_put_op(_zeros(x.shape, g._data.dtype), g, key, True)
 
 
-_index = defop("index", _key_get, _index_vjp, meta=("x",), upcast=False,
-               node_name="IndexBackward0")
+_index = defop("index", _key_get, {"x": _index_vjp}, meta=("x",), upcast=False,
+               node_name="IndexBackward0", family=INDEXING, linear=True)
 
 
 def _value_mismatch(v, shape):
@@ -221,18 +222,19 @@ def _add_at(t, adv, v):
         np.add.at(t, adv, v)
 
 
-def _index_put_vjp_x(g, out, x, values, key, accumulate=False):
+def _index_put_vjp_x(g, key, accumulate):
     if accumulate:
         return g
     return _index_put_op(g, _zero0(g), key, False)
 
 
-def _index_put_vjp_v(g, out, x, values, key, accumulate=False):
+def _index_put_vjp_v(g, values, key):
     return _fit_grad(_index(g, key), values.shape)
 
 
-_index_put_op = defop("index_put", _index_put_k, (_index_put_vjp_x, _index_put_vjp_v), n_in=2,
-                      meta=("x", "values"), upcast=False, node_name="IndexPutBackward0")
+_index_put_op = defop("index_put", _index_put_k, {"x": _index_put_vjp_x, "values": _index_put_vjp_v},
+                      n_in=2, meta=("x", "values"), upcast=False, node_name="IndexPutBackward0",
+                      family=INDEXING, linear=True)
 
 
 # ----------------------------------------------------------------------------- parsing keys
