@@ -21,6 +21,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ..autograd.grad_mode import state as _state
+from ._families import ELEMENTWISE, INDEXING, OTHER, VIEW
 from ._registry import defop
 
 _LOWP = D.LOW_PRECISION
@@ -133,13 +134,13 @@ def _select_k(x, dim, index):
     return x[(_FULL,) * d + (index, Ellipsis)]
 
 
-def _select_vjp(g, out, x, dim, index):
+def _select_vjp(g, x, dim, index):
     d = _wrap_dim(dim, len(x.shape))
     return _index_put_op(_zeros(x.shape, g._data.dtype), g, ((_FULL,) * d + (index,), None), False)
 
 
-select = defop("select", _select_k, _select_vjp, meta=("x",), upcast=False, view=True,
-               node_name="SelectBackward0")
+select = defop("select", _select_k, {"x": _select_vjp}, meta=("x",), upcast=False, view=True,
+               node_name="SelectBackward0", family=VIEW, dims=("dim",), linear=True)
 
 
 def _slice_k(x, dim=0, start=None, end=None, step=1):
@@ -151,16 +152,16 @@ def _slice_k(x, dim=0, start=None, end=None, step=1):
     return x[(_FULL,) * d + (slice(start, end, step),)]
 
 
-def _slice_vjp(g, out, x, dim=0, start=None, end=None, step=1):
+def _slice_vjp(g, x, dim, start, end, step):
     d = _wrap_dim(dim, len(x.shape))
     return _index_put_op(_zeros(x.shape, g._data.dtype), g,
                          ((_FULL,) * d + (slice(start, end, step),), None), False)
 
 
-_slice = defop("slice", _slice_k, _slice_vjp, meta=("x",), upcast=False, view=True,
-               node_name="SliceBackward0")
-_alias = defop("alias", lambda x: x.view(), lambda g, out, x: g, upcast=False, view=True,
-               node_name="AliasBackward0")
+_slice = defop("slice", _slice_k, {"x": _slice_vjp}, meta=("x",), upcast=False, view=True,
+               node_name="SliceBackward0", family=VIEW, dims=("dim",), linear=True)
+_alias = defop("alias", lambda x: x.view(), {"x": "grad"}, upcast=False, view=True,
+               node_name="AliasBackward0", family=VIEW, linear=True)
 
 
 # ----------------------------------------------------------------------------- gather by key / put by key
@@ -172,12 +173,12 @@ def _key_get(x, key):
     return r.copy()
 
 
-def _index_vjp(g, out, x, key):
+def _index_vjp(g, x, key):
     return _index_put_op(_zeros(x.shape, g._data.dtype), g, key, True)
 
 
-_index = defop("index", _key_get, _index_vjp, meta=("x",), upcast=False,
-               node_name="IndexBackward0")
+_index = defop("index", _key_get, {"x": _index_vjp}, meta=("x",), upcast=False,
+               node_name="IndexBackward0", family=INDEXING, linear=True)
 
 
 def _value_mismatch(v, shape):
@@ -221,18 +222,19 @@ def _add_at(t, adv, v):
         np.add.at(t, adv, v)
 
 
-def _index_put_vjp_x(g, out, x, values, key, accumulate=False):
+def _index_put_vjp_x(g, key, accumulate):
     if accumulate:
         return g
     return _index_put_op(g, _zero0(g), key, False)
 
 
-def _index_put_vjp_v(g, out, x, values, key, accumulate=False):
+def _index_put_vjp_v(g, values, key):
     return _fit_grad(_index(g, key), values.shape)
 
 
-_index_put_op = defop("index_put", _index_put_k, (_index_put_vjp_x, _index_put_vjp_v), n_in=2,
-                      meta=("x", "values"), upcast=False, node_name="IndexPutBackward0")
+_index_put_op = defop("index_put", _index_put_k, {"x": _index_put_vjp_x, "values": _index_put_vjp_v},
+                      n_in=2, meta=("x", "values"), upcast=False, node_name="IndexPutBackward0",
+                      family=INDEXING, linear=True)
 
 
 # ----------------------------------------------------------------------------- parsing keys
@@ -573,12 +575,12 @@ def _gather_k(x, dim, index, *, sparse_grad=False):
     return x[_scatter_key(idx, d)]
 
 
-def _gather_vjp(g, out, x, dim, index, sparse_grad=False):
+def _gather_vjp(g, x, dim, index):
     return _scatter_add(_zeros(x.shape, g._data.dtype), dim, index, g)
 
 
-_gather = defop("gather", _gather_k, _gather_vjp, n_in=1, meta=("x",), upcast=False,
-                node_name="GatherBackward0")
+_gather = defop("gather", _gather_k, {"x": _gather_vjp}, n_in=1, meta=("x",), upcast=False,
+                node_name="GatherBackward0", family=INDEXING, dims=("dim",), linear=True)
 
 
 def gather(input, dim, index, *, sparse_grad=False):
@@ -642,18 +644,20 @@ def _pad_to(gs, shape):
                          (tuple(slice(0, s) for s in gs.shape), None), False)
 
 
-def _scatter_vjp_x(g, out, x, dim, index, src, reduce=None):
+def _scatter_vjp_x(g, dim, index):
     return _scatter(g, dim, index, 0)
 
 
-def _scatter_vjp_src(g, out, x, dim, index, src, reduce=None):
+def _scatter_vjp_src(g, dim, index, src):
     return _pad_to(gather(g, dim, index), src.shape)
 
 
-_scatter = defop("scatter", _scatter_k, (_scatter_vjp_x, None, None, _scatter_vjp_src), n_in=4,
-                 meta=("x", "src"), upcast=False, node_name="ScatterBackward0")
-_scatter_value = defop("scatter_value", _scatter_k, (_scatter_vjp_x,), n_in=1, meta=("x",),
-                       upcast=False, node_name="ScatterBackward1")
+_scatter = defop("scatter", _scatter_k, {"x": _scatter_vjp_x, "src": _scatter_vjp_src}, n_in=4,
+                 meta=("x", "src"), upcast=False, node_name="ScatterBackward0",
+                 family=INDEXING, dims=("dim",), linear=True)
+# the value is a Python number: affine in x, not linear
+_scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=1, meta=("x",),
+                       upcast=False, node_name="ScatterBackward1", family=INDEXING, dims=("dim",))
 
 
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
@@ -682,9 +686,10 @@ def _scatter_add_k(x, dim, index, src):
 
 
 _scatter_add = defop("scatter_add", _scatter_add_k,
-                     (lambda g, out, x, dim, index, src: g, None, None,
-                      lambda g, out, x, dim, index, src: _pad_to(gather(g, dim, index), src.shape)),
-                     n_in=4, meta=("x", "src"), upcast=False, node_name="ScatterAddBackward0")
+                     {"x": "grad",
+                      "src": lambda g, dim, index, src: _pad_to(gather(g, dim, index), src.shape)},
+                     n_in=4, meta=("x", "src"), upcast=False, node_name="ScatterAddBackward0",
+                     family=INDEXING, dims=("dim",), linear=True)
 
 
 def scatter_add(input, dim, index, src):
@@ -731,14 +736,14 @@ def _wrap_take(index, n):
     return np.where(idx < 0, idx + n, idx)
 
 
-def _take_vjp(g, out, x, index):
+def _take_vjp(g, x, index):
     flat = _index_put_op(_zeros((x.numel(),), g._data.dtype), g.reshape(-1),
                          ((), (_wrap_take(index._data, x.numel()).reshape(-1),)), True)
     return flat.reshape(x.shape)
 
 
-_take = defop("take", _take_k, (_take_vjp, None), n_in=2, meta=("x",), upcast=False,
-              node_name="TakeBackward0")
+_take = defop("take", _take_k, {"x": _take_vjp}, n_in=2, meta=("x",), upcast=False,
+              node_name="TakeBackward0", family=INDEXING, linear=True)
 
 
 def take(input, index):
@@ -777,14 +782,15 @@ def _index_select_k(x, dim, index):
     return np.take(x, idx.reshape(-1), axis=d)
 
 
-def _index_select_vjp(g, out, x, dim, index):
+def _index_select_vjp(g, x, dim, index):
     if len(x.shape) == 0:
         return g.sum().reshape(())
     return index_add(_zeros(x.shape, g._data.dtype), dim, index, g)
 
 
-_index_select = defop("index_select", _index_select_k, (_index_select_vjp, None, None), n_in=3,
-                      meta=("x",), upcast=False, node_name="IndexSelectBackward0")
+_index_select = defop("index_select", _index_select_k, {"x": _index_select_vjp}, n_in=3,
+                      meta=("x",), upcast=False, node_name="IndexSelectBackward0",
+                      family=INDEXING, dims=("dim",), linear=True)
 
 
 def index_select(input, dim, index):
@@ -820,16 +826,16 @@ def _index_add_k(x, dim, index, source, *, alpha=1):
     return out.reshape(x.shape).astype(x.dtype, copy=False)
 
 
-def _index_add_vjp_src(g, out, x, dim, index, source, alpha=1):
+def _index_add_vjp_src(g, dim, index, source, alpha):
     r = _index_select(g, dim, index.reshape(-1) if index.dim() == 0 else index)
     if alpha != 1:
         r = r * (alpha.conjugate() if isinstance(alpha, complex) else alpha)
     return r.reshape(source.shape)
 
 
-_index_add = defop("index_add", _index_add_k,
-                   (lambda g, out, x, dim, index, source, alpha=1: g, None, None, _index_add_vjp_src),
-                   n_in=4, meta=("x", "source"), upcast=False, node_name="IndexAddBackward0")
+_index_add = defop("index_add", _index_add_k, {"x": "grad", "source": _index_add_vjp_src},
+                   n_in=4, meta=("x", "source"), upcast=False, node_name="IndexAddBackward0",
+                   family=INDEXING, dims=("dim",), linear=True)
 
 
 def index_add(input, dim, index, source, *, alpha=1):
@@ -857,11 +863,11 @@ def _index_fill_k(x, dim, index, value):
     return out.reshape(x.shape)
 
 
-def _index_fill_vjp_x(g, out, x, dim, index, value):
+def _index_fill_vjp_x(g, dim, index):
     return _index_fill(g, dim, index, 0)
 
 
-def _index_fill_vjp_v(g, out, x, dim, index, value):
+def _index_fill_vjp_v(g, x, dim, index):
     if len(x.shape) == 0:
         return g.sum() if index.numel() else g.sum() * 0
     n = x.shape[_wrap_dim(dim, len(x.shape))]
@@ -869,11 +875,14 @@ def _index_fill_vjp_v(g, out, x, dim, index, value):
     return _index_select(g, dim, _wrap(idx)).sum()
 
 
-_index_fill = defop("index_fill", _index_fill_k, (_index_fill_vjp_x, None, None), n_in=3,
-                    meta=("x",), upcast=False, node_name="IndexFillBackward0")
+# a Python-number value: affine in x, not linear; a 0-dim tensor value: linear in (x, value)
+_index_fill = defop("index_fill", _index_fill_k, {"x": _index_fill_vjp_x}, n_in=3,
+                    meta=("x",), upcast=False, node_name="IndexFillBackward0",
+                    family=INDEXING, dims=("dim",))
 _index_fill_t = defop("index_fill_tensor", _index_fill_k,
-                      (_index_fill_vjp_x, None, None, _index_fill_vjp_v), n_in=4,
-                      meta=("x", "value"), upcast=False, node_name="IndexFillBackward1")
+                      {"x": _index_fill_vjp_x, "value": _index_fill_vjp_v}, n_in=4,
+                      meta=("x", "value"), upcast=False, node_name="IndexFillBackward1",
+                      family=INDEXING, dims=("dim",), linear=True)
 
 
 def index_fill(input, dim, index, value):
@@ -910,10 +919,11 @@ def _index_copy_k(x, dim, index, source):
 
 
 _index_copy = defop("index_copy", _index_copy_k,
-                    (lambda g, out, x, dim, index, source: _index_fill(g, dim, index, 0), None, None,
-                     lambda g, out, x, dim, index, source:
-                     _index_select(g, dim, index.reshape(-1)).reshape(source.shape)),
-                    n_in=4, meta=("x", "source"), upcast=False, node_name="IndexCopyBackward0")
+                    {"x": lambda g, dim, index: _index_fill(g, dim, index, 0),
+                     "source": lambda g, dim, index, source:
+                     _index_select(g, dim, index.reshape(-1)).reshape(source.shape)},
+                    n_in=4, meta=("x", "source"), upcast=False, node_name="IndexCopyBackward0",
+                    family=INDEXING, dims=("dim",), linear=True)
 
 
 def index_copy(input, dim, index, source):
@@ -956,18 +966,20 @@ def _masked_fill_k(x, mask, value):
         np.where(np.broadcast_to(mask, shape), _fill_value(value, x.dtype), np.broadcast_to(x, shape))
 
 
-def _masked_fill_vjp_v(g, out, x, mask, value):
+def _masked_fill_vjp_v(g, mask):
     from .pointwise import where
     return where(mask, g, _zero0(g)).sum()
 
 
+# where(mask, value, x): a Python-number value is affine in x, a 0-dim tensor one linear
 _masked_fill = defop("masked_fill", _masked_fill_k,
-                     (lambda g, out, x, mask, value: _masked_fill(g, mask, 0), None), n_in=2,
-                     meta=("x",), upcast=False, node_name="MaskedFillBackward0")
+                     {"x": lambda g, mask: _masked_fill(g, mask, 0)}, n_in=2,
+                     meta=("x",), upcast=False, node_name="MaskedFillBackward0",
+                     family=ELEMENTWISE)
 _masked_fill_t = defop("masked_fill_tensor", _masked_fill_k,
-                       (lambda g, out, x, mask, value: _masked_fill(g, mask, 0), None,
-                        _masked_fill_vjp_v), n_in=3, meta=("x", "value"), upcast=False,
-                       node_name="MaskedFillBackward1")
+                       {"x": lambda g, mask: _masked_fill(g, mask, 0),
+                        "value": _masked_fill_vjp_v}, n_in=3, meta=("x", "value"), upcast=False,
+                       node_name="MaskedFillBackward1", family=ELEMENTWISE, linear=True)
 
 
 def masked_fill(input, mask, value):
@@ -985,14 +997,15 @@ def _masked_select_k(x, mask):
     return np.broadcast_to(x, shape)[np.broadcast_to(mask, shape)]
 
 
-def _masked_select_vjp(g, out, x, mask):
+def _masked_select_vjp(g, x, mask):
     shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
     key = ((), np.nonzero(np.broadcast_to(mask._data, shape)))
     return _index_put_op(_zeros(shape, g._data.dtype), g, key, False)
 
 
-_masked_select = defop("masked_select", _masked_select_k, (_masked_select_vjp, None), n_in=2,
-                       meta=("x",), upcast=False, node_name="MaskedSelectBackward0")
+_masked_select = defop("masked_select", _masked_select_k, {"x": _masked_select_vjp}, n_in=2,
+                       meta=("x",), upcast=False, node_name="MaskedSelectBackward0",
+                       family=INDEXING, linear=True)
 
 
 def masked_select(input, mask):
@@ -1006,7 +1019,7 @@ def _nonzero_k(x):
     return np.argwhere(x).astype(np.int64)
 
 
-_nonzero = defop("nonzero", _nonzero_k, None, upcast=False)
+_nonzero = defop("nonzero", _nonzero_k, None, upcast=False, family=OTHER)
 
 
 def nonzero(input, *, as_tuple=False):

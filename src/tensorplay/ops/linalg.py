@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
+from ._families import BILINEAR, LINALG, OTHER
 from ._registry import OpNode, defop, dispatch
 from .pointwise import conj
 
@@ -66,8 +67,8 @@ def _mm_check_shapes(a, b):
 
 # ---------------------------------------------------------------- mm / bmm / mv / dot / vdot
 _mm = defop("mm", lambda x, y: np.matmul(x, y),
-            (lambda g, out, x, y: _mm(g, y.mH), lambda g, out, x, y: _mm(x.mH, g)),
-            n_in=2, node_name="MmBackward0")
+            {"x": lambda g, y: _mm(g, y.mH), "y": lambda g, x: _mm(x.mH, g)},
+            n_in=2, node_name="MmBackward0", family=BILINEAR)
 
 
 def mm(input, mat2):
@@ -85,8 +86,8 @@ def mm(input, mat2):
 
 
 _bmm = defop("bmm", lambda x, y: np.matmul(x, y),
-             (lambda g, out, x, y: _bmm(g, y.mH), lambda g, out, x, y: _bmm(x.mH, g)),
-             n_in=2, node_name="BmmBackward0")
+             {"x": lambda g, y: _bmm(g, y.mH), "y": lambda g, x: _bmm(x.mH, g)},
+             n_in=2, node_name="BmmBackward0", family=BILINEAR)
 
 
 def _bmm_checks(batch1, batch2):
@@ -110,8 +111,8 @@ def bmm(input, mat2):
 
 
 _mv = defop("mv", lambda x, v: np.matmul(x, v),
-            (lambda g, out, x, v: g.unsqueeze(-1) * conj(v), lambda g, out, x, v: _mv(x.mH, g)),
-            n_in=2, node_name="MvBackward0")
+            {"x": lambda g, v: g.unsqueeze(-1) * conj(v), "v": lambda g, x: _mv(x.mH, g)},
+            n_in=2, node_name="MvBackward0", family=BILINEAR)
 
 
 def mv(input, vec):
@@ -145,8 +146,8 @@ def _dot_k(x, y):
     return np.asarray(r, dtype=np.result_type(x, y))
 
 
-_dot = defop("dot", _dot_k, (lambda g, out, x, y: g * conj(y), lambda g, out, x, y: g * conj(x)),
-             n_in=2, node_name="DotBackward0")
+_dot = defop("dot", _dot_k, {"x": lambda g, y: g * conj(y), "y": lambda g, x: g * conj(x)},
+             n_in=2, node_name="DotBackward0", family=BILINEAR)
 
 
 def dot(input, tensor):
@@ -161,8 +162,9 @@ def _vdot_k(x, y):
 
 
 # out = sum(conj(x) * y): d/dx is anti-holomorphic, so the x gradient is conj(g) * y
-_vdot = defop("vdot", _vdot_k, (lambda g, out, x, y: conj(g) * y, lambda g, out, x, y: g * x),
-              n_in=2, node_name="VdotBackward0")
+# (conjugate-linear in x: bilinear over the reals, which is what the family's rules need)
+_vdot = defop("vdot", _vdot_k, {"x": lambda g, y: conj(g) * y, "y": lambda g, x: g * x},
+              n_in=2, node_name="VdotBackward0", family=BILINEAR)
 
 
 def vdot(input, other):
@@ -213,12 +215,13 @@ def _trace_k(x):
     return np.asarray(np.trace(x, dtype=np.int64 if x.dtype.kind in "iu" else None))
 
 
-def _trace_vjp(g, out, x):
+def _trace_vjp(g, x):
     n, m = x.shape
     return g * _wrap(np.eye(n, m, dtype=g._data.dtype))
 
 
-trace = defop("trace", _trace_k, _trace_vjp, meta=("x",), node_name="TraceBackward0")
+trace = defop("trace", _trace_k, {"x": _trace_vjp}, meta=("x",), node_name="TraceBackward0",
+              family=LINALG, linear=True)
 
 
 # ---------------------------------------------------------------- addmm / baddbmm
@@ -249,11 +252,13 @@ def _expand_check(input, shape):
                            f"of dimensions in the tensor ({len(s)})")
 
 
+# beta * input + alpha * mat1 @ mat2: neither linear nor bilinear (the input term), so
+# no family rule fits
 _addmm = defop("addmm", _addmm_k,
-               (lambda g, out, input, mat1, mat2, beta=1, alpha=1: _scaled(g, beta),
-                lambda g, out, input, mat1, mat2, beta=1, alpha=1: _scaled(_mm(g, mat2.mH), alpha),
-                lambda g, out, input, mat1, mat2, beta=1, alpha=1: _scaled(_mm(mat1.mH, g), alpha)),
-               n_in=3, meta=("input",), node_name="AddmmBackward0")
+               {"input": lambda g, beta: _scaled(g, beta),
+                "mat1": lambda g, mat2, alpha: _scaled(_mm(g, mat2.mH), alpha),
+                "mat2": lambda g, mat1, alpha: _scaled(_mm(mat1.mH, g), alpha)},
+               n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER)
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
@@ -275,10 +280,10 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 
 
 _baddbmm = defop("baddbmm", _addmm_k,
-                 (lambda g, out, input, b1, b2, beta=1, alpha=1: _scaled(g, beta),
-                  lambda g, out, input, b1, b2, beta=1, alpha=1: _scaled(_bmm(g, b2.mH), alpha),
-                  lambda g, out, input, b1, b2, beta=1, alpha=1: _scaled(_bmm(b1.mH, g), alpha)),
-                 n_in=3, meta=("input",), node_name="BaddbmmBackward0")
+                 {"input": lambda g, beta: _scaled(g, beta),
+                  "mat1": lambda g, mat2, alpha: _scaled(_bmm(g, mat2.mH), alpha),
+                  "mat2": lambda g, mat1, alpha: _scaled(_bmm(mat1.mH, g), alpha)},
+                 n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -437,19 +442,18 @@ def _einsum_k(*arrays, equation):
     return r
 
 
-def _einsum_vjp(g, out, *args):
+def _einsum_vjp(g, arrays, equation):
     """The gradient of every operand that requires it, each an einsum."""
-    ops, equation = args[:-1], args[-1]
-    subs, osub, sizes, _ = _plan(equation, tuple(tuple(x.shape) for x in ops))
+    subs, osub, sizes, _ = _plan(equation, tuple(tuple(x.shape) for x in arrays))
     grads = []
-    for k, x in enumerate(ops):
+    for k, x in enumerate(arrays):
         if not (isinstance(x, Tensor) and x.requires_grad):
             grads.append(None)
             continue
         used = set(osub).union(*subs)
         fresh = iter(c for c in _LETTERS if c not in used)
-        in_subs = [osub] + [subs[j] for j in range(len(ops)) if j != k]
-        operands = [g] + [conj(ops[j]) for j in range(len(ops)) if j != k]
+        in_subs = [osub] + [subs[j] for j in range(len(arrays)) if j != k]
+        operands = [g] + [conj(arrays[j]) for j in range(len(arrays)) if j != k]
         target = []
         seen = set()
         for c in subs[k]:                   # a repeated subscript: a fresh letter and an identity
@@ -474,7 +478,9 @@ def _einsum_vjp(g, out, *args):
     return grads
 
 
-_einsum = defop("einsum", _einsum_k, _einsum_vjp, n_in=-1, node_name="ViewBackward0")
+# multilinear: linear in each operand separately
+_einsum = defop("einsum", _einsum_k, {"arrays": _einsum_vjp}, n_in=-1, node_name="ViewBackward0",
+                family=BILINEAR)
 
 
 def _variant(node_name):
