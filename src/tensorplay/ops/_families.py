@@ -79,11 +79,14 @@ def jvp_auto_element_wise(op, args, tangents, result):
 
 
 def jvp_linear(op, args, tangents, result):
-    """PyTorch's ``auto_linear``: an op linear in its tensor inputs maps
-    tangents as it maps values, with zero for an input that has none."""
+    """PyTorch's ``auto_linear``: an op linear in its differentiable tensor
+    inputs maps tangents as it maps values, with zero for an input that has
+    none (index and mask tensors stay as they are)."""
     n = _tensor_inputs(op, args)
     targs = list(args)
     for i in range(n):
+        if not op.joint and op.vjp[i] is None:
+            continue                # an index or mask: a parameter, not a linear input
         t = tangents[i]
         if t is None:
             a = args[i]
