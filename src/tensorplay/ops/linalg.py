@@ -66,9 +66,20 @@ def _mm_check_shapes(a, b):
 
 
 # ---------------------------------------------------------------- mm / bmm / mv / dot / vdot
+def _matmul_batch(op, args, bdims):
+    """Batch dimensions to the front: (B,n,k)@(k,m), (n,k)@(B,k,m) and
+    (B,n,k)@(B,k,m) are each one broadcasting matmul."""
+    x, y = args[0], args[1]
+    if bdims[0] is not None:
+        x = x.movedim(bdims[0], 0)
+    if bdims[1] is not None:
+        y = y.movedim(bdims[1], 0)
+    return _core._matmul(x, y), 0
+
+
 _mm = defop("mm", lambda x, y: np.matmul(x, y),
             {"x": lambda g, y: _mm(g, y.mH), "y": lambda g, x: _mm(x.mH, g)},
-            n_in=2, node_name="MmBackward0", family=BILINEAR)
+            n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_matmul_batch)
 
 
 def mm(input, mat2):
