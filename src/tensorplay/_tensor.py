@@ -19,10 +19,12 @@ _new = object.__new__
 _getrefcount = sys.getrefcount
 # references to a gradient tensor that only the engine holds when AccumulateGrad
 # runs: the node's input buffer, the argument, getrefcount's own (engine.py
-# clears its loop variable before running a node, so this count is exact).
+# clears its loop variables, the last gradient and the last node's results,
+# before running a node, so this count is exact: one more reference, say a
+# tensor a hook returned and the user kept, and the gradient is copied).
 # Counted on CPython up to 3.13; newer interpreters may borrow references
 # without counting them, so there every first gradient is copied instead.
-_PRIVATE_REFS = 4 if (sys.implementation.name == "cpython" and sys.version_info < (3, 14)) else -1
+_PRIVATE_REFS = 3 if (sys.implementation.name == "cpython" and sys.version_info < (3, 14)) else -1
 
 
 class TensorMeta:

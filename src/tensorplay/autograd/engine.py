@@ -209,9 +209,9 @@ def _send(g, e, deps, buffers, ready):
 def _run_all(ready, deps, buffers, keep_graph):
     """The plain backward pass: every node runs (the hot loop)."""
     pop, push = ready.pop, ready.append
-    g = None
+    g = grads = None
     while ready:
-        g = None                    # hold no gradient a node may want to keep (see AccumulateGrad)
+        g = grads = None            # hold no gradient a node may want to keep (see AccumulateGrad)
         node, buf = pop()
         hooked = node._hooked
         if hooked:
@@ -255,9 +255,9 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
     check = anomaly.enabled
     if target_nodes is None:
         target_nodes, needed = (), _ALL
-    g = None
+    g = grads = None
     while ready:
-        g = None                    # hold no gradient a node may want to keep (see AccumulateGrad)
+        g = grads = None            # hold no gradient a node may want to keep (see AccumulateGrad)
         node, buf = ready.pop()
         # PyTorch's order: a target whose node runs anyway (it leads to another
         # target) is captured before its tensor hooks, which then run with the node;
