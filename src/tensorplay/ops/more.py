@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
+from ._families import ELEMENTWISE, REDUCTION, ALONG_DIM, SHAPE, BILINEAR
 from ._registry import defop as _defop
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
 from .reduction import _return_type, _tname, _restore, _axes
@@ -123,14 +124,15 @@ def _scatter_back(g, idx, shape, d, keepdim=True):
     return z.scatter(d, idx, g)
 
 
-def _sort_vjp(g, out, x, dim=-1, descending=False):
-    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, max(x.ndim, 1)) if x.ndim else 0)
+def _sort_vjp(g, result, x, dim):
+    return _scatter_back(g[0], result[1].detach(), x.shape,
+                         _wrap_dim(dim, max(x.ndim, 1)) if x.ndim else 0)
 
 
-_sort = _defop("sort", _sort_k, _sort_vjp, meta=("x",), nondiff_out=(1,), upcast=False,
-               node_name="SortBackward0")
-_sort_stable = _defop("sort_stable", _sort_k, _sort_vjp, meta=("x",), nondiff_out=(1,), upcast=False,
-                      node_name="SortBackward1")
+_sort = _defop("sort", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+               node_name="SortBackward0", family=ALONG_DIM, dims=("dim",))
+_sort_stable = _defop("sort_stable", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,),
+                      upcast=False, node_name="SortBackward1", family=ALONG_DIM, dims=("dim",))
 
 
 def sort(input, dim=-1, descending=False, *, stable=None):
@@ -158,12 +160,12 @@ def _topk_k(x, k, dim=-1, largest=True, sorted=True):
     return np.take_along_axis(x, idx, d), idx.astype(np.int64)
 
 
-def _topk_vjp(g, out, x, k, dim=-1, largest=True, sorted=True):
-    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, x.ndim) if x.ndim else 0)
+def _topk_vjp(g, result, x, dim):
+    return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim) if x.ndim else 0)
 
 
-_topk = _defop("topk", _topk_k, _topk_vjp, meta=("x",), nondiff_out=(1,), upcast=False,
-               node_name="TopkBackward0")
+_topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+               node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -186,14 +188,14 @@ def _kthvalue_k(x, k, dim=-1, keepdim=False):
     return vals, idx.astype(np.int64)
 
 
-def _kthvalue_vjp(g, out, x, k, dim=-1, keepdim=False):
+def _kthvalue_vjp(g, result, x, dim, keepdim):
     if x.ndim == 0:
         return g[0]
-    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
+    return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
 
 
-_kthvalue = _defop("kthvalue", _kthvalue_k, _kthvalue_vjp, meta=("x",), nondiff_out=(1,),
-                   upcast=False, node_name="KthvalueBackward0")
+_kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), nondiff_out=(1,),
+                   upcast=False, node_name="KthvalueBackward0", family=REDUCTION, dims=("dim",))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
@@ -212,8 +214,8 @@ def _median_all_k(x):
     return np.asarray(s[(f.size - 1) // 2])
 
 
-def _median_all_vjp(g, out, x):          # PyTorch's evenly_distribute_backward
-    mask = x.isnan() if bool(out.isnan()) else (x == out)
+def _median_all_vjp(g, result, x):       # PyTorch's evenly_distribute_backward
+    mask = x.isnan() if bool(result.isnan()) else (x == result)
     return _where(mask, g / mask.sum(), 0.0)
 
 
@@ -239,16 +241,17 @@ def _median_dim_k(x, dim, keepdim=False):
     return vals, idx.astype(np.int64)
 
 
-def _median_dim_vjp(g, out, x, dim, keepdim=False):
+def _median_dim_vjp(g, result, x, dim, keepdim):
     if x.ndim == 0:
         return g[0]
-    return _scatter_back(g[0], out[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
+    return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
 
 
-_median_all = _defop("median", _median_all_k, _median_all_vjp, upcast=False,
-                     node_name="MedianBackward0")
-_median_dim = _defop("median_dim", _median_dim_k, _median_dim_vjp, meta=("x",), nondiff_out=(1,),
-                     upcast=False, node_name="MedianBackward1")
+_median_all = _defop("median", _median_all_k, {"x": _median_all_vjp}, upcast=False,
+                     node_name="MedianBackward0", family=REDUCTION)
+_median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=("x",),
+                     nondiff_out=(1,), upcast=False, node_name="MedianBackward1",
+                     family=REDUCTION, dims=("dim",))
 
 
 def median(input, dim=None, keepdim=False):
@@ -281,15 +284,15 @@ def _make_cum(name, better):
                 vals[..., i], idx[..., i] = cur, ci
         return np.moveaxis(vals, -1, d).astype(x.dtype), np.moveaxis(idx, -1, d)
 
-    def vjp(g, out, x, dim):              # PyTorch's cummaxmin_backward: scatter_add
-        g, idx = g[0], out[1].detach()
+    def vjp(g, result, x, dim):           # PyTorch's cummaxmin_backward: scatter_add
+        g, idx = g[0], result[1].detach()
         if x.ndim == 0:
             return g
         z = _wrap(np.zeros(x.shape, g._data.dtype))
         return z.scatter_add(_wrap_dim(dim, x.ndim), idx, g)
 
-    op = _defop(name, k, vjp, meta=("x",), nondiff_out=(1,), upcast=False,
-                node_name=f"{name.capitalize()}Backward0")
+    op = _defop(name, k, {"x": vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+                node_name=f"{name.capitalize()}Backward0", family=ALONG_DIM, dims=("dim",))
     rt = _cummax_rt if name == "cummax" else _cummin_rt
 
     def public(input, dim):
@@ -313,7 +316,7 @@ def _isclose_k(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
     return np.isclose(_key(x), _key(y), rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-isclose = _defop("isclose", _isclose_k, None, n_in=2, upcast=False)
+isclose = _defop("isclose", _isclose_k, None, n_in=2, upcast=False, family=ELEMENTWISE)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -340,7 +343,7 @@ def _heaviside_k(x, values):
     return np.where(kx == 0, kv, (kx > 0)).astype(x.dtype)
 
 
-heaviside = _defop("heaviside", _heaviside_k, None, n_in=2, upcast=False)
+heaviside = _defop("heaviside", _heaviside_k, None, n_in=2, upcast=False, family=ELEMENTWISE)
 
 
 # ------------------------------------------------------------------ pointwise extras
@@ -358,15 +361,16 @@ def _xlogy_k(x, y):
         return np.where((x == 0) & ~np.isnan(y), np.zeros((), r.dtype), r).astype(r.dtype)
 
 
-def _xlogy_vjp_x(g, out, x, y):        # PyTorch: xlogy(g, y), 0 where x == 0 and y <= 0
+def _xlogy_vjp_x(g, x, y):             # PyTorch: xlogy(g, y), 0 where x == 0 and y <= 0
     r = g * _lg(y)
     if isinstance(y, _Tensor):
         return _where((x == 0) & (y <= 0), 0.0, r)
     return _where(x == 0, 0.0, r) if y <= 0 else r
 
 
-xlogy = _binary("xlogy", _xlogy_k, (_xlogy_vjp_x,
-                                    lambda g, out, x, y: g * x / y), float_only=True)
+xlogy = _binary("xlogy", _xlogy_k, {"x": _xlogy_vjp_x,
+                                    "y": lambda g, x, y: g * x / y},
+                float_only=True, family=ELEMENTWISE)
 _XLOGY_ST = type("XlogyBackward1", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
 _XLOGY_TS = type("XlogyBackward2", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
 xlogy.op.variants = lambda x, y: (_XLOGY_TS if type(y) in (int, float) else
@@ -385,7 +389,9 @@ def _hypot_k(x, y):
     return np.hypot(x, y)
 
 
-hypot = _binary("hypot", _hypot_k, (lambda g, out, x, y: g * x / out, lambda g, out, x, y: g * y / out))
+hypot = _binary("hypot", _hypot_k, {"x": lambda g, result, x: g * x / result,
+                                    "y": lambda g, result, y: g * y / result},
+                family=ELEMENTWISE)
 
 
 def _logaddexp_k(x, y):
@@ -400,8 +406,9 @@ def _logaddexp_k(x, y):
 
 
 logaddexp = _binary("logaddexp", _logaddexp_k,
-                    (lambda g, out, x, y: g * _conj((x - y).sigmoid()),
-                     lambda g, out, x, y: g * _conj((y - x).sigmoid())))
+                    {"x": lambda g, x, y: g * _conj((x - y).sigmoid()),
+                     "y": lambda g, x, y: g * _conj((y - x).sigmoid())},
+                    family=ELEMENTWISE)
 
 
 def _logit_k(x, eps=None):
@@ -413,14 +420,15 @@ def _logit_k(x, eps=None):
         return np.log(x / (1 - x))
 
 
-def _logit_vjp(g, out, x, eps=None):
+def _logit_vjp(g, x, eps):
     d = g / (x * (1 - x))
     if eps is None:
         return d
     return _where((x < eps) | (x > 1 - eps), 0.0, d)
 
 
-logit = _defop("logit", _logit_k, _logit_vjp, float_only=True, node_name="LogitBackward0")
+logit = _defop("logit", _logit_k, {"x": _logit_vjp}, float_only=True, node_name="LogitBackward0",
+               family=ELEMENTWISE)
 
 _D2R = np.pi / 180.0
 
@@ -433,10 +441,10 @@ def _angle_k(factor, name):
     return k
 
 
-deg2rad = _unary("deg2rad", _angle_k(_D2R, "deg2rad"), lambda g, out, x: g * _D2R,
-                 node_name="Deg2RadBackward0")
-rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), lambda g, out, x: g * (1 / _D2R),
-                 node_name="Rad2DegBackward0")
+deg2rad = _unary("deg2rad", _angle_k(_D2R, "deg2rad"), {"x": lambda g: g * _D2R},
+                 node_name="Deg2RadBackward0", family=ELEMENTWISE, linear=True)
+rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (1 / _D2R)},
+                 node_name="Rad2DegBackward0", family=ELEMENTWISE, linear=True)
 
 
 def _addcmul_k(x, a, b, *, value=1):
@@ -444,10 +452,10 @@ def _addcmul_k(x, a, b, *, value=1):
 
 
 addcmul = _defop("addcmul", _addcmul_k,
-                 (lambda g, out, x, a, b, value=1: g,
-                  lambda g, out, x, a, b, value=1: g * _conj(b * value),
-                  lambda g, out, x, a, b, value=1: g * _conj(a * value)),
-                 n_in=3, promote=True, node_name="AddcmulBackward0")
+                 {"x": "grad",
+                  "a": lambda g, b, value: g * _conj(b * value),
+                  "b": lambda g, a, value: g * _conj(a * value)},
+                 n_in=3, promote=True, node_name="AddcmulBackward0", family=ELEMENTWISE)
 
 
 def _addcdiv_k(x, a, b, *, value=1):
@@ -455,10 +463,10 @@ def _addcdiv_k(x, a, b, *, value=1):
 
 
 _addcdiv = _defop("addcdiv", _addcdiv_k,
-                  (lambda g, out, x, a, b, value=1: g,
-                   lambda g, out, x, a, b, value=1: g * _conj(value / b),
-                   lambda g, out, x, a, b, value=1: -g * _conj(value * a / (b * b))),
-                  n_in=3, promote=True, node_name="AddcdivBackward0")
+                  {"x": "grad",
+                   "a": lambda g, b, value: g * _conj(value / b),
+                   "b": lambda g, a, b, value: -g * _conj(value * a / (b * b))},
+                  n_in=3, promote=True, node_name="AddcdivBackward0", family=ELEMENTWISE)
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
@@ -482,12 +490,13 @@ def _nansum_k(x, dim=None, keepdim=False):
     return np.asarray(np.nansum(x, axis=axes, keepdims=keepdim, dtype=dt))
 
 
-def _nansum_vjp(g, out, x, dim=None, keepdim=False):
+def _nansum_vjp(g, x, dim, keepdim):
     axes = _axes(dim, x.ndim) if dim is not None else None
     return _where(x.isnan(), 0.0, _restore(g, x.shape, axes, keepdim).expand(*x.shape))
 
 
-_nansum = _defop("nansum", _nansum_k, _nansum_vjp, node_name="NansumBackward0")
+_nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackward0",
+                 family=REDUCTION, dims=("dim",))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -554,9 +563,10 @@ def _cross_k(x, y, dim):
 
 
 _linalg_cross = _defop("linalg_cross", _cross_k,
-                       (lambda g, out, x, y, dim: _linalg_cross(_conj(y), g, dim),
-                        lambda g, out, x, y, dim: _linalg_cross(g, _conj(x), dim)),
-                       n_in=2, promote=True, node_name="LinalgCrossBackward0")
+                       {"x": lambda g, y, dim: _linalg_cross(_conj(y), g, dim),
+                        "y": lambda g, x, dim: _linalg_cross(g, _conj(x), dim)},
+                       n_in=2, promote=True, node_name="LinalgCrossBackward0",
+                       family=BILINEAR, dims=("dim",))
 
 
 def cross(input, other, dim=None):
@@ -600,8 +610,9 @@ def _diag_embed_k(x, offset=0, dim1=-2, dim2=-1):
 
 
 diag_embed = _defop("diag_embed", _diag_embed_k,
-                    lambda g, out, x, offset=0, dim1=-2, dim2=-1: g.diagonal(offset, dim1, dim2),
-                    meta=("x",), upcast=False, node_name="DiagEmbedBackward0")
+                    {"x": lambda g, offset, dim1, dim2: g.diagonal(offset, dim1, dim2)},
+                    meta=("x",), upcast=False, node_name="DiagEmbedBackward0",
+                    family=SHAPE, dims=("dim1", "dim2"), linear=True)
 
 
 def diag(input, diagonal=0):
@@ -717,18 +728,18 @@ def _logcumsumexp_k(x, dim):
         return np.logaddexp.accumulate(x, axis=d)
 
 
-def _logcumsumexp_vjp(g, out, x, dim):
+def _logcumsumexp_vjp(g, result, x, dim):
     """grad_i = sum_{j >= i} g_j * conj(exp(x_i - out_j)), built from the (n, n) table of
     exponents (all <= 0 where used), so it is stable and differentiable again."""
     if x.ndim == 0:
         return g
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d]
-    xm, om, gm = x.transpose(d, -1), out.transpose(d, -1), g.transpose(d, -1)
+    xm, om, gm = x.transpose(d, -1), result.transpose(d, -1), g.transpose(d, -1)
     upper = _wrap(np.triu(np.ones((n, n), dtype=bool)))          # [i, j]: j >= i
     e = _where(upper, xm.unsqueeze(-1) - om.unsqueeze(-2), -float("inf")).exp()
     return (gm.unsqueeze(-2) * _conj(e)).sum(-1).transpose(d, -1)
 
 
-logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, _logcumsumexp_vjp,
-                      node_name="LogcumsumexpBackward0")
+logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, {"x": _logcumsumexp_vjp},
+                      node_name="LogcumsumexpBackward0", family=ALONG_DIM, dims=("dim",))

@@ -25,6 +25,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ..autograd.grad_mode import state as _state
+from ._families import REDUCTION, ALONG_DIM, SHAPE
 from ._registry import defop as _defop
 from ._util import dims_arg as _dims_arg
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
@@ -106,8 +107,8 @@ def _flip_k(x, dim):
     return np.flip(x, dim).copy() if x.ndim else x.copy()
 
 
-_flip = _defop("_flip_dim", _flip_k, lambda g, out, x, dim: _flip(g, dim), upcast=False,
-               node_name="FlipBackward0")
+_flip = _defop("_flip_dim", _flip_k, {"x": lambda g, dim: _flip(g, dim)}, upcast=False,
+               node_name="FlipBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
 def _shift_k(x, dim, n, fill):
@@ -125,8 +126,8 @@ def _shift_k(x, dim, n, fill):
     return out
 
 
-_shift = _defop("_shift_dim", _shift_k, lambda g, out, x, dim, n, fill: _shift(g, dim, -n, 0),
-                upcast=False, node_name="CatBackward0")
+_shift = _defop("_shift_dim", _shift_k, {"x": lambda g, dim, n: _shift(g, dim, -n, 0)},
+                upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",))
 
 
 def _revcumsum(t, d):
@@ -163,12 +164,12 @@ def _prod_dim_k(x, dim, keepdim=False):
     return np.prod(x, axis=d, keepdims=keepdim, dtype=_int64_if_integral(x))
 
 
-def _prod_grad(g, out, x, d):
-    """g, out already broadcastable to x; d the axis (None: all)."""
+def _prod_grad(g, result, x, d):
+    """g, result already broadcastable to x; d the axis (None: all)."""
     if x.ndim == 0:
         return g
     if not bool((x == 0).any()):
-        return g * _conj(out / x)
+        return g * _conj(result / x)
     if d is None:
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
     else:
@@ -176,19 +177,21 @@ def _prod_grad(g, out, x, d):
     return g * _conj(others)
 
 
-def _prod_vjp(g, out, x):
-    return _prod_grad(g, out, x, None)
+def _prod_vjp(g, result, x):
+    return _prod_grad(g, result, x, None)
 
 
-def _prod_dim_vjp(g, out, x, dim, keepdim=False):
+def _prod_dim_vjp(g, result, x, dim, keepdim):
     if x.ndim == 0:
         return g
     d = _wrap_dim(dim, x.ndim)
-    return _prod_grad(_restore(g, x.shape, (d,), keepdim), _restore(out, x.shape, (d,), keepdim), x, d)
+    return _prod_grad(_restore(g, x.shape, (d,), keepdim), _restore(result, x.shape, (d,), keepdim),
+                      x, d)
 
 
-_prod_all = _defop("prod", _prod_k, _prod_vjp, node_name="ProdBackward0")
-_prod_dim = _defop("prod_dim", _prod_dim_k, _prod_dim_vjp, node_name="ProdBackward1")
+_prod_all = _defop("prod", _prod_k, {"x": _prod_vjp}, node_name="ProdBackward0", family=REDUCTION)
+_prod_dim = _defop("prod_dim", _prod_dim_k, {"x": _prod_dim_vjp}, node_name="ProdBackward1",
+                   family=REDUCTION, dims=("dim",))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
@@ -223,12 +226,12 @@ def _make_minmax(name, npred, nparg, binary, values_name):
             idx, vals = idx.squeeze(d), vals.squeeze(d)
         return vals, idx.astype(np.int64)
 
-    def full_vjp(g, out, x):             # PyTorch's evenly_distribute_backward
-        mask = x.isnan() if bool(out.isnan()) else (x == out)
+    def full_vjp(g, result, x):          # PyTorch's evenly_distribute_backward
+        mask = x.isnan() if bool(result.isnan()) else (x == result)
         return _where(mask, g / mask.sum(), 0.0)
 
-    def dim_vjp(g, out, x, dim, keepdim=False):   # to the index returned
-        g, idx = g[0], out[1].detach()
+    def dim_vjp(g, result, x, dim, keepdim):      # to the index returned
+        g, idx = g[0], result[1].detach()
         if x.ndim == 0:
             return g
         d = _wrap_dim(dim, x.ndim)
@@ -237,9 +240,11 @@ def _make_minmax(name, npred, nparg, binary, values_name):
         ar = np.arange(x.shape[d]).reshape([-1 if i == d else 1 for i in range(x.ndim)])
         return _where(_wrap(ar) == idx, g, 0.0)
 
-    full = _defop(name, full_k, full_vjp, node_name=f"{name.capitalize()}Backward1")
-    withdim = _defop(f"{name}_dim", dim_k, dim_vjp, meta=("x",), nondiff_out=(1,), out_saved=(1,),
-                     node_name=f"{name.capitalize()}Backward0")
+    full = _defop(name, full_k, {"x": full_vjp}, node_name=f"{name.capitalize()}Backward1",
+                  family=REDUCTION)
+    withdim = _defop(f"{name}_dim", dim_k, {"x": dim_vjp}, meta=("x",), nondiff_out=(1,),
+                     out_saved=(1,), node_name=f"{name.capitalize()}Backward0",
+                     family=REDUCTION, dims=("dim",))
     rt = _max_rt if name == "max" else _min_rt
 
     def public(input, dim=None, keepdim=False, *, other=None):
@@ -279,13 +284,14 @@ def _make_amaxmin(name, npred, values_kernel_name):
         _check_nonempty(name, x, axes)
         return npred(x, axis=axes, keepdims=keepdim)
 
-    def vjp(g, out, x, dim=(), keepdim=False):    # ties share the gradient evenly
+    def vjp(g, result, x, dim, keepdim):          # ties share the gradient evenly
         axes = _axes(dim, x.ndim)
-        mask = x == _restore(out, x.shape, axes, keepdim)
+        mask = x == _restore(result, x.shape, axes, keepdim)
         count = mask.sum(axes, keepdim=True)
         return _where(mask, _restore(g, x.shape, axes, keepdim) / count, 0.0)
 
-    return _defop(name, k, vjp, node_name=f"{name.capitalize()}Backward0")
+    return _defop(name, k, {"x": vjp}, node_name=f"{name.capitalize()}Backward0",
+                  family=REDUCTION, dims=("dim",))
 
 
 amax = _make_amaxmin("amax", np.max, "max_values_cpu")
@@ -308,16 +314,17 @@ def _aminmax_k(x, *, dim=None, keepdim=False):
     return np.min(x, axis=axes, keepdims=keepdim), np.max(x, axis=axes, keepdims=keepdim)
 
 
-def _aminmax_vjp(g, out, x, dim=None, keepdim=False):
+def _aminmax_vjp(g, result, x, dim, keepdim):
     axes = None if dim is None else _axes(dim, x.ndim)
     r = 0
-    for gi, oi in zip(g, out):
+    for gi, oi in zip(g, result):
         mask = x == _restore(oi, x.shape, axes, keepdim)
         r = r + _where(mask, _restore(gi, x.shape, axes, keepdim) / mask.sum(axes, keepdim=True), 0.0)
     return r
 
 
-_aminmax = _defop("aminmax", _aminmax_k, _aminmax_vjp, node_name="AminmaxBackward0")
+_aminmax = _defop("aminmax", _aminmax_k, {"x": _aminmax_vjp}, node_name="AminmaxBackward0",
+                  family=REDUCTION, dims=("dim",))
 
 
 def aminmax(input, *, dim=None, keepdim=False):
@@ -341,7 +348,7 @@ def _make_arg(name, nparg):
             return np.zeros((), np.int64)
         _check_nonempty(name, x, (d,))
         return nparg(x, axis=d, keepdims=keepdim).astype(np.int64)
-    return _defop(name, k, None, upcast=False)
+    return _defop(name, k, None, upcast=False, family=REDUCTION, dims=("dim",))
 
 
 argmax = _make_arg("argmax", np.argmax)
@@ -379,21 +386,21 @@ def _var_grad(g, x, dim, correction, keepdim):
     return gr * scale * (x - x.mean(axes, keepdim=True))
 
 
-def _var_vjp(g, out, x, dim=None, correction=1, keepdim=False):
-    return _var_grad(g, x, dim, correction, keepdim)
+_var_vjp = _var_grad          # var's derivative reads exactly what _var_grad takes
 
 
-def _std_vjp(g, out, x, dim=None, correction=1, keepdim=False):
-    zero = out == 0
-    g2 = _where(zero, 0.0, g / (2 * _where(zero, 1.0, out)))
+def _std_vjp(g, result, x, dim, correction, keepdim):
+    zero = result == 0
+    g2 = _where(zero, 0.0, g / (2 * _where(zero, 1.0, result)))
     return _var_grad(g2, x, dim, correction, keepdim)
 
 
 _var = _defop("var", lambda x, dim=None, correction=1, keepdim=False:
-              _var_core("var", x, dim, correction, keepdim), _var_vjp, node_name="VarBackward0")
+              _var_core("var", x, dim, correction, keepdim), {"x": _var_vjp},
+              node_name="VarBackward0", family=REDUCTION, dims=("dim",))
 _std = _defop("std", lambda x, dim=None, correction=1, keepdim=False:
-              np.sqrt(_var_core("std", x, dim, correction, keepdim)), _std_vjp,
-              node_name="StdBackward0")
+              np.sqrt(_var_core("std", x, dim, correction, keepdim)), {"x": _std_vjp},
+              node_name="StdBackward0", family=REDUCTION, dims=("dim",))
 
 
 def _correction(dim, unbiased, correction, name):
@@ -445,10 +452,10 @@ def _vnorm_k(x, ord, dim=None, keepdim=False):
         return np.power(np.sum(np.power(a, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
 
 
-def _vnorm_vjp(g, out, x, ord, dim=None, keepdim=False):     # PyTorch's norm_backward
+def _vnorm_vjp(g, result, x, ord, dim, keepdim):     # PyTorch's norm_backward
     axes = _axes(dim, x.ndim)
     g = _restore(g, x.shape, axes, keepdim)
-    n = _restore(out, x.shape, axes, keepdim)
+    n = _restore(result, x.shape, axes, keepdim)
     if ord == 0:
         return _zeros(x.shape, g)
     if ord == 1:
@@ -468,8 +475,8 @@ def _vnorm_vjp(g, out, x, ord, dim=None, keepdim=False):     # PyTorch's norm_ba
     return scaled * _where(nz, 0.0, g / _where(nz, 1.0, n) ** (ord - 1))
 
 
-_vector_norm = _defop("linalg_vector_norm", _vnorm_k, _vnorm_vjp,
-                      node_name="LinalgVectorNormBackward0")
+_vector_norm = _defop("linalg_vector_norm", _vnorm_k, {"x": _vnorm_vjp},
+                      node_name="LinalgVectorNormBackward0", family=REDUCTION, dims=("dim",))
 
 
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
@@ -514,13 +521,14 @@ def _logsumexp_k(x, dim, keepdim=False):
         return (np.log(s) + (m if keepdim else m.reshape(s.shape))).astype(x.dtype)
 
 
-def _logsumexp_vjp(g, out, x, dim, keepdim=False):
+def _logsumexp_vjp(g, result, x, dim, keepdim):
     axes = _axes(dim, x.ndim)
-    return _restore(g, x.shape, axes, keepdim) * _conj((x - _restore(out, x.shape, axes, keepdim)).exp())
+    return (_restore(g, x.shape, axes, keepdim)
+            * _conj((x - _restore(result, x.shape, axes, keepdim)).exp()))
 
 
-logsumexp = _defop("logsumexp", _logsumexp_k, _logsumexp_vjp, float_only=True,
-                   node_name="LogsumexpBackward0")
+logsumexp = _defop("logsumexp", _logsumexp_k, {"x": _logsumexp_vjp}, float_only=True,
+                   node_name="LogsumexpBackward0", family=REDUCTION, dims=("dim",))
 
 
 # ------------------------------------------------------------------ cumsum / cumprod
@@ -531,13 +539,14 @@ def _cumsum_k(x, dim):
     return np.cumsum(x, axis=d, dtype=_int64_if_integral(x))
 
 
-def _cumsum_vjp(g, out, x, dim):
+def _cumsum_vjp(g, x, dim):
     if x.ndim == 0:
         return g
     return _revcumsum(g, _wrap_dim(dim, x.ndim))
 
 
-_cumsum = _defop("cumsum", _cumsum_k, _cumsum_vjp, meta=("x",), node_name="CumsumBackward0")
+_cumsum = _defop("cumsum", _cumsum_k, {"x": _cumsum_vjp}, meta=("x",), node_name="CumsumBackward0",
+                 family=ALONG_DIM, dims=("dim",), linear=True)
 
 
 def cumsum(input, dim, *, dtype=None):
@@ -551,20 +560,20 @@ def _cumprod_k(x, dim):
     return np.cumprod(x, axis=d, dtype=_int64_if_integral(x))
 
 
-def _cumprod_vjp(g, out, x, dim):
+def _cumprod_vjp(g, result, x, dim):
     if x.ndim == 0:
         return g
     d = _wrap_dim(dim, x.ndim)
     z = x == 0
     if not bool(z.any()):
-        return _revcumsum(g * _conj(out), d) / _conj(x)
+        return _revcumsum(g * _conj(result), d) / _conj(x)
     if not _state.enabled:
         # first-order only: O(n).  Before the first zero the ratio formula holds;
         # at the first zero, the products with that factor left out; after it, 0.
         zc = z.long().cumsum(d)
         before = zc == 0
         first = (zc == 1) & z
-        part1 = _revcumsum(g * _conj(out), d) / _conj(_where(before, x, 1.0))
+        part1 = _revcumsum(g * _conj(result), d) / _conj(_where(before, x, 1.0))
         part2 = _revcumsum(g * _conj(_where(first, 1.0, x).cumprod(d)), d)
         return _where(before, part1, _where(first, part2, 0.0))
     # create_graph with zeros: exact O(n^2) form, differentiable again.
@@ -579,7 +588,8 @@ def _cumprod_vjp(g, out, x, dim):
     return _where(upper, gi * _conj(c), 0.0).sum(-1).transpose(d, -1)
 
 
-_cumprod = _defop("cumprod", _cumprod_k, _cumprod_vjp, node_name="CumprodBackward0")
+_cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="CumprodBackward0",
+                  family=ALONG_DIM, dims=("dim",))
 
 
 def cumprod(input, dim, *, dtype=None):
@@ -592,7 +602,7 @@ def _make_logical(name, npred):
         axes = _axes(dim, x.ndim)
         r = npred(x, axis=axes, keepdims=keepdim)
         return np.asarray(r, np.uint8 if x.dtype == np.uint8 else np.bool_)
-    return _defop(name, k, None, upcast=False)
+    return _defop(name, k, None, upcast=False, family=REDUCTION, dims=("dim",))
 
 
 all = _make_logical("all", np.all)        # noqa: A001
@@ -626,19 +636,21 @@ def _log_softmax_k(x, dim):
         return s - np.log(np.sum(np.exp(s), axis=d, keepdims=True))
 
 
-def _softmax_vjp(g, out, x, dim):
-    d = None if out.ndim == 0 else _wrap_dim(dim, out.ndim)
-    gy = g * out
-    return gy - out * gy.sum(d, keepdim=True)
+def _softmax_vjp(g, result, dim):
+    d = None if result.ndim == 0 else _wrap_dim(dim, result.ndim)
+    gy = g * result
+    return gy - result * gy.sum(d, keepdim=True)
 
 
-def _log_softmax_vjp(g, out, x, dim):
-    d = None if out.ndim == 0 else _wrap_dim(dim, out.ndim)
-    return g - out.exp() * g.sum(d, keepdim=True)
+def _log_softmax_vjp(g, result, dim):
+    d = None if result.ndim == 0 else _wrap_dim(dim, result.ndim)
+    return g - result.exp() * g.sum(d, keepdim=True)
 
 
-_softmax = _defop("softmax", _softmax_k, _softmax_vjp, node_name="SoftmaxBackward0")
-_log_softmax = _defop("log_softmax", _log_softmax_k, _log_softmax_vjp, node_name="LogSoftmaxBackward0")
+_softmax = _defop("softmax", _softmax_k, {"x": _softmax_vjp}, node_name="SoftmaxBackward0",
+                  family=ALONG_DIM, dims=("dim",))
+_log_softmax = _defop("log_softmax", _log_softmax_k, {"x": _log_softmax_vjp},
+                      node_name="LogSoftmaxBackward0", family=ALONG_DIM, dims=("dim",))
 
 
 def _softmax_args(name, input, dim, dtype, stacklevel):
