@@ -53,6 +53,7 @@ class Op:
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=None, operators=(), out_saved=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
+        self.kernel_def = kernel        # as written (``kernel`` may wrap it for keyword parameters)
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
@@ -255,9 +256,15 @@ class Op:
 
     def where_defined(self):
         """File and line of the kernel and of each derivative."""
-        lines = [f"kernel: {_where(self.kernel)}"]
+        lines = [f"kernel: {_where(self.kernel_def)}"]
         for inp, (f, _) in self.derivatives.items():
             lines.append(f"{inp}: " + ("grad" if f == "grad" else _where(f)))
+        fam = self.family
+        for slot in ("jvp", "batch"):
+            rule = getattr(self, slot)
+            if rule is not None:
+                own = fam is None or rule is not getattr(fam, slot)
+                lines.append(f"{slot}: " + (_where(rule) if own else f"family {fam.name}"))
         return lines
 
     def bind(self, args, kwargs, fname=None):
@@ -302,7 +309,9 @@ def _where(f):
     f = getattr(f, "__wrapped__", f)
     code = getattr(f, "__code__", None)
     if code is None:
-        return getattr(f, "__name__", repr(f))
+        if isinstance(f, np.ufunc):
+            return f"numpy.{f.__name__}"
+        return getattr(f, "__qualname__", repr(f))
     import os
     return f"{os.path.relpath(code.co_filename, os.path.dirname(os.path.dirname(__file__)))}:" \
            f"{code.co_firstlineno}"
