@@ -112,6 +112,8 @@ class Op:
     def _derivatives(self, derivatives, meta):
         """Order the derivatives by input, bind each to the arguments it names,
         and plan what a node must save (``uses``/``masks``)."""
+        if "*" in meta and self.variadic:
+            meta = (meta - {"*"}) | {self.star}
         if self.variadic:
             inputs = [self.star]
         else:
