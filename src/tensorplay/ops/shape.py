@@ -172,6 +172,16 @@ def _legacy_empty(a):
     return a.ndim == 1 and a.shape[0] == 0
 
 
+# The derivatives of the variadic cat/stack read only their inputs' shapes (``xs``)
+# and ``dim``.  ``dim`` is listed in meta too, although it is no tensor: the registry
+# places a keyword parameter of a variadic op at its index among the op's names
+# (0, which is also the first tensor's position), so a derivative that reads it would
+# make every node save and version-check the first tensor input.  Listed in meta it
+# sets no saving bit, and a variadic node keeps its Python parameters anyway.
+# (A registry fix should make this unnecessary: then meta=("xs",).)
+_VARIADIC_KW = ("xs", "dim")
+
+
 def _cat_k(*xs, dim=0):
     full = [a for a in xs if not _legacy_empty(a)]
     if not full:
@@ -179,8 +189,7 @@ def _cat_k(*xs, dim=0):
     return np.concatenate(full, axis=_wrap_dim(dim, full[0].ndim))
 
 
-def _cat_vjp(g, out, *a):
-    xs, dim = a[:-1], a[-1]
+def _cat_vjp(g, xs, dim):
     full = [x for x in xs if not (len(x.shape) == 1 and x.shape[0] == 0)]
     if not full:
         return [g for _ in xs]
@@ -196,8 +205,9 @@ def _cat_vjp(g, out, *a):
     return grads
 
 
-_cat = defop("cat", _cat_k, _cat_vjp, n_in=-1, meta=("*",), promote=True,
-             upcast=False, node_name="CatBackward0")
+# ``dim`` in meta: see the note on _VARIADIC_KW
+_cat = defop("cat", _cat_k, {"xs": _cat_vjp}, n_in=-1, meta=_VARIADIC_KW, promote=True,
+             upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -236,14 +246,13 @@ def _stack_k(*xs, dim=0):
     return np.stack(xs, axis=_wrap_dim(dim, xs[0].ndim + 1))
 
 
-def _stack_vjp(g, out, *a):
-    xs, dim = a[:-1], a[-1]
+def _stack_vjp(g, xs, dim):
     d = _wrap_dim(dim, len(xs[0].shape) + 1)
     return list(g.unbind(d))
 
 
-_stack = defop("stack", _stack_k, _stack_vjp, n_in=-1, meta=("*",), promote=True,
-               upcast=False, node_name="StackBackward0")
+_stack = defop("stack", _stack_k, {"xs": _stack_vjp}, n_in=-1, meta=_VARIADIC_KW, promote=True,
+               upcast=False, node_name="StackBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
 def stack(tensors, dim=0, *, out=None):
