@@ -255,6 +255,20 @@ def test_saved_output_modified_message(T):
         y.sum().backward()
 
 
+@pytest.mark.parametrize("join", ["cat", "stack"])
+def test_cat_stack_inputs_modified_in_place_after_use(T, join):
+    # cat and stack save only their inputs' sizes and dim, not the tensors
+    a, b = T.ones(2, 3, requires_grad=True), T.ones(2, 3, requires_grad=True)
+    a2, b2 = a * 1, b * 1
+    r = getattr(T, join)([a2, b2], 1)
+    a2.add_(1)
+    b2.add_(1)
+    w = T.arange(12.).reshape(r.shape)
+    (r * w).sum().backward()
+    wa, wb = (w[:, :3], w[:, 3:]) if join == "cat" else (w[:, 0], w[:, 1])
+    assert lst(a.grad) == lst(wa) and lst(b.grad) == lst(wb)
+
+
 def test_saved_leaf_modified_under_no_grad_message(T):
     x = T.ones(2, requires_grad=True)
     y = x * x

@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor
+from ._families import ELEMENTWISE, VIEW
 from ._registry import defop
 from .pointwise import _zl, where
 
@@ -43,14 +44,15 @@ def _angle_k(x):
     return np.where(np.isnan(x), x, np.where(x < 0, _PI, 0.0)).astype(x.dtype)
 
 
-def _angle_vjp(g, out, x):
+def _angle_vjp(g, x):
     if not x.is_complex():
         return _zl(g)
     zero = x == 0
     return where(zero, 0.0, g * x * 1j / where(zero, 1.0, x.abs() ** 2))
 
 
-angle = defop("angle", _angle_k, _angle_vjp, float_only=True, node_name="AngleBackward0")
+angle = defop("angle", _angle_k, {"x": _angle_vjp}, float_only=True, node_name="AngleBackward0",
+              family=ELEMENTWISE)
 
 
 # ---------------------------------------------------------------- complex / polar
@@ -87,9 +89,11 @@ def _complex_k(real, imag):
     return r
 
 
+# (real inputs: linear over the reals, their only scalars)
 _complex = defop("complex", _complex_k,
-                 (lambda g, out, real, imag: g.real, lambda g, out, real, imag: g.imag),
-                 n_in=2, upcast=False, node_name="ComplexBackward0")
+                 {"real": lambda g: g.real, "imag": lambda g: g.imag},
+                 n_in=2, upcast=False, node_name="ComplexBackward0", family=ELEMENTWISE,
+                 linear=True)
 
 
 def complex(real, imag):                    # noqa: A001  (tensorplay.complex, like torch.complex)
@@ -107,9 +111,9 @@ def _polar_k(abs, angle):
 # PyTorch's polar_backward, sgn(result) included (so, as there, a negative ``abs``
 # gets the opposite sign of the true derivative)
 _polar = defop("polar", _polar_k,
-               (lambda g, out, abs, angle: (g.conj() * out.sgn()).real,
-                lambda g, out, abs, angle: (g.conj() * out * 1j).real),
-               n_in=2, upcast=False, node_name="PolarBackward0")
+               {"abs": lambda g, result: (g.conj() * result.sgn()).real,
+                "angle": lambda g, result: (g.conj() * result * 1j).real},
+               n_in=2, upcast=False, node_name="PolarBackward0", family=ELEMENTWISE)
 
 
 def polar(abs, angle):
@@ -153,9 +157,12 @@ def _view_as_complex_k(x):
     return x.view(_COMPLEX_OF[x.dtype])[..., 0]
 
 
+# view_as_real of a complex input is only real-linear (as conj is), so not ``linear``;
+# view_as_complex takes a real input: linear over the reals, its only scalars
 view_as_real = defop("view_as_real", _view_as_real_k,
-                     lambda g, out, x: view_as_complex(g.contiguous()),
-                     upcast=False, view=True, node_name="ViewAsRealBackward0")
+                     {"x": lambda g: view_as_complex(g.contiguous())},
+                     upcast=False, view=True, node_name="ViewAsRealBackward0", family=VIEW)
 view_as_complex = defop("view_as_complex", _view_as_complex_k,
-                        lambda g, out, x: view_as_real(g.contiguous()),
-                        upcast=False, view=True, node_name="ViewAsComplexBackward0")
+                        {"x": lambda g: view_as_real(g.contiguous())},
+                        upcast=False, view=True, node_name="ViewAsComplexBackward0", family=VIEW,
+                        linear=True)

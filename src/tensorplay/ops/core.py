@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _expandable
+from ._families import ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from ._registry import defop
 from ._util import dims_arg, size_arg
 from .pointwise import conj
@@ -37,8 +38,8 @@ def _unreduce(g, shape, dim, keepdim):
 
 
 sum = defop("sum", _sum_k,
-            lambda g, out, x, dim=None, keepdim=False, dtype=None: _unreduce(g, x.shape, dim, keepdim),
-            meta=("x",))
+            {"x": lambda g, x, dim, keepdim: _unreduce(g, x.shape, dim, keepdim)},
+            meta=("x",), family=REDUCTION, dims=("dim",), linear=True)
 
 
 def _mean_k(x, dim=None, keepdim=False, *, dtype=None):
@@ -51,13 +52,14 @@ def _mean_k(x, dim=None, keepdim=False, *, dtype=None):
                    dtype=None if dtype is None else D.to_dtype(dtype).np)
 
 
-def _mean_vjp(g, out, x, dim=None, keepdim=False, dtype=None):
+def _mean_vjp(g, x, dim, keepdim):
     axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
     return _unreduce(g / n, x.shape, dim, keepdim)
 
 
-mean = defop("mean", _mean_k, _mean_vjp, meta=("x",))
+mean = defop("mean", _mean_k, {"x": _mean_vjp}, meta=("x",), family=REDUCTION, dims=("dim",),
+             linear=True)
 
 
 def _sum_to_size_k(x, *size):
@@ -72,8 +74,9 @@ def _sum_to_size_k(x, *size):
     return r.reshape(size)
 
 
-sum_to_size = defop("sum_to_size", _sum_to_size_k, lambda g, out, x, *size: g.expand(x.shape),
-                    meta=("x",))
+# (its reduced dimensions follow from ``size``, there is no dimension parameter: OTHER)
+sum_to_size = defop("sum_to_size", _sum_to_size_k, {"x": lambda g, x: g.expand(x.shape)},
+                    meta=("x",), family=OTHER, linear=True)
 
 
 def _expand_k(x, *size):
@@ -107,8 +110,8 @@ def _expand_k(x, *size):
     return np.broadcast_to(x, full)
 
 
-expand = defop("expand", _expand_k, lambda g, out, x, *size: g.sum_to_size(x.shape),
-               meta=("x",), upcast=False, view=True)
+expand = defop("expand", _expand_k, {"x": lambda g, x: g.sum_to_size(x.shape)},
+               meta=("x",), upcast=False, view=True, family=VIEW, linear=True)
 
 
 def _expand_shape_checked(x, size):
@@ -176,11 +179,12 @@ def _view_k(x, *shape):
 
 
 
-_reshape_vjp = lambda g, out, x, *shape: g.reshape(x.shape)   # noqa: E731
-view = defop("view", _view_k, _reshape_vjp, meta=("x",), upcast=False, view=True)
+_reshape_vjp = lambda g, x: g.reshape(x.shape)   # noqa: E731
+view = defop("view", _view_k, {"x": _reshape_vjp}, meta=("x",), upcast=False, view=True,
+             family=VIEW, linear=True)
 _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
-                     lambda g, out, x, shape: g.reshape(x.shape), meta=("x",), upcast=False,
-                     node_name="UnsafeViewBackward0")
+                     {"x": _reshape_vjp}, meta=("x",), upcast=False,
+                     node_name="UnsafeViewBackward0", family=VIEW, linear=True)
 
 
 def reshape(input, *shape):
@@ -212,8 +216,8 @@ def _transpose_k(x, dim0, dim1):
     return x.swapaxes(dim0, dim1)
 
 
-transpose = defop("transpose", _transpose_k, lambda g, out, x, dim0, dim1: g.transpose(dim0, dim1),
-                  upcast=False, view=True)
+transpose = defop("transpose", _transpose_k, {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)},
+                  upcast=False, view=True, family=VIEW, dims=("dim0", "dim1"), linear=True)
 swapaxes = swapdims = transpose
 
 
@@ -230,13 +234,14 @@ def _permute_k(x, *dims):
     return np.transpose(x, axes)
 
 
-def _permute_vjp(g, out, x, *dims):
+def _permute_vjp(g, dims):
     from .._tensor import _wrap_dim
     axes = [_wrap_dim(d, g.ndim) for d in size_arg(dims)]
     return g.permute(*np.argsort(axes).tolist())
 
 
-permute = defop("permute", _permute_k, _permute_vjp, upcast=False, view=True)
+permute = defop("permute", _permute_k, {"x": _permute_vjp}, upcast=False, view=True,
+                family=VIEW, dims=("dims",), linear=True)
 
 
 def _t_k(x):
@@ -245,7 +250,7 @@ def _t_k(x):
     return x.T
 
 
-t = defop("t", _t_k, lambda g, out, x: g.t(), upcast=False, view=True)
+t = defop("t", _t_k, {"x": lambda g: g.t()}, upcast=False, view=True, family=VIEW, linear=True)
 
 
 def _unsqueeze_k(x, dim):
@@ -253,8 +258,8 @@ def _unsqueeze_k(x, dim):
     return np.expand_dims(x, _wrap_dim(dim, x.ndim + 1))
 
 
-unsqueeze = defop("unsqueeze", _unsqueeze_k, lambda g, out, x, dim: g.squeeze(dim),
-                  upcast=False, view=True)
+unsqueeze = defop("unsqueeze", _unsqueeze_k, {"x": lambda g, dim: g.squeeze(dim)},
+                  upcast=False, view=True, family=VIEW, dims=("dim",), linear=True)
 
 
 def _squeeze_k(x, dim=None):
@@ -265,8 +270,8 @@ def _squeeze_k(x, dim=None):
     return np.squeeze(x, axis=axes) if axes else x
 
 
-squeeze = defop("squeeze", _squeeze_k, lambda g, out, x, dim=None: g.reshape(x.shape),
-                meta=("x",), upcast=False, view=True)
+squeeze = defop("squeeze", _squeeze_k, {"x": lambda g, x: g.reshape(x.shape)},
+                meta=("x",), upcast=False, view=True, family=VIEW, dims=("dim",), linear=True)
 
 
 def _flatten_k(x, start_dim=0, end_dim=-1):
@@ -280,8 +285,9 @@ def _flatten_k(x, start_dim=0, end_dim=-1):
     return x.reshape(shape)
 
 
-flatten = defop("flatten", _flatten_k, lambda g, out, x, start_dim=0, end_dim=-1: g.reshape(x.shape),
-                meta=("x",), upcast=False, view="maybe", node_name="ViewBackward0")
+flatten = defop("flatten", _flatten_k, {"x": lambda g, x: g.reshape(x.shape)},
+                meta=("x",), upcast=False, view="maybe", node_name="ViewBackward0",
+                family=VIEW, dims=("start_dim", "end_dim"), linear=True)
 
 
 # ---------------------------------------------------------------- casts and copies
@@ -295,8 +301,8 @@ def _to_k(x, dtype):
     return x.astype(npdt)
 
 
-_to = defop("_to_copy", _to_k, lambda g, out, x, dtype: g, meta=("x",), upcast=False,
-            node_name="ToCopyBackward0")
+_to = defop("_to_copy", _to_k, {"x": "grad"}, meta=("x",), upcast=False,
+            node_name="ToCopyBackward0", family=ELEMENTWISE)
 
 
 def to(input, *args, dtype=None, copy=False, **kwargs):
@@ -322,8 +328,8 @@ def _cast(name):
     return lambda self: to(self, dt)
 
 
-clone = defop("clone", lambda x, *, memory_format=None: x.copy(), lambda g, out, x, memory_format=None: g,
-              upcast=False)
+clone = defop("clone", lambda x, *, memory_format=None: x.copy(), {"x": "grad"},
+              upcast=False, family=ELEMENTWISE, linear=True)
 
 
 def contiguous(input, memory_format=None):
@@ -334,8 +340,10 @@ def _real_k(x):
     return x.real
 
 
-real_ = defop("real", _real_k, lambda g, out, x: g, upcast=False, view=True)
-imag_ = defop("imag", lambda x: x.imag, lambda g, out, x: g * 1j, upcast=False, view=True)
+# real and imag are only real-linear (as conj is), so not ``linear``
+real_ = defop("real", _real_k, {"x": "grad"}, upcast=False, view=True, family=VIEW)
+imag_ = defop("imag", lambda x: x.imag, {"x": lambda g: g * 1j}, upcast=False, view=True,
+              family=VIEW)
 
 
 def real(input):
@@ -384,7 +392,7 @@ def _matmul_k(x, y):
     return np.matmul(x, y)
 
 
-def _matmul_vjp_x(g, out, x, y):
+def _matmul_vjp_x(g, x, y):
     if x.ndim == 1 and y.ndim == 1:
         return g * conj(y)
     if y.ndim == 1:                                   # (..., n, k) @ (k,) -> (..., n)
@@ -394,7 +402,7 @@ def _matmul_vjp_x(g, out, x, y):
     return g @ conj(y).mT
 
 
-def _matmul_vjp_y(g, out, x, y):
+def _matmul_vjp_y(g, x, y):
     if x.ndim == 1 and y.ndim == 1:
         return g * conj(x)
     if y.ndim == 1:
@@ -404,8 +412,8 @@ def _matmul_vjp_y(g, out, x, y):
     return conj(x).mT @ g
 
 
-_matmul = defop("matmul", _matmul_k, (_matmul_vjp_x, _matmul_vjp_y), n_in=2,
-                node_name="MmBackward0")
+_matmul = defop("matmul", _matmul_k, {"x": _matmul_vjp_x, "y": _matmul_vjp_y}, n_in=2,
+                node_name="MmBackward0", family=BILINEAR)
 # filled in by ops/linalg.py: (ndim, ndim) -> mm / mv / dot, so that the node is
 # the one PyTorch's matmul records for those shapes (MmBackward0, MvBackward0, DotBackward0)
 MATMUL_CASES = {}
@@ -436,18 +444,18 @@ def _copy_from_k(dst, src):
     return np.broadcast_to(src.astype(dst.dtype, copy=False), dst.shape).copy()
 
 
-def _zeros_vjp(g, out, dst, *rest):
+def _zeros_vjp(g):
     from .pointwise import _zl
     return _zl(g)
 
 
-copy_from = defop("copy_from", _copy_from_k, (_zeros_vjp, lambda g, out, dst, src: g), n_in=2,
-                  upcast=False, node_name="CopyBackwards")
+copy_from = defop("copy_from", _copy_from_k, {"dst": _zeros_vjp, "src": "grad"}, n_in=2,
+                  upcast=False, node_name="CopyBackwards", family=ELEMENTWISE)
 
 
 def _fill_k(dst, value):
     return np.full(dst.shape, value, dst.dtype)
 
 
-fill = defop("fill", _fill_k, (_zeros_vjp, lambda g, out, dst, value: g.sum()), n_in=2,
-             upcast=False)
+fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": lambda g: g.sum()}, n_in=2,
+             upcast=False, family=ELEMENTWISE)

@@ -9,6 +9,7 @@ return tuples of views of their input; ``cat``/``stack`` are variadic ops
 import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
+from ._families import VIEW, SHAPE
 from ._registry import defop
 from ._util import size_arg
 from .indexing import _slice, _zeros
@@ -36,12 +37,13 @@ def movedim(input, source, destination):
     return _movedim(input, tuple(perm))
 
 
-def _movedim_vjp(g, out, x, perm):
+def _movedim_vjp(g, perm):
     return _movedim(g, tuple(int(i) for i in np.argsort(perm)))
 
 
-_movedim = defop("movedim", lambda x, perm: np.transpose(x, perm), _movedim_vjp, upcast=False,
-                 view=True, node_name="PermuteBackward0")
+_movedim = defop("movedim", lambda x, perm: np.transpose(x, perm), {"x": _movedim_vjp},
+                 upcast=False, view=True, node_name="PermuteBackward0", family=VIEW,
+                 dims=("perm",), linear=True)
 moveaxis = movedim
 
 
@@ -58,7 +60,7 @@ def _repeat_k(x, reps):
     return np.tile(x.reshape(shape), reps)
 
 
-def _repeat_vjp(g, out, x, reps):
+def _repeat_vjp(g, x, reps):
     shape = (1,) * (len(reps) - len(x.shape)) + tuple(x.shape)
     inter = []
     for r, s in zip(reps, shape):
@@ -69,8 +71,8 @@ def _repeat_vjp(g, out, x, reps):
         if reps else g.reshape(x.shape)
 
 
-_repeat = defop("repeat", _repeat_k, _repeat_vjp, meta=("x",), upcast=False,
-                node_name="RepeatBackward0")
+_repeat = defop("repeat", _repeat_k, {"x": _repeat_vjp}, meta=("x",), upcast=False,
+                node_name="RepeatBackward0", family=SHAPE, linear=True)
 
 
 def repeat(input, *sizes):
@@ -103,8 +105,8 @@ def _flip_k(x, dims):
     return np.flip(x, axes).copy()
 
 
-_flip = defop("flip", _flip_k, lambda g, out, x, dims: _flip(g, dims), upcast=False,
-              node_name="FlipBackward0")
+_flip = defop("flip", _flip_k, {"x": lambda g, dims: _flip(g, dims)}, upcast=False,
+              node_name="FlipBackward0", family=SHAPE, dims=("dims",), linear=True)
 
 
 def flip(input, *dims):
@@ -145,12 +147,13 @@ def _roll_k(x, shifts, dims=None):
     return np.roll(x, sh, axes)
 
 
-def _roll_vjp(g, out, x, shifts, dims=None):
+def _roll_vjp(g, shifts, dims):
     sh, dm = _roll_args(shifts, dims)
     return roll(g, [-s for s in sh], dm)
 
 
-roll = defop("roll", _roll_k, _roll_vjp, upcast=False, node_name="RollBackward0")
+roll = defop("roll", _roll_k, {"x": _roll_vjp}, upcast=False, node_name="RollBackward0",
+              family=SHAPE, dims=("dims",), linear=True)
 
 
 # ----------------------------------------------------------------------------- cat / stack
@@ -169,6 +172,16 @@ def _legacy_empty(a):
     return a.ndim == 1 and a.shape[0] == 0
 
 
+# The derivatives of the variadic cat/stack read only their inputs' shapes (``xs``)
+# and ``dim``.  ``dim`` is listed in meta too, although it is no tensor: the registry
+# places a keyword parameter of a variadic op at its index among the op's names
+# (0, which is also the first tensor's position), so a derivative that reads it would
+# make every node save and version-check the first tensor input.  Listed in meta it
+# sets no saving bit, and a variadic node keeps its Python parameters anyway.
+# (A registry fix should make this unnecessary: then meta=("xs",).)
+_VARIADIC_KW = ("xs", "dim")
+
+
 def _cat_k(*xs, dim=0):
     full = [a for a in xs if not _legacy_empty(a)]
     if not full:
@@ -176,8 +189,7 @@ def _cat_k(*xs, dim=0):
     return np.concatenate(full, axis=_wrap_dim(dim, full[0].ndim))
 
 
-def _cat_vjp(g, out, *a):
-    xs, dim = a[:-1], a[-1]
+def _cat_vjp(g, xs, dim):
     full = [x for x in xs if not (len(x.shape) == 1 and x.shape[0] == 0)]
     if not full:
         return [g for _ in xs]
@@ -193,8 +205,9 @@ def _cat_vjp(g, out, *a):
     return grads
 
 
-_cat = defop("cat", _cat_k, _cat_vjp, n_in=-1, meta=("*",), promote=True,
-             upcast=False, node_name="CatBackward0")
+# ``dim`` in meta: see the note on _VARIADIC_KW
+_cat = defop("cat", _cat_k, {"xs": _cat_vjp}, n_in=-1, meta=_VARIADIC_KW, promote=True,
+             upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
 def cat(tensors, dim=0, *, out=None):
@@ -233,14 +246,13 @@ def _stack_k(*xs, dim=0):
     return np.stack(xs, axis=_wrap_dim(dim, xs[0].ndim + 1))
 
 
-def _stack_vjp(g, out, *a):
-    xs, dim = a[:-1], a[-1]
+def _stack_vjp(g, xs, dim):
     d = _wrap_dim(dim, len(xs[0].shape) + 1)
     return list(g.unbind(d))
 
 
-_stack = defop("stack", _stack_k, _stack_vjp, n_in=-1, meta=("*",), promote=True,
-               upcast=False, node_name="StackBackward0")
+_stack = defop("stack", _stack_k, {"xs": _stack_vjp}, n_in=-1, meta=_VARIADIC_KW, promote=True,
+               upcast=False, node_name="StackBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
 def stack(tensors, dim=0, *, out=None):
@@ -345,13 +357,15 @@ def _gs(g):
     return list(g) if isinstance(g, tuple) else [g]
 
 
-def _split_vjp(g, out, x, split_size, dim=0):
+def _split_vjp(g, dim):
     return cat(_gs(g), dim)
 
 
-_split_op = defop("split", _split_k, _split_vjp, upcast=False, view=True, node_name="SplitBackward0")
-split_with_sizes = defop("split_with_sizes", _split_with_sizes_k, _split_vjp, upcast=False,
-                         view=True, node_name="SplitWithSizesBackward0")
+_split_op = defop("split", _split_k, {"x": _split_vjp}, upcast=False, view=True,
+                  node_name="SplitBackward0", family=VIEW, dims=("dim",), linear=True)
+split_with_sizes = defop("split_with_sizes", _split_with_sizes_k, {"x": _split_vjp}, upcast=False,
+                         view=True, node_name="SplitWithSizesBackward0", family=VIEW,
+                         dims=("dim",), linear=True)
 
 
 def split(tensor, split_size_or_sections, dim=0):
@@ -402,12 +416,12 @@ def _unbind_k(x, dim=0):
     return tuple(x[pre + (i, Ellipsis)] for i in range(x.shape[d]))
 
 
-def _unbind_vjp(g, out, x, dim=0):
+def _unbind_vjp(g, dim):
     return stack(_gs(g), dim)
 
 
-unbind = defop("unbind", _unbind_k, _unbind_vjp, upcast=False, view=True,
-               node_name="UnbindBackward0")
+unbind = defop("unbind", _unbind_k, {"x": _unbind_vjp}, upcast=False, view=True,
+               node_name="UnbindBackward0", family=VIEW, dims=("dim",), linear=True)
 
 
 # ----------------------------------------------------------------------------- narrow / diagonal
@@ -467,13 +481,14 @@ def _diagonal_backward_k(g, shape, offset=0, dim1=0, dim2=1):
 
 
 _diagonal_backward = defop("diagonal_backward", _diagonal_backward_k,
-                           lambda gg, out, g, shape, offset=0, dim1=0, dim2=1:
-                           diagonal(gg, offset, dim1, dim2), upcast=False,
-                           node_name="DiagonalBackwardBackward0")
+                           {"g": lambda gg, offset, dim1, dim2: diagonal(gg, offset, dim1, dim2)},
+                           upcast=False, node_name="DiagonalBackwardBackward0", family=SHAPE,
+                           dims=("dim1", "dim2"), linear=True)
 diagonal = defop("diagonal", _diagonal_k,
-                 lambda g, out, x, offset=0, dim1=0, dim2=1:
-                 _diagonal_backward(g, tuple(x.shape), offset, dim1, dim2),
-                 meta=("x",), upcast=False, view=True, node_name="DiagonalBackward0")
+                 {"x": lambda g, x, offset, dim1, dim2:
+                  _diagonal_backward(g, tuple(x.shape), offset, dim1, dim2)},
+                 meta=("x",), upcast=False, view=True, node_name="DiagonalBackward0",
+                 family=VIEW, dims=("dim1", "dim2"), linear=True)
 
 
 # ----------------------------------------------------------------------------- tril / triu
@@ -492,7 +507,7 @@ def _triu_k(x, diagonal=0):
     return np.triu(x, diagonal)
 
 
-tril = defop("tril", _tril_k, lambda g, out, x, diagonal=0: tril(g, diagonal), upcast=False,
-             meta=("x",), node_name="TrilBackward0")
-triu = defop("triu", _triu_k, lambda g, out, x, diagonal=0: triu(g, diagonal), upcast=False,
-             meta=("x",), node_name="TriuBackward0")
+tril = defop("tril", _tril_k, {"x": lambda g, diagonal: tril(g, diagonal)}, upcast=False,
+             meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True)
+triu = defop("triu", _triu_k, {"x": lambda g, diagonal: triu(g, diagonal)}, upcast=False,
+             meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True)

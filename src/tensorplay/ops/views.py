@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
+from ._families import OTHER
 from ._registry import defop, dispatch
 
 
@@ -46,9 +47,9 @@ def _copy_slices_k(base, src, chain):
 
 copy_slices = defop(
     "copy_slices", _copy_slices_k,
-    (lambda g, out, base, src, chain: copy_slices(g, 0, chain),     # the region was overwritten
-     lambda g, out, base, src, chain: apply_chain(g, chain)),
-    n_in=2, upcast=False, node_name="CopySlices")
+    {"base": lambda g, chain: copy_slices(g, 0, chain),     # the region was overwritten
+     "src": lambda g, chain: apply_chain(g, chain)},
+    n_in=2, upcast=False, node_name="CopySlices", family=OTHER, linear=True)
 
 
 def rebase_inplace_view(self, f, args, kwargs, name):
