@@ -172,14 +172,6 @@ def _legacy_empty(a):
     return a.ndim == 1 and a.shape[0] == 0
 
 
-# The derivatives of the variadic cat/stack read only their inputs' shapes (``xs``)
-# and ``dim``.  ``dim`` is listed in meta too, although it is no tensor: the registry
-# places a keyword parameter of a variadic op at its index among the op's names
-# (0, which is also the first tensor's position), so a derivative that reads it would
-# make every node save and version-check the first tensor input.  Listed in meta it
-# sets no saving bit, and a variadic node keeps its Python parameters anyway.
-# (A registry fix should make this unnecessary: then meta=("xs",).)
-_VARIADIC_KW = ("xs", "dim")
 
 
 def _cat_k(*xs, dim=0):
@@ -205,8 +197,7 @@ def _cat_vjp(g, xs, dim):
     return grads
 
 
-# ``dim`` in meta: see the note on _VARIADIC_KW
-_cat = defop("cat", _cat_k, {"xs": _cat_vjp}, n_in=-1, meta=_VARIADIC_KW, promote=True,
+_cat = defop("cat", _cat_k, {"xs": _cat_vjp}, n_in=-1, meta=("xs",), promote=True,
              upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
@@ -251,7 +242,7 @@ def _stack_vjp(g, xs, dim):
     return list(g.unbind(d))
 
 
-_stack = defop("stack", _stack_k, {"xs": _stack_vjp}, n_in=-1, meta=_VARIADIC_KW, promote=True,
+_stack = defop("stack", _stack_k, {"xs": _stack_vjp}, n_in=-1, meta=("xs",), promote=True,
                upcast=False, node_name="StackBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
