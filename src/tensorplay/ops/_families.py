@@ -150,6 +150,9 @@ def batch_dims(op, args, bdims):
     """An op on one tensor whose dimension parameters (``op.dims``) index its
     logical dimensions: batch dimension to the front, each dimension shifted
     past it (``None``, all dimensions, becomes every logical one)."""
+    if not op.dims or op.star in op.dims:
+        raise NotImplementedError(f"{op.name}: no batching rule (its dimensions are not plain "
+                                  f"parameters; the entry must write its own)")
     b = bdims[0]
     x = _batch_first(args[0], b)
     rank = x.ndim - 1
@@ -173,7 +176,7 @@ def batch_dims(op, args, bdims):
 ELEMENTWISE = Family("elementwise", jvp_auto_element_wise, batch_elementwise)
 REDUCTION = Family("reduction", jvp_default, batch_dims)
 ALONG_DIM = Family("along_dim", jvp_default, batch_dims)
-VIEW = Family("view", jvp_linear, batch_dims)
+VIEW = Family("view", jvp_linear)        # batching: each view op's shape parameters differ
 SHAPE = Family("shape", jvp_default)
 INDEXING = Family("indexing", jvp_default)
 BILINEAR = Family("bilinear", jvp_bilinear)

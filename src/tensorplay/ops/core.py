@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _expandable
-from ._families import ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
+from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from ._registry import defop
 from ._util import dims_arg, size_arg
 from .pointwise import conj
@@ -217,7 +217,8 @@ def _transpose_k(x, dim0, dim1):
 
 
 transpose = defop("transpose", _transpose_k, {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)},
-                  upcast=False, view=True, family=VIEW, dims=("dim0", "dim1"), linear=True)
+                  upcast=False, view=True, family=VIEW, dims=("dim0", "dim1"), linear=True,
+                  batch=batch_dims)
 swapaxes = swapdims = transpose
 
 
