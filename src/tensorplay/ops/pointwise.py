@@ -14,6 +14,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from ..autograd.grad_mode import state
 from ._registry import Op, REGISTRY, dispatch, record, defop, record_pointwise, _NO_ARG
+from ._families import ELEMENTWISE
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -194,18 +195,19 @@ def _k_with_alpha(f):
 
 
 # --------------------------------------------------------------------- arithmetic
-conj_physical = _conj = unary("conj_physical", np.conjugate, lambda g, out, x: g.conj(), float_only=False)
+conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.conj()},
+                             float_only=False, family=ELEMENTWISE)
 add = binary("add", _k_with_alpha(np.add),
              {"x": "grad",
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
-             fast_kernel=np.add)
+             fast_kernel=np.add, family=ELEMENTWISE, linear=True)
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
-             fast_kernel=np.subtract)
+             fast_kernel=np.subtract, family=ELEMENTWISE, linear=True)
 subtract = sub
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
-                                  "y": lambda g, x: g * conj(x)})
+                                  "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE)
 
 
 def _div_kernel(x, y, rounding_mode=None):
@@ -227,18 +229,19 @@ def _int_div(x, y):
     return q + ((np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)))
 
 
-def _div_vjp_x(g, out, x, y, rounding_mode=None):
+def _div_vjp_x(g, y, rounding_mode):
     return g / conj(y) if rounding_mode is None else _zl(g)
 
 
-def _div_vjp_y(g, out, x, y, rounding_mode=None):
+def _div_vjp_y(g, x, y, rounding_mode):
     return -g * conj(x / (y * y)) if rounding_mode is None else _zl(g)
 
 
-_div_rounding = binary("div_rounding", _div_kernel, (_div_vjp_x, _div_vjp_y),
-                       node_name="DivBackward1")
-_div = binary("div", np.true_divide, (lambda g, out, x, y: g / conj(y),
-                                      lambda g, out, x, y: -g * conj(x / (y * y))), float_only=True)
+_div_rounding = binary("div_rounding", _div_kernel, {"x": _div_vjp_x, "y": _div_vjp_y},
+                       node_name="DivBackward1", family=ELEMENTWISE)
+_div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
+                                      "y": lambda g, x, y: -g * conj(x / (y * y))},
+              float_only=True, family=ELEMENTWISE)
 
 
 def div(input, other, *, rounding_mode=None):
@@ -251,19 +254,21 @@ div.fast, div.rfast = _div.fast, _div.rfast
 true_divide = divide = _div
 
 def _no_derivative(name):
-    def vjp(g, out, x, y):
+    def vjp(g):
         raise RuntimeError(f"derivative for aten::{name} is not implemented")
     return vjp
 
 
 floor_divide = binary("floor_divide", np.floor_divide,
-                      (_no_derivative("floor_divide"), _no_derivative("floor_divide")))
+                      {"x": _no_derivative("floor_divide"), "y": _no_derivative("floor_divide")},
+                      family=ELEMENTWISE)
 remainder = binary("remainder", np.remainder,
-                   (lambda g, out, x, y: g, lambda g, out, x, y: -g * (x / y).floor()))
-fmod = binary("fmod", np.fmod, (lambda g, out, x, y: g, lambda g, out, x, y: -g * (x / y).trunc()))
+                   {"x": "grad", "y": lambda g, x, y: -g * (x / y).floor()}, family=ELEMENTWISE)
+fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
+              family=ELEMENTWISE)
 
 
-def _pow_vjp_x(g, out, x, e):
+def _pow_vjp_x(g, x, e):
     if isinstance(e, Tensor):
         return where(e == 0, 0.0, g * conj(e * x ** (e - 1)))
     if e == 0:
@@ -271,16 +276,16 @@ def _pow_vjp_x(g, out, x, e):
     return g * conj(e * x ** (e - 1))
 
 
-def _pow_vjp_e(g, out, x, e):
+def _pow_vjp_e(g, result, x, e):
     if isinstance(x, Tensor):
-        ge = g * conj(out * x.log())
+        ge = g * conj(result * x.log())
         nonneg = (e.real if e.is_complex() else e) >= 0
         return where((x == 0) & nonneg, 0.0, ge)       # 0**e has slope 0 in e for e >= 0
     if type(x) is complex or e.is_complex():
         logx = complex(np.log(complex(x)))
     else:                       # a real exponent: log of a negative base is nan, as in torch
         logx = math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
-    ge = g * conj(out * logx)
+    ge = g * conj(result * logx)
     return where(e >= 0, 0.0, ge) if x == 0 else ge
 
 
@@ -292,7 +297,8 @@ def _pow_kernel(x, e):
     return np.power(x, e)
 
 
-pow = binary("pow", _pow_kernel, (_pow_vjp_x, _pow_vjp_e), node_name="PowBackward1")
+pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
+             family=ELEMENTWISE)
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument
 _POW_TS = type("PowBackward0", (pow.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
@@ -310,16 +316,18 @@ def float_power(input, exponent):
     return pow(up(input), up(exponent))
 
 
-neg = unary("neg", np.negative, lambda g, out, x: -g, float_only=False)
+neg = unary("neg", np.negative, {"x": lambda g: -g}, float_only=False, family=ELEMENTWISE,
+            linear=True)
 negative = neg
-positive = unary("positive", np.positive, lambda g, out, x: g, float_only=False)
+positive = unary("positive", np.positive, {"x": "grad"}, float_only=False, family=ELEMENTWISE,
+                 linear=True)
 
 
-def _abs_vjp(g, out, x):
+def _abs_vjp(g, x):
     return g * x.sgn()
 
 
-abs = unary("abs", np.abs, _abs_vjp, float_only=False)
+abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE)
 absolute = abs
 
 
@@ -330,34 +338,38 @@ def _sgn_kernel(x):
     return np.sign(x)
 
 
-def _sgn_vjp(g, out, x):
+def _sgn_vjp(g, result, x):
     if not x.is_complex():
         return _zl(g)
     a = x.abs()
-    return where(a == 0, 0.0, (g - (out.conj() * g).real * out) / where(a == 0, 1.0, a))
+    return where(a == 0, 0.0, (g - (result.conj() * g).real * result) / where(a == 0, 1.0, a))
 
 
-sgn = unary("sgn", _sgn_kernel, _sgn_vjp, float_only=False)
-sign = unary("sign", np.sign, lambda g, out, x: _zl(g), float_only=False)
-square = unary("square", np.square, lambda g, out, x: g * conj(2 * x), float_only=False)
-reciprocal = unary("reciprocal", np.reciprocal, lambda g, out, x: -g * conj(out * out))
-sqrt = unary("sqrt", np.sqrt, lambda g, out, x: g / (2 * conj(out)))
-rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: -0.5 * g * conj(out * out * out))
-exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)})
-exp2 = unary("exp2", np.exp2, lambda g, out, x: g * conj(out * LN2))
-expm1 = unary("expm1", np.expm1, lambda g, out, x: g * conj(out + 1))
-log = unary("log", np.log, lambda g, out, x: g / conj(x))
-log2 = unary("log2", np.log2, lambda g, out, x: g / conj(x * LN2))
-log10 = unary("log10", np.log10, lambda g, out, x: g / conj(x * LN10))
-log1p = unary("log1p", np.log1p, lambda g, out, x: g / conj(x + 1))
-sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())})
-cos = unary("cos", np.cos, lambda g, out, x: -g * conj(x.sin()))
-tan = unary("tan", np.tan, lambda g, out, x: g * conj(1 + out * out))
-asin = unary("asin", np.arcsin, lambda g, out, x: g * conj((1 - x * x).rsqrt()))
-acos = unary("acos", np.arccos, lambda g, out, x: -g * conj((1 - x * x).rsqrt()))
-atan = unary("atan", np.arctan, lambda g, out, x: g / conj(1 + x * x))
-sinh = unary("sinh", np.sinh, lambda g, out, x: g * conj(x.cosh()))
-cosh = unary("cosh", np.cosh, lambda g, out, x: g * conj(x.sinh()))
+sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE)
+sign = unary("sign", np.sign, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE)
+square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
+               family=ELEMENTWISE)
+reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * conj(result * result)},
+                   family=ELEMENTWISE)
+sqrt = unary("sqrt", np.sqrt, {"x": lambda g, result: g / (2 * conj(result))}, family=ELEMENTWISE)
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x),
+              {"x": lambda g, result: -0.5 * g * conj(result * result * result)}, family=ELEMENTWISE)
+exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)}, family=ELEMENTWISE)
+exp2 = unary("exp2", np.exp2, {"x": lambda g, result: g * conj(result * LN2)}, family=ELEMENTWISE)
+expm1 = unary("expm1", np.expm1, {"x": lambda g, result: g * conj(result + 1)}, family=ELEMENTWISE)
+log = unary("log", np.log, {"x": lambda g, x: g / conj(x)}, family=ELEMENTWISE)
+log2 = unary("log2", np.log2, {"x": lambda g, x: g / conj(x * LN2)}, family=ELEMENTWISE)
+log10 = unary("log10", np.log10, {"x": lambda g, x: g / conj(x * LN10)}, family=ELEMENTWISE)
+log1p = unary("log1p", np.log1p, {"x": lambda g, x: g / conj(x + 1)}, family=ELEMENTWISE)
+sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())}, family=ELEMENTWISE)
+cos = unary("cos", np.cos, {"x": lambda g, x: -g * conj(x.sin())}, family=ELEMENTWISE)
+tan = unary("tan", np.tan, {"x": lambda g, result: g * conj(1 + result * result)}, family=ELEMENTWISE)
+asin = unary("asin", np.arcsin, {"x": lambda g, x: g * conj((1 - x * x).rsqrt())}, family=ELEMENTWISE)
+acos = unary("acos", np.arccos, {"x": lambda g, x: -g * conj((1 - x * x).rsqrt())},
+             family=ELEMENTWISE)
+atan = unary("atan", np.arctan, {"x": lambda g, x: g / conj(1 + x * x)}, family=ELEMENTWISE)
+sinh = unary("sinh", np.sinh, {"x": lambda g, x: g * conj(x.cosh())}, family=ELEMENTWISE)
+cosh = unary("cosh", np.cosh, {"x": lambda g, x: g * conj(x.sinh())}, family=ELEMENTWISE)
 # backward kernels as ops of their own (as PyTorch has them): one dispatch instead
 # of three in the common backward pass, and still differentiable
 def _tanh_bw_k(g, y):
