@@ -379,9 +379,9 @@ def _tanh_bw_k(g, y):
 
 
 tanh_backward = binary("tanh_backward", _tanh_bw_k,
-                       (lambda gg, out, g, y: tanh_backward(gg, conj(y)),
-                        lambda gg, out, g, y: conj(gg) * g * (-2 * conj(y))))
-tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)})
+                       {"g": lambda gg, y: tanh_backward(gg, conj(y)),
+                        "y": lambda gg, g, y: conj(gg) * g * (-2 * conj(y))}, family=ELEMENTWISE)
+tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)}, family=ELEMENTWISE)
 
 
 def _sigmoid_bw_k(g, y):
@@ -391,14 +391,20 @@ def _sigmoid_bw_k(g, y):
 
 
 sigmoid_backward = binary("sigmoid_backward", _sigmoid_bw_k,
-                          (lambda gg, out, g, y: sigmoid_backward(gg, conj(y)),
-                           lambda gg, out, g, y: conj(gg * conj(g) * (1 - 2 * y))))
-asinh = unary("asinh", np.arcsinh, lambda g, out, x: g * conj((x * x + 1).rsqrt()))
-acosh = unary("acosh", np.arccosh, lambda g, out, x: g * conj(((x - 1).sqrt() * (x + 1).sqrt()).reciprocal()))
-atanh = unary("atanh", np.arctanh, lambda g, out, x: g / conj(1 - x * x))
+                          {"g": lambda gg, y: sigmoid_backward(gg, conj(y)),
+                           "y": lambda gg, g, y: conj(gg * conj(g) * (1 - 2 * y))},
+                          family=ELEMENTWISE)
+asinh = unary("asinh", np.arcsinh, {"x": lambda g, x: g * conj((x * x + 1).rsqrt())},
+              family=ELEMENTWISE)
+acosh = unary("acosh", np.arccosh,
+              {"x": lambda g, x: g * conj(((x - 1).sqrt() * (x + 1).sqrt()).reciprocal())},
+              family=ELEMENTWISE)
+atanh = unary("atanh", np.arctanh, {"x": lambda g, x: g / conj(1 - x * x)}, family=ELEMENTWISE)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
-atan2 = binary("atan2", np.arctan2, (lambda g, out, y, x: g * x / (x * x + y * y),
-                                     lambda g, out, y, x: -g * y / (x * x + y * y)), float_only=True)
+# atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
+atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y / (y * y + x * x),
+                                     "y": lambda g, x, y: -g * x / (y * y + x * x)},
+               float_only=True, family=ELEMENTWISE)
 arctan2 = atan2
 
 
@@ -410,15 +416,16 @@ def _sigmoid_k(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
 
-sigmoid = unary("sigmoid", _sigmoid_k, lambda g, out, x: sigmoid_backward(g, out))
+sigmoid = unary("sigmoid", _sigmoid_k, {"x": lambda g, result: sigmoid_backward(g, result)},
+                family=ELEMENTWISE)
 
 
 def _logsigmoid_k(x):
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
-logsigmoid = unary("log_sigmoid", _logsigmoid_k, lambda g, out, x: g * (-x).sigmoid(),
-                   node_name="LogSigmoidBackward0")
+logsigmoid = unary("log_sigmoid", _logsigmoid_k, {"x": lambda g, x: g * (-x).sigmoid()},
+                   node_name="LogSigmoidBackward0", family=ELEMENTWISE)
 def _relu_bw_k(g, y):
     return _np_where(y > 0, g, np.zeros((), g.dtype))
 
@@ -426,10 +433,12 @@ def _relu_bw_k(g, y):
 # PyTorch's threshold_backward: the output is an input of this node, so a second
 # derivative through relu exists (and is zero) instead of "does not require grad"
 relu_backward = binary("relu_backward", _relu_bw_k,
-                       (lambda gg, out, g, y: relu_backward(gg, y),
-                        lambda gg, out, g, y: _zl(gg)), node_name="ThresholdBackwardBackward0")
+                       {"g": lambda gg, y: relu_backward(gg, y),
+                        "y": lambda gg: _zl(gg)}, node_name="ThresholdBackwardBackward0",
+                       family=ELEMENTWISE)
 relu = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-             lambda g, out, x: relu_backward(g, out), float_only=False)
+             {"x": lambda g, result: relu_backward(g, result)}, float_only=False,
+             family=ELEMENTWISE)
 _SQRT1_2, _2_SQRTPI = 1 / math.sqrt(2.0), 2 / math.sqrt(math.pi)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
@@ -442,7 +451,7 @@ def _gelu_k(x, approximate="none"):
     return (0.5 * x * (1 + _erf(x * _SQRT1_2))).astype(x.dtype)
 
 
-def _gelu_vjp(g, out, x, approximate="none"):
+def _gelu_vjp(g, x, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_PI * (x + 0.044715 * x * x * x)
         t = inner.tanh()
@@ -453,15 +462,15 @@ def _gelu_vjp(g, out, x, approximate="none"):
     return g * (cdf + x * pdf)
 
 
-gelu = defop("gelu", _gelu_k, _gelu_vjp, float_only=True)
+gelu = defop("gelu", _gelu_k, {"x": _gelu_vjp}, float_only=True, family=ELEMENTWISE)
 
 
-def _silu_vjp(g, out, x):
+def _silu_vjp(g, x):
     s = x.sigmoid()
     return g * conj(s * (1 + x * (1 - s)))
 
 
-silu = unary("silu", lambda x: x * _sigmoid_k(x), _silu_vjp)
+silu = unary("silu", lambda x: x * _sigmoid_k(x), {"x": _silu_vjp}, family=ELEMENTWISE)
 
 
 def _softplus_k(x, beta=1.0, threshold=20.0):
@@ -470,26 +479,31 @@ def _softplus_k(x, beta=1.0, threshold=20.0):
 
 
 softplus = defop("softplus", _softplus_k,
-                 lambda g, out, x, beta=1.0, threshold=20.0:
-                 where(x * beta > threshold, g, g * (x * beta).sigmoid()), float_only=True)
-erf = unary("erf", lambda x: _erf(x), lambda g, out, x: g * (_2_SQRTPI * (-x * x).exp()))
-erfc = unary("erfc", lambda x: _erfc(x), lambda g, out, x: -g * (_2_SQRTPI * (-x * x).exp()))
+                 {"x": lambda g, x, beta, threshold:
+                  where(x * beta > threshold, g, g * (x * beta).sigmoid())},
+                 float_only=True, family=ELEMENTWISE)
+erf = unary("erf", lambda x: _erf(x), {"x": lambda g, x: g * (_2_SQRTPI * (-x * x).exp())},
+            family=ELEMENTWISE)
+erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-x * x).exp())},
+             family=ELEMENTWISE)
 if _erfinv is not None:
-    erfinv = unary("erfinv", _erfinv, lambda g, out, x: g * (0.5 * math.sqrt(math.pi) * (out * out).exp()))
+    erfinv = unary("erfinv", _erfinv,
+                   {"x": lambda g, result: g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
+                   family=ELEMENTWISE)
 
-_zero_vjp = lambda g, out, x: _zl(g)   # noqa: E731  piecewise-constant ops
-floor = unary("floor", np.floor, _zero_vjp, float_only=False)
-ceil = unary("ceil", np.ceil, _zero_vjp, float_only=False)
-trunc = unary("trunc", np.trunc, _zero_vjp, float_only=False)
+_zero_vjp = lambda g: _zl(g)   # noqa: E731  piecewise-constant ops
+floor = unary("floor", np.floor, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
+ceil = unary("ceil", np.ceil, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
+trunc = unary("trunc", np.trunc, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
 fix = trunc
-frac = unary("frac", lambda x: x - np.trunc(x), lambda g, out, x: g)
+frac = unary("frac", lambda x: x - np.trunc(x), {"x": "grad"}, family=ELEMENTWISE)
 
 
 def _round_k(x, decimals=0):
     return np.round(x, decimals)
 
 
-round = defop("round", _round_k, lambda g, out, x, decimals=0: _zl(g))
+round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE)
 
 
 # --------------------------------------------------------------------- clamp, min/max, where, lerp
