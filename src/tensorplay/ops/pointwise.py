@@ -1,4 +1,7 @@
-"""Pointwise ops.  Each entry: name, NumPy kernel, one vjp per input.
+"""Pointwise ops.  Each entry: name, NumPy kernel, the vjp of each differentiable
+input keyed by the input's name (its parameters name what it reads: ``result``
+or the op's own parameters; ufunc kernels' inputs are ``x`` and ``y``), and its
+family (ELEMENTWISE for all of these).
 
 vjps follow PyTorch's complex convention: the gradient is the conjugate
 Wirtinger derivative, ``grad_in = g * conj(df/dz)`` for holomorphic ``f``; for
@@ -353,7 +356,8 @@ reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * con
                    family=ELEMENTWISE)
 sqrt = unary("sqrt", np.sqrt, {"x": lambda g, result: g / (2 * conj(result))}, family=ELEMENTWISE)
 rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x),
-              {"x": lambda g, result: -0.5 * g * conj(result * result * result)}, family=ELEMENTWISE)
+              {"x": lambda g, result: -0.5 * g * conj(result * result * result)},
+              family=ELEMENTWISE)
 exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)}, family=ELEMENTWISE)
 exp2 = unary("exp2", np.exp2, {"x": lambda g, result: g * conj(result * LN2)}, family=ELEMENTWISE)
 expm1 = unary("expm1", np.expm1, {"x": lambda g, result: g * conj(result + 1)}, family=ELEMENTWISE)
@@ -363,8 +367,10 @@ log10 = unary("log10", np.log10, {"x": lambda g, x: g / conj(x * LN10)}, family=
 log1p = unary("log1p", np.log1p, {"x": lambda g, x: g / conj(x + 1)}, family=ELEMENTWISE)
 sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())}, family=ELEMENTWISE)
 cos = unary("cos", np.cos, {"x": lambda g, x: -g * conj(x.sin())}, family=ELEMENTWISE)
-tan = unary("tan", np.tan, {"x": lambda g, result: g * conj(1 + result * result)}, family=ELEMENTWISE)
-asin = unary("asin", np.arcsin, {"x": lambda g, x: g * conj((1 - x * x).rsqrt())}, family=ELEMENTWISE)
+tan = unary("tan", np.tan, {"x": lambda g, result: g * conj(1 + result * result)},
+            family=ELEMENTWISE)
+asin = unary("asin", np.arcsin, {"x": lambda g, x: g * conj((1 - x * x).rsqrt())},
+             family=ELEMENTWISE)
 acos = unary("acos", np.arccos, {"x": lambda g, x: -g * conj((1 - x * x).rsqrt())},
              family=ELEMENTWISE)
 atan = unary("atan", np.arctan, {"x": lambda g, x: g / conj(1 + x * x)}, family=ELEMENTWISE)
@@ -488,7 +494,8 @@ erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-
              family=ELEMENTWISE)
 if _erfinv is not None:
     erfinv = unary("erfinv", _erfinv,
-                   {"x": lambda g, result: g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
+                   {"x": lambda g, result:
+                    g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
                    family=ELEMENTWISE)
 
 _zero_vjp = lambda g: _zl(g)   # noqa: E731  piecewise-constant ops
@@ -518,7 +525,7 @@ def _clamp_k(x, min=None, max=None):
     return r.astype(np.result_type(x, *(v for v in (min, max) if v is not None)), copy=False)
 
 
-def _clamp_vjp_x(g, out, x, min=None, max=None):
+def _clamp_vjp_x(g, x, min, max):
     mask = None
     if min is not None:
         mask = x >= min
@@ -528,19 +535,19 @@ def _clamp_vjp_x(g, out, x, min=None, max=None):
     return where(mask, g, 0.0)
 
 
-def _clamp_vjp_min(g, out, x, min=None, max=None):
+def _clamp_vjp_min(g, x, min, max):
     m = x < min
     if max is not None:
         m = m & (min <= max)
     return where(m, g, 0.0)
 
 
-def _clamp_vjp_max(g, out, x, min=None, max=None):
+def _clamp_vjp_max(g, x, max):
     return where(x > max, g, 0.0)
 
 
-clamp = defop("clamp", _clamp_k, (_clamp_vjp_x, _clamp_vjp_min, _clamp_vjp_max), n_in=3,
-              promote=True)
+clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
+              n_in=3, promote=True, family=ELEMENTWISE)
 clip = clamp
 
 
@@ -552,29 +559,31 @@ def clamp_max(input, max):
     return clamp(input, max=max)
 
 
-maximum = binary("maximum", np.maximum,
-                 (lambda g, out, x, y: where(x == y, g / 2, where(x > y, g, 0.0)),
-                  lambda g, out, x, y: where(x == y, g / 2, where(y > x, g, 0.0))))
-minimum = binary("minimum", np.minimum,
-                 (lambda g, out, x, y: where(x == y, g / 2, where(x < y, g, 0.0)),
-                  lambda g, out, x, y: where(x == y, g / 2, where(y < x, g, 0.0))))
-fmax = binary("fmax", np.fmax, maximum.op.vjp)
-fmin = binary("fmin", np.fmin, minimum.op.vjp)
+# fmax/fmin share these (ties split the gradient evenly)
+_MAXIMUM_DERIVATIVES = {"x": lambda g, x, y: where(x == y, g / 2, where(x > y, g, 0.0)),
+                        "y": lambda g, x, y: where(x == y, g / 2, where(y > x, g, 0.0))}
+_MINIMUM_DERIVATIVES = {"x": lambda g, x, y: where(x == y, g / 2, where(x < y, g, 0.0)),
+                        "y": lambda g, x, y: where(x == y, g / 2, where(y < x, g, 0.0))}
+maximum = binary("maximum", np.maximum, _MAXIMUM_DERIVATIVES, family=ELEMENTWISE)
+minimum = binary("minimum", np.minimum, _MINIMUM_DERIVATIVES, family=ELEMENTWISE)
+fmax = binary("fmax", np.fmax, _MAXIMUM_DERIVATIVES, family=ELEMENTWISE)
+fmin = binary("fmin", np.fmin, _MINIMUM_DERIVATIVES, family=ELEMENTWISE)
 
 
 def _where_k(condition, input, other):
     return np.where(condition, input, other)
 
 
-def _where_vjp_x(g, out, condition, input, other):
+def _where_vjp_x(g, condition):
     return _where(condition, g, 0.0)
 
 
-def _where_vjp_y(g, out, condition, input, other):
+def _where_vjp_y(g, condition):
     return _where(condition, 0.0, g)
 
 
-_where_op = Op("where", _where_k, (None, _where_vjp_x, _where_vjp_y), n_in=3, upcast=False)
+_where_op = Op("where", _where_k, {"input": _where_vjp_x, "other": _where_vjp_y}, n_in=3,
+               upcast=False, family=ELEMENTWISE)
 REGISTRY["where"] = _where_op
 
 
@@ -620,14 +629,15 @@ def where(condition, input=None, other=None):
 
 
 lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
-             (lambda g, out, start, end, weight: g * conj(1 - weight),
-              lambda g, out, start, end, weight: g * conj(weight),
-              lambda g, out, start, end, weight: g * conj(end - start)), n_in=3, promote=True)
+             {"start": lambda g, weight: g * conj(1 - weight),
+              "end": lambda g, weight: g * conj(weight),
+              "weight": lambda g, start, end: g * conj(end - start)},
+             n_in=3, promote=True, family=ELEMENTWISE)
 
 
 # --------------------------------------------------------------------- non-differentiable
 def _cmp(name, k):
-    return binary(name, k, None, out_dtype=D.bool_)
+    return binary(name, k, None, out_dtype=D.bool_, family=ELEMENTWISE)
 
 
 eq, ne, lt, le, gt, ge = (_cmp(n, k) for n, k in (("eq", np.equal), ("ne", np.not_equal),
@@ -637,14 +647,16 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 logical_and = _cmp("logical_and", np.logical_and)
 logical_or = _cmp("logical_or", np.logical_or)
 logical_xor = _cmp("logical_xor", np.logical_xor)
-logical_not = unary("logical_not", np.logical_not, None, float_only=False, upcast=False)
-bitwise_and = binary("bitwise_and", np.bitwise_and, None)
-bitwise_or = binary("bitwise_or", np.bitwise_or, None)
-bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None)
-bitwise_not = unary("bitwise_not", np.invert, None, float_only=False, upcast=False)
-isnan = unary("isnan", np.isnan, None, float_only=False, upcast=False)
-isinf = unary("isinf", np.isinf, None, float_only=False, upcast=False)
-isfinite = unary("isfinite", np.isfinite, None, float_only=False, upcast=False)
-isposinf = unary("isposinf", np.isposinf, None, float_only=False, upcast=False)
-isneginf = unary("isneginf", np.isneginf, None, float_only=False, upcast=False)
-signbit = unary("signbit", np.signbit, None, float_only=False, upcast=False)
+logical_not = unary("logical_not", np.logical_not, None, float_only=False, upcast=False,
+                    family=ELEMENTWISE)
+bitwise_and = binary("bitwise_and", np.bitwise_and, None, family=ELEMENTWISE)
+bitwise_or = binary("bitwise_or", np.bitwise_or, None, family=ELEMENTWISE)
+bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None, family=ELEMENTWISE)
+bitwise_not = unary("bitwise_not", np.invert, None, float_only=False, upcast=False,
+                    family=ELEMENTWISE)
+isnan = unary("isnan", np.isnan, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isinf = unary("isinf", np.isinf, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isfinite = unary("isfinite", np.isfinite, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isposinf = unary("isposinf", np.isposinf, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isneginf = unary("isneginf", np.isneginf, None, float_only=False, upcast=False, family=ELEMENTWISE)
+signbit = unary("signbit", np.signbit, None, float_only=False, upcast=False, family=ELEMENTWISE)
