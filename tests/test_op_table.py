@@ -219,35 +219,36 @@ def test_every_declared_argument_is_read():
     table, by handing it a stand-in that raises when used."""
     from tensorplay.ops._registry import TRANSFORMS
     read, declared = set(), set()
-    for case in DIFF:
-        for sample in case.samples:
-            xs = _tensors(tp, sample)
-            rec = _Calls()
-            TRANSFORMS.append(rec)
-            try:
-                case.fn(tp, *xs, **sample.kwargs)
-            finally:
-                TRANSFORMS.remove(rec)
-            for op, args, out in rec.calls:
-                if not isinstance(out, (tp.Tensor, tuple)):
+    runs = [(c, s, False) for c in DIFF for s in c.samples]
+    runs += [(c, s, True) for c in DIFF if c.complex for s in c.samples]
+    for case, sample, complex_ in runs:
+        xs = _tensors(tp, sample, complex_=complex_)
+        rec = _Calls()
+        TRANSFORMS.append(rec)
+        try:
+            case.fn(tp, *xs, **sample.kwargs)
+        finally:
+            TRANSFORMS.remove(rec)
+        for op, args, out in rec.calls:
+            if not isinstance(out, (tp.Tensor, tuple)):
+                continue
+            g = _ones_like(out)
+            for inp, (f, names) in op.derivatives.items():
+                if f == "grad":
                     continue
-                g = _ones_like(out)
-                for inp, (f, names) in op.derivatives.items():
-                    if f == "grad":
+                values = [_value(op, args, out, n) for n in names]
+                for j, n in enumerate(names):
+                    key = (op.name, inp, n)
+                    declared.add(key)
+                    if key in read:
                         continue
-                    values = [_value(op, args, out, n) for n in names]
-                    for j, n in enumerate(names):
-                        key = (op.name, inp, n)
-                        declared.add(key)
-                        if key in read:
-                            continue
-                        trial = list(values)
-                        trial[j] = _Poison()
-                        try:
-                            with tp.no_grad():
-                                f(g, *trial)
-                        except Exception:
-                            read.add(key)
+                    trial = list(values)
+                    trial[j] = _Poison()
+                    try:
+                        with tp.no_grad():
+                            f(g, *trial)
+                    except Exception:
+                        read.add(key)
     assert declared, "no derivative was exercised"
     unread = sorted(declared - read)
     assert not unread, f"declared but never read (op, input, name): {unread}"

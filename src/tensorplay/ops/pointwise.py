@@ -1,4 +1,7 @@
-"""Pointwise ops.  Each entry: name, NumPy kernel, one vjp per input.
+"""Pointwise ops.  Each entry: name, NumPy kernel, the vjp of each differentiable
+input keyed by the input's name (its parameters name what it reads: ``result``
+or the op's own parameters; ufunc kernels' inputs are ``x`` and ``y``), and its
+family (ELEMENTWISE for all of these).
 
 vjps follow PyTorch's complex convention: the gradient is the conjugate
 Wirtinger derivative, ``grad_in = g * conj(df/dz)`` for holomorphic ``f``; for
@@ -15,6 +18,7 @@ from .._tensor import Tensor, _ndarray, _new
 from ..autograd.grad_mode import state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop,
                         record_pointwise, _NO_ARG)
+from ._families import ELEMENTWISE
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -201,18 +205,19 @@ def _k_with_alpha(f):
 
 
 # --------------------------------------------------------------------- arithmetic
-conj_physical = _conj = unary("conj_physical", np.conjugate, lambda g, out, x: g.conj(), float_only=False)
+conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.conj()},
+                             float_only=False, family=ELEMENTWISE)
 add = binary("add", _k_with_alpha(np.add),
              {"x": "grad",
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
-             fast_kernel=np.add)
+             fast_kernel=np.add, family=ELEMENTWISE, linear=True)
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
-             fast_kernel=np.subtract)
+             fast_kernel=np.subtract, family=ELEMENTWISE, linear=True)
 subtract = sub
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
-                                  "y": lambda g, x: g * conj(x)})
+                                  "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE)
 
 
 def _div_kernel(x, y, rounding_mode=None):
@@ -234,18 +239,13 @@ def _int_div(x, y):
     return q + ((np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)))
 
 
-def _div_vjp_x(g, out, x, y, rounding_mode=None):
-    return g / conj(y) if rounding_mode is None else _zl(g)
-
-
-def _div_vjp_y(g, out, x, y, rounding_mode=None):
-    return -g * conj(x / (y * y)) if rounding_mode is None else _zl(g)
-
-
-_div_rounding = binary("div_rounding", _div_kernel, (_div_vjp_x, _div_vjp_y),
-                       node_name="DivBackward1")
-_div = binary("div", np.true_divide, (lambda g, out, x, y: g / conj(y),
-                                      lambda g, out, x, y: -g * conj(x / (y * y))), float_only=True)
+# rounded division is piecewise constant: its derivative is zero (``div`` sends
+# rounding_mode=None to the plain quotient below)
+_div_rounding = binary("div_rounding", _div_kernel, {"x": lambda g: _zl(g), "y": lambda g: _zl(g)},
+                       node_name="DivBackward1", family=ELEMENTWISE)
+_div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
+                                      "y": lambda g, x, y: -g * conj(x / (y * y))},
+              float_only=True, family=ELEMENTWISE)
 
 
 def div(input, other, *, rounding_mode=None):
@@ -258,19 +258,21 @@ div.fast, div.rfast = _div.fast, _div.rfast
 true_divide = divide = _div
 
 def _no_derivative(name):
-    def vjp(g, out, x, y):
+    def vjp(g):
         raise RuntimeError(f"derivative for aten::{name} is not implemented")
     return vjp
 
 
 floor_divide = binary("floor_divide", np.floor_divide,
-                      (_no_derivative("floor_divide"), _no_derivative("floor_divide")))
+                      {"x": _no_derivative("floor_divide"), "y": _no_derivative("floor_divide")},
+                      family=ELEMENTWISE)
 remainder = binary("remainder", np.remainder,
-                   (lambda g, out, x, y: g, lambda g, out, x, y: -g * (x / y).floor()))
-fmod = binary("fmod", np.fmod, (lambda g, out, x, y: g, lambda g, out, x, y: -g * (x / y).trunc()))
+                   {"x": "grad", "y": lambda g, x, y: -g * (x / y).floor()}, family=ELEMENTWISE)
+fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
+              family=ELEMENTWISE)
 
 
-def _pow_vjp_x(g, out, x, e):
+def _pow_vjp_x(g, x, e):
     if isinstance(e, Tensor):
         return where(e == 0, 0.0, g * conj(e * x ** (e - 1)))
     if e == 0:
@@ -278,16 +280,16 @@ def _pow_vjp_x(g, out, x, e):
     return g * conj(e * x ** (e - 1))
 
 
-def _pow_vjp_e(g, out, x, e):
+def _pow_vjp_e(g, result, x, e):
     if isinstance(x, Tensor):
-        ge = g * conj(out * x.log())
+        ge = g * conj(result * x.log())
         nonneg = (e.real if e.is_complex() else e) >= 0
         return where((x == 0) & nonneg, 0.0, ge)       # 0**e has slope 0 in e for e >= 0
     if type(x) is complex or e.is_complex():
         logx = complex(np.log(complex(x)))
     else:                       # a real exponent: log of a negative base is nan, as in torch
         logx = math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
-    ge = g * conj(out * logx)
+    ge = g * conj(result * logx)
     return where(e >= 0, 0.0, ge) if x == 0 else ge
 
 
@@ -299,7 +301,8 @@ def _pow_kernel(x, e):
     return np.power(x, e)
 
 
-pow = binary("pow", _pow_kernel, (_pow_vjp_x, _pow_vjp_e), node_name="PowBackward1")
+pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
+             family=ELEMENTWISE)
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument
 _POW_TS = type("PowBackward0", (pow.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
@@ -317,16 +320,18 @@ def float_power(input, exponent):
     return pow(up(input), up(exponent))
 
 
-neg = unary("neg", np.negative, lambda g, out, x: -g, float_only=False)
+neg = unary("neg", np.negative, {"x": lambda g: -g}, float_only=False, family=ELEMENTWISE,
+            linear=True)
 negative = neg
-positive = unary("positive", np.positive, lambda g, out, x: g, float_only=False)
+positive = unary("positive", np.positive, {"x": "grad"}, float_only=False, family=ELEMENTWISE,
+                 linear=True)
 
 
-def _abs_vjp(g, out, x):
+def _abs_vjp(g, x):
     return g * x.sgn()
 
 
-abs = unary("abs", np.abs, _abs_vjp, float_only=False)
+abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE)
 absolute = abs
 
 
@@ -337,34 +342,41 @@ def _sgn_kernel(x):
     return np.sign(x)
 
 
-def _sgn_vjp(g, out, x):
+def _sgn_vjp(g, result, x):
     if not x.is_complex():
         return _zl(g)
     a = x.abs()
-    return where(a == 0, 0.0, (g - (out.conj() * g).real * out) / where(a == 0, 1.0, a))
+    return where(a == 0, 0.0, (g - (result.conj() * g).real * result) / where(a == 0, 1.0, a))
 
 
-sgn = unary("sgn", _sgn_kernel, _sgn_vjp, float_only=False)
-sign = unary("sign", np.sign, lambda g, out, x: _zl(g), float_only=False)
-square = unary("square", np.square, lambda g, out, x: g * conj(2 * x), float_only=False)
-reciprocal = unary("reciprocal", np.reciprocal, lambda g, out, x: -g * conj(out * out))
-sqrt = unary("sqrt", np.sqrt, lambda g, out, x: g / (2 * conj(out)))
-rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda g, out, x: -0.5 * g * conj(out * out * out))
-exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)})
-exp2 = unary("exp2", np.exp2, lambda g, out, x: g * conj(out * LN2))
-expm1 = unary("expm1", np.expm1, lambda g, out, x: g * conj(out + 1))
-log = unary("log", np.log, lambda g, out, x: g / conj(x))
-log2 = unary("log2", np.log2, lambda g, out, x: g / conj(x * LN2))
-log10 = unary("log10", np.log10, lambda g, out, x: g / conj(x * LN10))
-log1p = unary("log1p", np.log1p, lambda g, out, x: g / conj(x + 1))
-sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())})
-cos = unary("cos", np.cos, lambda g, out, x: -g * conj(x.sin()))
-tan = unary("tan", np.tan, lambda g, out, x: g * conj(1 + out * out))
-asin = unary("asin", np.arcsin, lambda g, out, x: g * conj((1 - x * x).rsqrt()))
-acos = unary("acos", np.arccos, lambda g, out, x: -g * conj((1 - x * x).rsqrt()))
-atan = unary("atan", np.arctan, lambda g, out, x: g / conj(1 + x * x))
-sinh = unary("sinh", np.sinh, lambda g, out, x: g * conj(x.cosh()))
-cosh = unary("cosh", np.cosh, lambda g, out, x: g * conj(x.sinh()))
+sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE)
+sign = unary("sign", np.sign, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE)
+square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
+               family=ELEMENTWISE)
+reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * conj(result * result)},
+                   family=ELEMENTWISE)
+sqrt = unary("sqrt", np.sqrt, {"x": lambda g, result: g / (2 * conj(result))}, family=ELEMENTWISE)
+rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x),
+              {"x": lambda g, result: -0.5 * g * conj(result * result * result)},
+              family=ELEMENTWISE)
+exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)}, family=ELEMENTWISE)
+exp2 = unary("exp2", np.exp2, {"x": lambda g, result: g * conj(result * LN2)}, family=ELEMENTWISE)
+expm1 = unary("expm1", np.expm1, {"x": lambda g, result: g * conj(result + 1)}, family=ELEMENTWISE)
+log = unary("log", np.log, {"x": lambda g, x: g / conj(x)}, family=ELEMENTWISE)
+log2 = unary("log2", np.log2, {"x": lambda g, x: g / conj(x * LN2)}, family=ELEMENTWISE)
+log10 = unary("log10", np.log10, {"x": lambda g, x: g / conj(x * LN10)}, family=ELEMENTWISE)
+log1p = unary("log1p", np.log1p, {"x": lambda g, x: g / conj(x + 1)}, family=ELEMENTWISE)
+sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())}, family=ELEMENTWISE)
+cos = unary("cos", np.cos, {"x": lambda g, x: -g * conj(x.sin())}, family=ELEMENTWISE)
+tan = unary("tan", np.tan, {"x": lambda g, result: g * conj(1 + result * result)},
+            family=ELEMENTWISE)
+asin = unary("asin", np.arcsin, {"x": lambda g, x: g * conj((1 - x * x).rsqrt())},
+             family=ELEMENTWISE)
+acos = unary("acos", np.arccos, {"x": lambda g, x: -g * conj((1 - x * x).rsqrt())},
+             family=ELEMENTWISE)
+atan = unary("atan", np.arctan, {"x": lambda g, x: g / conj(1 + x * x)}, family=ELEMENTWISE)
+sinh = unary("sinh", np.sinh, {"x": lambda g, x: g * conj(x.cosh())}, family=ELEMENTWISE)
+cosh = unary("cosh", np.cosh, {"x": lambda g, x: g * conj(x.sinh())}, family=ELEMENTWISE)
 # backward kernels as ops of their own (as PyTorch has them): one dispatch instead
 # of three in the common backward pass, and still differentiable
 def _tanh_bw_k(g, y):
@@ -374,9 +386,9 @@ def _tanh_bw_k(g, y):
 
 
 tanh_backward = binary("tanh_backward", _tanh_bw_k,
-                       (lambda gg, out, g, y: tanh_backward(gg, conj(y)),
-                        lambda gg, out, g, y: conj(gg) * g * (-2 * conj(y))))
-tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)})
+                       {"g": lambda gg, y: tanh_backward(gg, conj(y)),
+                        "y": lambda gg, g, y: conj(gg) * g * (-2 * conj(y))}, family=ELEMENTWISE)
+tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)}, family=ELEMENTWISE)
 
 
 def _sigmoid_bw_k(g, y):
@@ -386,14 +398,20 @@ def _sigmoid_bw_k(g, y):
 
 
 sigmoid_backward = binary("sigmoid_backward", _sigmoid_bw_k,
-                          (lambda gg, out, g, y: sigmoid_backward(gg, conj(y)),
-                           lambda gg, out, g, y: conj(gg * conj(g) * (1 - 2 * y))))
-asinh = unary("asinh", np.arcsinh, lambda g, out, x: g * conj((x * x + 1).rsqrt()))
-acosh = unary("acosh", np.arccosh, lambda g, out, x: g * conj(((x - 1).sqrt() * (x + 1).sqrt()).reciprocal()))
-atanh = unary("atanh", np.arctanh, lambda g, out, x: g / conj(1 - x * x))
+                          {"g": lambda gg, y: sigmoid_backward(gg, conj(y)),
+                           "y": lambda gg, g, y: conj(gg * conj(g) * (1 - 2 * y))},
+                          family=ELEMENTWISE)
+asinh = unary("asinh", np.arcsinh, {"x": lambda g, x: g * conj((x * x + 1).rsqrt())},
+              family=ELEMENTWISE)
+acosh = unary("acosh", np.arccosh,
+              {"x": lambda g, x: g * conj(((x - 1).sqrt() * (x + 1).sqrt()).reciprocal())},
+              family=ELEMENTWISE)
+atanh = unary("atanh", np.arctanh, {"x": lambda g, x: g / conj(1 - x * x)}, family=ELEMENTWISE)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
-atan2 = binary("atan2", np.arctan2, (lambda g, out, y, x: g * x / (x * x + y * y),
-                                     lambda g, out, y, x: -g * y / (x * x + y * y)), float_only=True)
+# atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
+atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y / (y * y + x * x),
+                                     "y": lambda g, x, y: -g * x / (y * y + x * x)},
+               float_only=True, family=ELEMENTWISE)
 arctan2 = atan2
 
 
@@ -405,15 +423,16 @@ def _sigmoid_k(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
 
-sigmoid = unary("sigmoid", _sigmoid_k, lambda g, out, x: sigmoid_backward(g, out))
+sigmoid = unary("sigmoid", _sigmoid_k, {"x": lambda g, result: sigmoid_backward(g, result)},
+                family=ELEMENTWISE)
 
 
 def _logsigmoid_k(x):
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
-logsigmoid = unary("log_sigmoid", _logsigmoid_k, lambda g, out, x: g * (-x).sigmoid(),
-                   node_name="LogSigmoidBackward0")
+logsigmoid = unary("log_sigmoid", _logsigmoid_k, {"x": lambda g, x: g * (-x).sigmoid()},
+                   node_name="LogSigmoidBackward0", family=ELEMENTWISE)
 def _relu_bw_k(g, y):
     return _np_where(y > 0, g, np.zeros((), g.dtype))
 
@@ -421,10 +440,12 @@ def _relu_bw_k(g, y):
 # PyTorch's threshold_backward: the output is an input of this node, so a second
 # derivative through relu exists (and is zero) instead of "does not require grad"
 relu_backward = binary("relu_backward", _relu_bw_k,
-                       (lambda gg, out, g, y: relu_backward(gg, y),
-                        lambda gg, out, g, y: _zl(gg)), node_name="ThresholdBackwardBackward0")
+                       {"g": lambda gg, y: relu_backward(gg, y),
+                        "y": lambda gg: _zl(gg)}, node_name="ThresholdBackwardBackward0",
+                       family=ELEMENTWISE)
 relu = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
-             lambda g, out, x: relu_backward(g, out), float_only=False)
+             {"x": lambda g, result: relu_backward(g, result)}, float_only=False,
+             family=ELEMENTWISE)
 _SQRT1_2, _2_SQRTPI = 1 / math.sqrt(2.0), 2 / math.sqrt(math.pi)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
@@ -437,7 +458,7 @@ def _gelu_k(x, approximate="none"):
     return (0.5 * x * (1 + _erf(x * _SQRT1_2))).astype(x.dtype)
 
 
-def _gelu_vjp(g, out, x, approximate="none"):
+def _gelu_vjp(g, x, approximate):
     if approximate == "tanh":
         inner = _SQRT_2_PI * (x + 0.044715 * x * x * x)
         t = inner.tanh()
@@ -448,15 +469,15 @@ def _gelu_vjp(g, out, x, approximate="none"):
     return g * (cdf + x * pdf)
 
 
-gelu = defop("gelu", _gelu_k, _gelu_vjp, float_only=True)
+gelu = defop("gelu", _gelu_k, {"x": _gelu_vjp}, float_only=True, family=ELEMENTWISE)
 
 
-def _silu_vjp(g, out, x):
+def _silu_vjp(g, x):
     s = x.sigmoid()
     return g * conj(s * (1 + x * (1 - s)))
 
 
-silu = unary("silu", lambda x: x * _sigmoid_k(x), _silu_vjp)
+silu = unary("silu", lambda x: x * _sigmoid_k(x), {"x": _silu_vjp}, family=ELEMENTWISE)
 
 
 def _softplus_k(x, beta=1.0, threshold=20.0):
@@ -465,26 +486,32 @@ def _softplus_k(x, beta=1.0, threshold=20.0):
 
 
 softplus = defop("softplus", _softplus_k,
-                 lambda g, out, x, beta=1.0, threshold=20.0:
-                 where(x * beta > threshold, g, g * (x * beta).sigmoid()), float_only=True)
-erf = unary("erf", lambda x: _erf(x), lambda g, out, x: g * (_2_SQRTPI * (-x * x).exp()))
-erfc = unary("erfc", lambda x: _erfc(x), lambda g, out, x: -g * (_2_SQRTPI * (-x * x).exp()))
+                 {"x": lambda g, x, beta, threshold:
+                  where(x * beta > threshold, g, g * (x * beta).sigmoid())},
+                 float_only=True, family=ELEMENTWISE)
+erf = unary("erf", lambda x: _erf(x), {"x": lambda g, x: g * (_2_SQRTPI * (-x * x).exp())},
+            family=ELEMENTWISE)
+erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-x * x).exp())},
+             family=ELEMENTWISE)
 if _erfinv is not None:
-    erfinv = unary("erfinv", _erfinv, lambda g, out, x: g * (0.5 * math.sqrt(math.pi) * (out * out).exp()))
+    erfinv = unary("erfinv", _erfinv,
+                   {"x": lambda g, result:
+                    g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
+                   family=ELEMENTWISE)
 
-_zero_vjp = lambda g, out, x: _zl(g)   # noqa: E731  piecewise-constant ops
-floor = unary("floor", np.floor, _zero_vjp, float_only=False)
-ceil = unary("ceil", np.ceil, _zero_vjp, float_only=False)
-trunc = unary("trunc", np.trunc, _zero_vjp, float_only=False)
+_zero_vjp = lambda g: _zl(g)   # noqa: E731  piecewise-constant ops
+floor = unary("floor", np.floor, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
+ceil = unary("ceil", np.ceil, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
+trunc = unary("trunc", np.trunc, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
 fix = trunc
-frac = unary("frac", lambda x: x - np.trunc(x), lambda g, out, x: g)
+frac = unary("frac", lambda x: x - np.trunc(x), {"x": "grad"}, family=ELEMENTWISE)
 
 
 def _round_k(x, decimals=0):
     return np.round(x, decimals)
 
 
-round = defop("round", _round_k, lambda g, out, x, decimals=0: _zl(g))
+round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE)
 
 
 # --------------------------------------------------------------------- clamp, min/max, where, lerp
@@ -499,7 +526,7 @@ def _clamp_k(x, min=None, max=None):
     return r.astype(np.result_type(x, *(v for v in (min, max) if v is not None)), copy=False)
 
 
-def _clamp_vjp_x(g, out, x, min=None, max=None):
+def _clamp_vjp_x(g, x, min, max):
     mask = None
     if min is not None:
         mask = x >= min
@@ -509,19 +536,19 @@ def _clamp_vjp_x(g, out, x, min=None, max=None):
     return where(mask, g, 0.0)
 
 
-def _clamp_vjp_min(g, out, x, min=None, max=None):
+def _clamp_vjp_min(g, x, min, max):
     m = x < min
     if max is not None:
         m = m & (min <= max)
     return where(m, g, 0.0)
 
 
-def _clamp_vjp_max(g, out, x, min=None, max=None):
+def _clamp_vjp_max(g, x, max):
     return where(x > max, g, 0.0)
 
 
-clamp = defop("clamp", _clamp_k, (_clamp_vjp_x, _clamp_vjp_min, _clamp_vjp_max), n_in=3,
-              promote=True)
+clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
+              n_in=3, promote=True, family=ELEMENTWISE)
 clip = clamp
 
 
@@ -533,29 +560,31 @@ def clamp_max(input, max):
     return clamp(input, max=max)
 
 
-maximum = binary("maximum", np.maximum,
-                 (lambda g, out, x, y: where(x == y, g / 2, where(x > y, g, 0.0)),
-                  lambda g, out, x, y: where(x == y, g / 2, where(y > x, g, 0.0))))
-minimum = binary("minimum", np.minimum,
-                 (lambda g, out, x, y: where(x == y, g / 2, where(x < y, g, 0.0)),
-                  lambda g, out, x, y: where(x == y, g / 2, where(y < x, g, 0.0))))
-fmax = binary("fmax", np.fmax, maximum.op.vjp)
-fmin = binary("fmin", np.fmin, minimum.op.vjp)
+# fmax/fmin share these (ties split the gradient evenly)
+_MAXIMUM_DERIVATIVES = {"x": lambda g, x, y: where(x == y, g / 2, where(x > y, g, 0.0)),
+                        "y": lambda g, x, y: where(x == y, g / 2, where(y > x, g, 0.0))}
+_MINIMUM_DERIVATIVES = {"x": lambda g, x, y: where(x == y, g / 2, where(x < y, g, 0.0)),
+                        "y": lambda g, x, y: where(x == y, g / 2, where(y < x, g, 0.0))}
+maximum = binary("maximum", np.maximum, _MAXIMUM_DERIVATIVES, family=ELEMENTWISE)
+minimum = binary("minimum", np.minimum, _MINIMUM_DERIVATIVES, family=ELEMENTWISE)
+fmax = binary("fmax", np.fmax, _MAXIMUM_DERIVATIVES, family=ELEMENTWISE)
+fmin = binary("fmin", np.fmin, _MINIMUM_DERIVATIVES, family=ELEMENTWISE)
 
 
 def _where_k(condition, input, other):
     return np.where(condition, input, other)
 
 
-def _where_vjp_x(g, out, condition, input, other):
+def _where_vjp_x(g, condition):
     return _where(condition, g, 0.0)
 
 
-def _where_vjp_y(g, out, condition, input, other):
+def _where_vjp_y(g, condition):
     return _where(condition, 0.0, g)
 
 
-_where_op = Op("where", _where_k, (None, _where_vjp_x, _where_vjp_y), n_in=3, upcast=False)
+_where_op = Op("where", _where_k, {"input": _where_vjp_x, "other": _where_vjp_y}, n_in=3,
+               upcast=False, family=ELEMENTWISE)
 REGISTRY["where"] = _where_op
 
 
@@ -603,14 +632,15 @@ def where(condition, input=None, other=None):
 
 
 lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
-             (lambda g, out, start, end, weight: g * conj(1 - weight),
-              lambda g, out, start, end, weight: g * conj(weight),
-              lambda g, out, start, end, weight: g * conj(end - start)), n_in=3, promote=True)
+             {"start": lambda g, weight: g * conj(1 - weight),
+              "end": lambda g, weight: g * conj(weight),
+              "weight": lambda g, start, end: g * conj(end - start)},
+             n_in=3, promote=True, family=ELEMENTWISE)
 
 
 # --------------------------------------------------------------------- non-differentiable
 def _cmp(name, k):
-    return binary(name, k, None, out_dtype=D.bool_)
+    return binary(name, k, None, out_dtype=D.bool_, family=ELEMENTWISE)
 
 
 eq, ne, lt, le, gt, ge = (_cmp(n, k) for n, k in (("eq", np.equal), ("ne", np.not_equal),
@@ -620,14 +650,16 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 logical_and = _cmp("logical_and", np.logical_and)
 logical_or = _cmp("logical_or", np.logical_or)
 logical_xor = _cmp("logical_xor", np.logical_xor)
-logical_not = unary("logical_not", np.logical_not, None, float_only=False, upcast=False)
-bitwise_and = binary("bitwise_and", np.bitwise_and, None)
-bitwise_or = binary("bitwise_or", np.bitwise_or, None)
-bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None)
-bitwise_not = unary("bitwise_not", np.invert, None, float_only=False, upcast=False)
-isnan = unary("isnan", np.isnan, None, float_only=False, upcast=False)
-isinf = unary("isinf", np.isinf, None, float_only=False, upcast=False)
-isfinite = unary("isfinite", np.isfinite, None, float_only=False, upcast=False)
-isposinf = unary("isposinf", np.isposinf, None, float_only=False, upcast=False)
-isneginf = unary("isneginf", np.isneginf, None, float_only=False, upcast=False)
-signbit = unary("signbit", np.signbit, None, float_only=False, upcast=False)
+logical_not = unary("logical_not", np.logical_not, None, float_only=False, upcast=False,
+                    family=ELEMENTWISE)
+bitwise_and = binary("bitwise_and", np.bitwise_and, None, family=ELEMENTWISE)
+bitwise_or = binary("bitwise_or", np.bitwise_or, None, family=ELEMENTWISE)
+bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None, family=ELEMENTWISE)
+bitwise_not = unary("bitwise_not", np.invert, None, float_only=False, upcast=False,
+                    family=ELEMENTWISE)
+isnan = unary("isnan", np.isnan, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isinf = unary("isinf", np.isinf, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isfinite = unary("isfinite", np.isfinite, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isposinf = unary("isposinf", np.isposinf, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isneginf = unary("isneginf", np.isneginf, None, float_only=False, upcast=False, family=ELEMENTWISE)
+signbit = unary("signbit", np.signbit, None, float_only=False, upcast=False, family=ELEMENTWISE)
