@@ -60,10 +60,9 @@ class Op:
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
         self.method, self.inplace, self.operators = method, inplace, tuple(operators)
         self._signature(kernel, args)
-        if derivatives is None or isinstance(derivatives, dict):
-            self._derivatives(derivatives or {}, frozenset(meta))
-        else:                                   # TEMPORARY: positional vjps, being converted
-            self._legacy(derivatives, frozenset(meta))
+        if derivatives is not None and not isinstance(derivatives, dict):
+            raise TypeError(f"{name}: derivatives are a dict from input name to vjp")
+        self._derivatives(derivatives or {}, frozenset(meta))
         self.differentiable = differentiable and (
             self.vjp is not None if self.joint else any(f is not None for f in self.vjp))
         self.jvp = jvp if jvp is not None else (family.jvp if family is not None else None)
@@ -149,49 +148,6 @@ class Op:
         self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
                            + (1 if -1 in u else 0) for u in uses)
         self.keep_args = any(_PARAM in u for u in uses)
-
-    def _legacy(self, vjp, metas):
-        import dis
-        joint = self.variadic
-        self.keep_args = False
-        vjps = vjp if isinstance(vjp, (tuple, list)) else (vjp,)
-        self.joint = joint
-        self.vjp = vjp if joint else tuple(vjps)
-        self.derivatives = {}
-        self.uses = []
-        for f in vjps:
-            if f is None:
-                self.uses.append(frozenset())
-                continue
-            code = f.__code__
-            names = code.co_varnames[1:code.co_argcount]
-            read = set(f.__code__.co_cellvars)
-            for ins in dis.get_instructions(f):
-                if ins.opname.startswith("LOAD_FAST") or ins.opname in ("LOAD_DEREF", "LOAD_CLOSURE"):
-                    read.add(ins.argval)
-            if code.co_flags & inspect.CO_VARARGS:
-                star = code.co_varnames[code.co_argcount + code.co_kwonlyargcount]
-                if star in read and not self.variadic:
-                    read = read | {f"#{i}" for i in range(len(names) - 1, 40)}
-                    names = names + tuple(f"#{i}" for i in range(len(names) - 1, 40))
-            if self.variadic:
-                star = f.__code__.co_varnames[f.__code__.co_argcount]
-                self.uses.append(frozenset({-2} if star in read and "*" not in metas else ())
-                                 | ({-1} if names and names[0] in read else set()))
-                continue
-            self.uses.append(frozenset(i - 1 for i, n in enumerate(names, 0)
-                                       if n in read and i > 0 and n not in metas)
-                             | ({-1} if names and names[0] in read else set()))
-        self.meta_mask = sum(1 << (i + 1) for i, n in enumerate(self.names) if n in metas) \
-            | (_ALL_INPUTS if "*" in metas else 0)
-        self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
-                           + (1 if -1 in u else 0) for u in self.uses)
-
-        def returns_g(f):
-            ins = [i for i in dis.get_instructions(f) if i.opname not in ("RESUME", "NOP", "CACHE")]
-            return (len(ins) == 2 and ins[0].opname == "LOAD_FAST" and
-                    ins[0].argval == f.__code__.co_varnames[0] and ins[1].opname == "RETURN_VALUE")
-        self.ident = tuple(f is not None and not joint and returns_g(f) for f in vjps)
 
     def _reads(self, f):
         """The names a derivative reads: its parameters after the gradient."""
