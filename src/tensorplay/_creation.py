@@ -5,7 +5,7 @@ import numpy as np
 from . import _dtype as D
 from ._random import default_generator
 from ._tensor import Tensor, _as_array, _wrap
-from .autograd.grad_mode import state
+from ._autograd.grad_mode import state
 from .ops._util import size_arg
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
-from ..autograd.grad_mode import state as _state
+from .._autograd.grad_mode import state as _state
 from ._registry import defop
 
 _LOWP = D.LOW_PRECISION

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
-from ..autograd.grad_mode import state
+from .._autograd.grad_mode import state
 
 # ops whose in-place form PyTorch has (pointwise and a few others)
 INPLACE = """add sub mul div true_divide floor_divide remainder fmod pow float_power neg negative

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
-from ..autograd.grad_mode import state
+from .._autograd.grad_mode import state
 from ._registry import Op, REGISTRY, dispatch, record, defop, record_pointwise, _NO_ARG
 
 _asarray = np.asarray

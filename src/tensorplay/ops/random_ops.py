@@ -48,10 +48,10 @@ import numpy as np
 from .. import _dtype as D
 from .._random import default_generator
 from .._tensor import Tensor, _wrap, validate_grad, _SCALAR_NAMES
-from ..autograd.engine import FREED_MSG
-from ..autograd.grad_mode import state
-from ..autograd.graph import Node
-from ..autograd.anomaly_mode import anomaly, note_creation
+from .._autograd.engine import FREED_MSG
+from .._autograd.grad_mode import state
+from .._autograd.graph import Node
+from .._autograd.anomaly_mode import anomaly, note_creation
 from .inplace import apply_inplace as _apply_inplace
 
 REWARD_MSG = "differentiating stochastic functions requires providing a reward"

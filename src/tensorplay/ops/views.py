@@ -15,7 +15,7 @@ import re
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from .._autograd.grad_mode import enable_grad
 from ._registry import defop, dispatch
 
 
