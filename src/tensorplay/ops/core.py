@@ -2,11 +2,13 @@
 ``expand``), casts, copies and the basic reshapes, plus ``sum``/``mean`` and
 ``matmul``.  The rest of the op set lives in the sibling modules."""
 import math
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _expandable
+from .._tensor import Size, _wrap_dim, device
 from ._registry import defop
 from ._util import dims_arg, size_arg
 from .pointwise import conj
@@ -132,7 +134,6 @@ def broadcast_tensors(*tensors):
 
 
 def broadcast_shapes(*shapes):
-    from .._tensor import Size
     return Size(np.broadcast_shapes(*shapes))
 
 
@@ -207,7 +208,6 @@ def _transpose_k(x, dim0, dim1):
     if not nd:
         return x
     if not (0 <= dim0 < nd and 0 <= dim1 < nd):
-        from .._tensor import _wrap_dim
         dim0, dim1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     return x.swapaxes(dim0, dim1)
 
@@ -218,7 +218,6 @@ swapaxes = swapdims = transpose
 
 
 def _permute_k(x, *dims):
-    from .._tensor import _wrap_dim
     dims = size_arg(dims)
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -249,7 +248,6 @@ t = defop("t", _t_k, lambda g, out, x: g.t(), upcast=False, view=True)
 
 
 def _unsqueeze_k(x, dim):
-    from .._tensor import _wrap_dim
     return np.expand_dims(x, _wrap_dim(dim, x.ndim + 1))
 
 
@@ -270,7 +268,6 @@ squeeze = defop("squeeze", _squeeze_k, lambda g, out, x, dim=None: g.reshape(x.s
 
 
 def _flatten_k(x, start_dim=0, end_dim=-1):
-    from .._tensor import _wrap_dim
     if x.ndim == 0:
         return x.reshape(1)
     s, e = _wrap_dim(start_dim, x.ndim), _wrap_dim(end_dim, x.ndim)
@@ -288,7 +285,6 @@ flatten = defop("flatten", _flatten_k, lambda g, out, x, start_dim=0, end_dim=-1
 def _to_k(x, dtype):
     npdt = dtype.np
     if x.dtype.kind == "c" and npdt.kind != "c":
-        import warnings
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=4)
         x = x.real
@@ -307,10 +303,8 @@ def to(input, *args, dtype=None, copy=False, **kwargs):
         elif isinstance(a, D.dtype) or a in (float, int, bool, complex):
             dtype = D.to_dtype(a)
         elif a is not None:
-            from .._tensor import device
             device(a)                       # raises for anything but the CPU
     if "device" in kwargs and kwargs["device"] is not None:
-        from .._tensor import device
         device(kwargs["device"])
     if dtype is None or D.to_dtype(dtype).np == input._data.dtype:
         return clone(input) if copy else input

@@ -22,6 +22,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._registry import defop
+from .core import expand
 
 _LOWP = D.LOW_PRECISION
 _F32 = np.dtype(np.float32)
@@ -460,7 +461,7 @@ def _setitem_f(src, key, value):
 
 
 def _setitem(self, key, value):
-    from .inplace import apply_inplace
+    from .inplace import apply_inplace      # (a top-level import would export it as an op)
     d = self._data
     if isinstance(value, Tensor):
         if value._data.dtype != d.dtype:
@@ -492,7 +493,6 @@ def _setitem(self, key, value):
         tgt = tshape
         v = value._data
         if not _bcastable(v.shape, tgt) or np.broadcast_shapes(v.shape, tgt) != tgt:
-            from .core import expand
             expand(_wrap(v), tgt)                          # raises PyTorch's expand message
     apply_inplace(self, _setitem_f, (skey, value), {}, "index_put")
 

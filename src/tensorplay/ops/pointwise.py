@@ -14,6 +14,8 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import state
 from ._registry import Op, REGISTRY, dispatch, record, defop, record_pointwise, _NO_ARG
+from ._registry import _result_dtype
+from .._tensor import _wrap
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -178,7 +180,6 @@ def broadcast_error(a, b):
 
 def _zl(g):
     """Zeros shaped like ``g``, outside any graph (the derivative of a constant)."""
-    from .._tensor import _wrap
     return _wrap(np.zeros(g._data.shape, g._data.dtype))
 
 
@@ -553,7 +554,6 @@ def _where(condition, input, other):
         else:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                                f"with dtype {D._FROM_NP[c.dtype].name.capitalize()}")
-    from .._tensor import _wrap
     cond_t = condition if isinstance(condition, Tensor) else _wrap(c)
     rdt = _where_dtype(input, other)
     xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else np.asarray(input, rdt.np)
@@ -576,7 +576,6 @@ def _np_where(c, x, y):
 
 
 def _where_dtype(x, y):
-    from ._registry import _result_dtype
     return _result_dtype([x, y], 2)
 
 
