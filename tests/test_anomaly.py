@@ -141,6 +141,34 @@ def test_double_backward_parent_trace(torch_or_skip):
     assert results[tp] == results[torch_or_skip]
 
 
+def test_parent_is_the_running_node_also_after_a_nested_pass():
+    made = {}
+
+    class Outer(tp.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            with tp.enable_grad():
+                xi = x.detach().requires_grad_()
+                tp.autograd.grad((xi * xi).sum(), xi)       # a pass run by this node
+                made["after_inner"] = (xi * 3).grad_fn
+            return g
+
+    x = tp.tensor([1.0, 2.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tp.autograd.detect_anomaly():
+            Outer.apply(x).sum().backward()
+            made["after_pass"] = (x * 2).grad_fn
+    assert made["after_inner"].__dict__["_anomaly_parent"][0] == "OuterBackward"
+    assert "_anomaly_parent" not in made["after_pass"].__dict__
+
+
 def test_double_backward_works_under_anomaly():
     x = tp.tensor([1.0, 2.0], requires_grad=True)
     with warnings.catch_warnings():

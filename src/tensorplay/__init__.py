@@ -15,12 +15,13 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) encountered",
                          RuntimeWarning, r"tensorplay(\.|$)")
 
-from . import _dtype
+from . import _dtype, _print
 from ._dtype import (bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                      get_default_dtype, set_default_dtype, promote_types)
 from ._tensor import Tensor, Size, device  # noqa: F401
 from . import ops as _ops
+from .ops._registry import _result_dtype
 from . import autograd  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
@@ -71,7 +72,6 @@ def is_complex(input):
 
 
 def result_type(tensor1, tensor2):
-    from .ops._registry import _result_dtype
     return _result_dtype([tensor1, tensor2], 2)
 
 
@@ -85,7 +85,6 @@ def get_default_device():
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                      sci_mode=None):
-    from . import _print
     if precision is not None:
         _print.PRECISION = precision
     if threshold is not None:

@@ -1,12 +1,13 @@
 """Factory functions.  They take ``dtype=`` and ``requires_grad=`` and are not
 affected by grad mode: what they make is a leaf."""
+import warnings
+
 import numpy as np
 
 from . import _dtype as D
+from ._autograd.grad_mode import state
 from ._random import default_generator
-from ._tensor import Tensor, _as_array, _wrap
-from .autograd.grad_mode import state
-from .ops._util import size_arg
+from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, size_arg
 
 
 def _leaf(a, requires_grad):
@@ -29,7 +30,6 @@ def _dt(dtype, default=None):
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of ``data``."""
     if isinstance(data, Tensor):
-        import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
                       "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
@@ -127,7 +127,6 @@ def _rand_factory(kind):
         shape = size_arg(size)
         dt = _dt(dtype)
         if np.dtype(dt).kind not in "fcV":
-            from ._tensor import _SCALAR_NAMES
             kernel = "check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"
             raise NotImplementedError(f'"{kernel}" not implemented for '
                                       f"'{_SCALAR_NAMES[D._FROM_NP[np.dtype(dt)].name]}'")

@@ -1,5 +1,9 @@
 """Random number generation: a ``Generator`` wraps NumPy's PCG64."""
+import pickle
+
 import numpy as np
+
+from ._tensor import _wrap, device
 
 
 class Generator:
@@ -21,18 +25,14 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        from ._tensor import _wrap
-        import pickle
         return _wrap(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), np.uint8).copy())
 
     def set_state(self, state):
-        import pickle
         self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
         return self
 
     @property
     def device(self):
-        from ._tensor import device
         return device("cpu")
 
 

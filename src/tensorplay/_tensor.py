@@ -11,8 +11,9 @@ import weakref
 import numpy as np
 
 from . import _dtype as D
-from .autograd.grad_mode import state
-from .autograd.graph import AccumulateGrad
+from ._autograd.grad_mode import state
+from ._autograd.graph import AccumulateGrad, RemovableHandle
+from ._print import tensor_repr
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -351,6 +352,15 @@ class Tensor:
             self._acc = weakref.ref(acc)
         return (acc, 0)
 
+    def _has_nan(self):
+        """True if an element is NaN (anomaly mode asks this of every gradient)."""
+        d = self._data
+        if d.dtype.kind not in "fcV":
+            return False
+        if d.dtype.kind == "V" or d.dtype.itemsize < 4:      # bfloat16 / float16
+            d = d.astype(np.float32)
+        return bool(np.isnan(d).any())
+
     def _get_meta(self):
         """A stand-in carrying only shape and dtype (saved instead of the tensor
         when a backward needs no more)."""
@@ -512,16 +522,14 @@ class Tensor:
         return t
 
     # ------------------------------------------------------------ misc tensor API
-    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None, **kw):
-        from .autograd import backward
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs, **kw)
+    # backward() is attached by tensorplay.autograd (above the ops), as the op
+    # methods are by tensorplay.ops
 
     def register_hook(self, hook):
         """Run ``hook(grad)`` whenever the gradient for this tensor is computed; a
         non-None return value replaces the gradient.  Returns a handle with ``remove()``."""
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import RemovableHandle
         node, nr = self._edge()
         hooks = node.tensor_pre_hooks(nr)
         handle = RemovableHandle(hooks, _checked_hook(hook))
@@ -559,12 +567,10 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        from .autograd.graph import RemovableHandle
         hooks = self.__dict__.setdefault("_post_acc_hooks", {})
         return RemovableHandle(hooks, hook)
 
     def __repr__(self):
-        from ._print import tensor_repr
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -646,6 +652,35 @@ def _wrap_dim(dim, ndim):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
     return dim % n
+
+
+def dims_arg(dim, ndim):
+    """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of
+    non-negative axes, or None for "all"."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        axes = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
+        if len(set(axes)) != len(axes):
+            raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
+        return axes
+    return (_wrap_dim(dim, ndim),)
+
+
+def size_arg(size):
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (list, tuple)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        try:
+            out.append(int(s.__index__()))
+        except (AttributeError, TypeError):
+            raise TypeError(f"expected a sequence of integers as size, but got element of type "
+                            f"{type(s).__name__}") from None
+    return tuple(out)
 
 
 class device:

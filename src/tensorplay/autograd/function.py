@@ -20,19 +20,22 @@ The ``ctx`` that ``forward`` and ``backward`` see is the backward node itself
 import functools
 import warnings
 
-from .engine import FREED_MSG
-from .grad_mode import no_grad, state
-from .graph import Node
-from . import saved as _saved
-from .anomaly_mode import anomaly, note_creation
-from .. import _tensor as _tm
+import numpy as np
+
+from .._autograd.anomaly_mode import anomaly, note_creation
+from .._autograd.engine import FREED_MSG
+from .._autograd.grad_mode import no_grad, state
+from .._autograd.graph import Node
+from .._tensor import Tensor, _wrap, validate_grad
+from ..ops.inplace import _standin, adopt
+from ..ops.views import copy_slices, regenerate_views
+from .saved import SavedTensor
 
 
 class FunctionCtx:
     """What ``forward`` may tell ``backward`` through ``ctx``."""
 
     def save_for_backward(self, *tensors):
-        from .._tensor import Tensor
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
@@ -66,10 +69,7 @@ class BackwardCFunction(Node, FunctionCtx):
     _saved = None          # list of SavedTensor after forward; None once freed
     _had_saved = False
 
-    def validate(self, g, i):
-        # bound to the tensor layer's validator on first use (it imports us)
-        BackwardCFunction.validate = _tm.validate_grad
-        return _tm.validate_grad(self, g, i)
+    validate = validate_grad     # gradients are tensors: fit them as op nodes do
 
     # -- what backward reads
     @property
@@ -99,8 +99,7 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is None and self._had_saved:
             raise RuntimeError(FREED_MSG)
         if self.materialize_grads and any(g is None for g in grads):
-            import numpy as np
-            grads = [_tm._wrap(np.zeros(shape, dt)) if g is None else g
+            grads = [_wrap(np.zeros(shape, dt)) if g is None else g
                      for g, (shape, dt) in zip(grads, self._out_meta)]
         res = self._forward_cls.backward(self, *grads)
         if not isinstance(res, tuple):
@@ -176,7 +175,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
 
 def _apply(cls, args, kwargs):
-    T = _tm.Tensor
+    T = Tensor
     node = cls._backward_cls()
     if anomaly.enabled:
         note_creation(node)
@@ -234,7 +233,7 @@ def _apply(cls, args, kwargs):
                 dirty_views = (dirty_views or []) + [o]
         elif any(o is a for a in args):
             # an input returned unchanged: the output is a new tensor sharing its memory
-            t = _tm._wrap(o._data)
+            t = _wrap(o._data)
             t._vc = o._shared_version()
         else:
             t = o
@@ -251,7 +250,7 @@ def _apply(cls, args, kwargs):
     node._out_meta = out_meta
     node.n_out = len(outs)
     if node.to_save:
-        node._saved = [None if s is None else _saved.SavedTensor(s, originals.get(id(s)))
+        node._saved = [None if s is None else SavedTensor(s, originals.get(id(s)))
                        for s in node.to_save]
         node._had_saved = True
         node.to_save = ()
@@ -286,8 +285,6 @@ def _rebase_dirty_view(v):
     """A view modified in place by the Function: its base's value changed too,
     so the base takes a CopySlices history (as for any in-place op on a view)
     and every live view of it remakes its own."""
-    from ..ops.views import copy_slices, regenerate_views
-    from ..ops.inplace import _standin, adopt
     base = v._base
     prev = state.enabled
     state.enabled = True
@@ -317,7 +314,6 @@ def once_differentiable(fn):
     differentiation through it raises instead of returning a wrong result."""
     @functools.wraps(fn)
     def wrapper(ctx, *args):
-        from .._tensor import Tensor, _wrap
         with no_grad():
             outputs = fn(ctx, *args)
         if not state.enabled:

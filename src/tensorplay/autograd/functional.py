@@ -5,12 +5,14 @@ All are built on ``autograd.grad``; ``jvp`` uses the double-vjp trick (the
 vjp is linear in its cotangent ``u``, so differentiating ``u -> vjp(u)``
 against ``v`` gives ``J v``).
 """
-from .grad_mode import enable_grad
-from . import grad as _grad
+from .._autograd.grad_mode import enable_grad
+from .._creation import ones_like, zeros, zeros_like
+from .._tensor import Tensor
+from ..ops.shape import stack
+from ._backward import grad as _grad
 
 
 def _as_tuple(x, name, fn_name):
-    from .._tensor import Tensor
     if isinstance(x, Tensor):
         return False, (x,)
     if not isinstance(x, (tuple, list)):
@@ -42,7 +44,6 @@ def _finish(xs, create_graph):
 
 
 def _fill_unused(grads, inputs, strict, what):
-    from .._creation import zeros_like
     out = []
     for i, (g, x) in enumerate(zip(grads, inputs)):
         if g is None:
@@ -68,7 +69,6 @@ def _vector(v, ref, fn_name, when_none):
     if v is None:
         if any(t.numel() != 1 for t in ref):
             raise RuntimeError(f"The vector v can only be None if {when_none}.")
-        from .._creation import ones_like
         return tuple(ones_like(t) for t in ref)
     _, vs = _as_tuple(v, "v", fn_name)
     _check_v(vs, ref, fn_name)
@@ -96,7 +96,6 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(*inputs), J v), by differentiating the vjp."""
-    from .._creation import zeros_like
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _prep_inputs(ins, create_graph)
@@ -129,8 +128,6 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: '
                          'If your function has more outputs than inputs, "forward-mode" tends to '
                          'be more performant. Otherwise, prefer to use "reverse-mode".')
-    from .._creation import zeros_like, zeros
-    from ..ops.shape import stack
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
         ins = _prep_inputs(ins, create_graph)

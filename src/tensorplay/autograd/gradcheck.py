@@ -26,6 +26,12 @@ import warnings
 
 import numpy as np
 
+from .. import _creation
+from .._autograd.graph import Node
+from .._tensor import Tensor, _wrap
+from ..ops import core
+from ._backward import grad as _grad
+
 
 class GradcheckError(RuntimeError):
     """Raised by :func:`gradcheck` and :func:`gradgradcheck` when a check fails."""
@@ -43,11 +49,6 @@ def _user_stacklevel():
 
 
 # ------------------------------------------------------------------ helpers
-def _Tensor():
-    from .._tensor import Tensor
-    return Tensor
-
-
 def _as_tuple(x):
     if isinstance(x, tuple):
         return x
@@ -57,7 +58,7 @@ def _as_tuple(x):
 
 
 def _is_tensor(x):
-    return isinstance(x, _Tensor())
+    return isinstance(x, Tensor)
 
 
 def _tensor_outputs(out):
@@ -78,7 +79,6 @@ def _diff_inputs(inputs):
 
 def _arr(a):
     """A numpy array as a tensorplay tensor, for messages (printed as PyTorch prints)."""
-    from .._tensor import _wrap
     return _wrap(np.asarray(a))
 
 
@@ -93,13 +93,7 @@ def _allclose(a, n, rtol, atol):
     return bool(np.allclose(a, n, rtol=rtol, atol=atol))
 
 
-def _grad(outputs, inputs, grad_outputs, **kw):
-    from . import grad
-    return grad(outputs, inputs, grad_outputs, **kw)
-
-
 def _numpy_grad_output(o, values):
-    from .._tensor import _wrap
     return _wrap(np.asarray(values).astype(o._data.dtype).reshape(o._data.shape))
 
 
@@ -416,7 +410,6 @@ def _check_inputs(inputs):
 
 
 def _real_and_imag_output(fn):
-    from ..ops import core
 
     def part(to_apply):
         def wrapped(*inputs):
@@ -427,7 +420,6 @@ def _real_and_imag_output(fn):
 
 
 def _test_backward_mul_by_grad_output(outputs, inputs):
-    from .. import _creation
     diff = [x for _, x in _diff_inputs(inputs)]
     if not outputs:
         return True
@@ -447,8 +439,6 @@ def _test_backward_mul_by_grad_output(outputs, inputs):
 def _undefined_grad(t):
     """``t`` passed through a node whose backward sends an undefined (None)
     gradient on: what a vjp sees for an output nobody differentiated."""
-    from .._tensor import _wrap
-    from .graph import Node
 
     class UndefinedGradBackward(Node):
         def __init__(self, x):
@@ -464,7 +454,6 @@ def _undefined_grad(t):
 
 
 def _test_undefined_backward_mode(func, outputs, inputs):
-    from .. import _creation
     diff = [x for _, x in _diff_inputs(inputs)]
 
     def warn_bc():
@@ -508,7 +497,6 @@ def _require_vmap():
 
 
 def _test_batched_grad(inputs, output, output_idx):
-    from .._tensor import _wrap
     diff = [x for _, x in _diff_inputs(inputs)]
     rng = np.random.default_rng(1)
     shape = output._data.shape
@@ -606,7 +594,6 @@ def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined
 
 
 def _random_grad_output(rng, o, non_contig):
-    from .._tensor import _wrap
     dt = o._data.dtype if _is_float(o) else np.dtype(np.float64)
     shape = o._data.shape
     v = rng.uniform(-1, 1, shape)

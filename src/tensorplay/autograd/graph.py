@@ -1,151 +1,14 @@
-"""The backward graph: nodes and the edges between them.
+"""The backward graph as users see it (``torch.autograd.graph``).
 
-A ``Node`` is one recorded operation.  ``next_edges[i]`` is where the gradient
-for the op's i-th input goes: a pair ``(node, input_nr)``, or ``None`` when
-that input needs no gradient.  ``input_meta`` describes the inputs (its layout
-is the node type's business; for tensors: shape and dtype of each), and
-``node.validate(g, i)`` makes a gradient for input ``i`` fit it; the engine
-calls it without knowing what a gradient is.  A node whose gradients fit its
-inputs by construction (a pointwise op on same-shaped real tensors) has
-``input_meta = None`` and is not asked.
+``Node``, ``GradientEdge`` and the hook handles are the autograd core's
+(``tensorplay/_autograd/graph.py``), as is the saved-tensor hook state; here
+are the functions over tensors built on them, and drawing the graph.
 """
-import itertools
-
-_seq = itertools.count()
-
-
-class Node:
-    __slots__ = ("next_edges", "input_meta", "__dict__", "__weakref__")
-    n_out = 1               # how many forward outputs (= gradients this node takes)
-    _hooked = False         # set once any hook is registered on this node
-    stochastic = False      # sampling nodes that take a legacy reinforce() reward
-    _scalar_args_hidden = False
-    _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
-    _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node
-    _post_hooks = None      # [hook(grad_inputs, grad_outputs)]
-
-    def name(self):
-        return type(self).__name__
-
-    def validate(self, g, i):
-        """Make the gradient for input ``i`` fit that input (value-type specific)."""
-        return g
-
-    def apply(self, grads):
-        """Gradients for each input (a sequence aligned with ``next_edges``)."""
-        raise NotImplementedError
-
-    def release(self):
-        """Free what was saved for backward (after a pass without retain_graph)."""
-
-    @property
-    def next_functions(self):
-        edges = self.next_edges
-        if self._scalar_args_hidden:     # a Python-number argument is no input of this node
-            edges = [e for e in edges if e is not None] or edges[:1]
-        return tuple((None, 0) if e is None else e for e in edges)
-
-    def tensor_pre_hooks(self, output_nr):
-        """The dict of tensor hooks for forward output ``output_nr`` (created on demand)."""
-        if self.__dict__.get("_pre_hooks") is None:
-            self._pre_hooks = {}
-        self._hooked = True
-        return self._pre_hooks.setdefault(output_nr, {})
-
-    def register_hook(self, fn):
-        """``fn(grad_inputs, grad_outputs)`` runs after this node; may return new grad_inputs."""
-        if self.__dict__.get("_post_hooks") is None:
-            self._post_hooks = {}
-        self._hooked = True
-        return RemovableHandle(self._post_hooks, fn)
-
-    def register_prehook(self, fn):
-        """``fn(grad_outputs)`` runs before this node; may return new grad_outputs."""
-        if self.__dict__.get("_node_pre_hooks") is None:
-            self._node_pre_hooks = {}
-        self._hooked = True
-        return RemovableHandle(self._node_pre_hooks, fn)
-
-    @property
-    def metadata(self):
-        """A dict for the user's own notes about this node (empty at first)."""
-        d = self.__dict__.get("_metadata")
-        if d is None:
-            d = self.__dict__["_metadata"] = {}
-        return d
-
-    def __repr__(self):
-        return f"<{self.name()} object at {id(self):#x}>"
-
-
-class RemovableHandle:
-    """Returned by every ``register_*hook``; ``remove()`` unregisters."""
-    _ids = itertools.count()
-    __slots__ = ("hooks", "id")
-
-    def __init__(self, hooks, fn):
-        self.hooks, self.id = hooks, next(self._ids)
-        hooks[self.id] = fn
-
-    def remove(self):
-        self.hooks.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
-class AccumulateGrad(Node):
-    """Sink node of a leaf: adds the incoming gradient into ``variable.grad``.
-    How to add is the variable's business (``_accumulate_grad``)."""
-    __slots__ = ("variable",)
-
-    def __init__(self, variable):
-        self.variable = variable
-        self.next_edges = ()
-        self.input_meta = ()
-
-    def apply(self, grads):
-        from .grad_mode import state
-        self.variable._accumulate_grad(grads[0], state.enabled)
-        return ()
-
-    # A leaf's tensor hooks live on the leaf, not here: the leaf holds this node only
-    # weakly, and a strong reference back would make every hooked leaf a cycle.
-    @property
-    def _pre_hooks(self):
-        return self.variable.__dict__.get("_leaf_hooks")
-
-    def tensor_pre_hooks(self, output_nr):
-        return self.variable.__dict__.setdefault("_leaf_hooks", {}).setdefault(output_nr, {})
-
-    @property
-    def _hooked(self):
-        return bool(self.variable.__dict__.get("_leaf_hooks")) or self.__dict__.get("_node_hooked", False)
-
-    @_hooked.setter
-    def _hooked(self, value):
-        self.__dict__["_node_hooked"] = value
-
-
-class GradientEdge:
-    """Names "the gradient flowing into input ``output_nr`` of ``node``"; accepted
-    wherever ``autograd.grad`` / ``backward(inputs=)`` take tensors."""
-    __slots__ = ("node", "output_nr", "_variable")
-
-    def __init__(self, node, output_nr, variable=None):
-        self.node, self.output_nr, self._variable = node, output_nr, variable
-
-    def _gradient_edge(self):
-        return (self.node, self.output_nr)
-
-    def __iter__(self):
-        return iter((self.node, self.output_nr))
-
-    def __repr__(self):
-        return f"GradientEdge(node={self.node!r}, output_nr={self.output_nr})"
+from .._autograd.engine import current_pass, queue_callback
+from .._autograd.graph import AccumulateGrad, GradientEdge, Node, RemovableHandle  # noqa: F401
+from .._autograd.saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: F401
+                                     saved_tensors_hooks)
+from .graphviz import render, to_dot  # noqa: F401  (seeing the graph)
 
 
 def get_gradient_edge(tensor):
@@ -172,7 +35,6 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     gradient was not computed in it.  ``mode="any"``: ``fn(grad)`` with the first
     of their gradients computed in the pass.  Returns a handle with ``remove()``.
     """
-    from .engine import queue_callback, current_pass
     if mode not in ("all", "any"):
         raise ValueError(f"Expects mode to be one of ('all', 'any') but got {mode}")
     tensors = tuple(tensors)
@@ -205,12 +67,3 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
             for h in handles:
                 h.remove()
     return _Handle()
-
-
-def __getattr__(name):
-    if name in ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"):
-        from . import saved
-        return getattr(saved, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-from .graphviz import render, to_dot  # noqa: E402,F401  (seeing the graph)

@@ -17,7 +17,11 @@ shows the leaf's shape; the tensors passed in appear as ellipses pointing at
 their ``grad_fn``.  Tensors that require grad are marked ``requires_grad``.
 The walk uses an explicit stack, so graphs of any depth work.
 """
-from .graph import AccumulateGrad
+import numpy as np
+
+from .. import _dtype as D
+from .._autograd.graph import AccumulateGrad
+from .._tensor import Tensor
 
 _STYLE = {
     "root": 'shape=ellipse style=filled fillcolor="#b8e0b8"',
@@ -32,7 +36,6 @@ def _quote(s):
 
 
 def _desc(shape, dtype, rg=False):
-    from .. import _dtype as D
     try:
         name = D._FROM_NP[dtype].name
     except (KeyError, TypeError):
@@ -46,8 +49,6 @@ def _tensor_desc(t):
 
 def _saved_lines(node):
     """"name: (shape) dtype" for each tensor ``node`` saved for backward."""
-    from .._tensor import Tensor
-    import numpy as np
     lines = []
     d = node.__dict__ if hasattr(node, "__dict__") else {}
     if hasattr(type(node), "op") and type(node).op is not None and hasattr(node, "args"):
@@ -87,7 +88,6 @@ def _saved_lines(node):
 
 
 def _roots(tensor_or_tensors):
-    from .._tensor import Tensor
     if isinstance(tensor_or_tensors, Tensor):
         return [tensor_or_tensors]
     out = []

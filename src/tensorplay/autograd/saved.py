@@ -1,23 +1,18 @@
-"""Saved tensors of custom Functions, and hooks on saving them.
+"""Tensors saved by custom Functions (``ctx.save_for_backward``).
 
-``saved_tensors_hooks(pack, unpack)`` makes every tensor saved for backward
-inside it go through ``pack`` when saved and ``unpack`` when used.
+Each is stored with its version, and through the active saved-tensor hooks
+(their state lives in the autograd core, ``_autograd/saved_hooks.py``).
 """
-import re
-import threading
 import weakref
 
 import numpy as np
 
-
-
-class _HookState(threading.local):
-    stack = ()              # active (pack, unpack) pairs, innermost last
-    disabled = None         # error message while disable_saved_tensors_hooks is active
-
-
-hook_state = _HookState()
-ACTIVE = [0]   # saved_tensors_hooks contexts open in any thread: 0 lets ops skip the thread-local
+from .._autograd.grad_mode import state
+from .._autograd.saved_hooks import hook_state, version_error, _owner_desc, _short_name
+from .._autograd.saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: F401
+                                     saved_tensors_hooks)     # (were defined here)
+from .._tensor import Tensor, _wrap
+from ..ops._registry import _tensor_type_name
 
 
 class SavedTensor:
@@ -62,7 +57,6 @@ class SavedTensor:
             owner = f"output {self.out_nr} of {_short_name(node)}"
         return version_error(tname, owner, self.version[0], self.expected)
 
-
     def unpack(self, node):
         changed = self.version[0] != self.expected
         if self.unpack_fn is not None:
@@ -81,27 +75,13 @@ class SavedTensor:
         return _as_output(self.data, node, self.out_nr)
 
 
-def _short_name(node):
-    """How PyTorch's in-place error names a node: ``ExpBackward0`` -> ``Exp``."""
-    return re.sub(r"Backward\d*$", "", node.name())
-
-
 def _tensor_desc(t):
-    from ..ops._registry import _tensor_type_name
     return _tensor_type_name(t)
-
-
-def _owner_desc(t):
-    fn = getattr(t, "_grad_fn", None)
-    if fn is None:
-        return None
-    return f"output {getattr(t, '_out_nr', 0)} of {_short_name(fn)}"
 
 
 def _aliases(obj, orig, depth=2):
     """True if ``obj`` (a tensor, or a tuple/list/dict holding some) may share
     memory with the array ``orig()``."""
-    from .._tensor import Tensor
     a = orig() if orig is not None else None
     if a is None:
         return False
@@ -115,73 +95,11 @@ def _aliases(obj, orig, depth=2):
 
 
 def _plain(data):
-    from .._tensor import _wrap
     return _wrap(data)
 
 
 def _as_output(data, node, nr):
-    from .._tensor import _wrap
-    from .grad_mode import state
     t = _wrap(data)
     if state.enabled:
         t._grad_fn, t._rg, t._out_nr = node, True, nr
     return t
-
-
-class saved_tensors_hooks:
-    """``with saved_tensors_hooks(pack, unpack):`` every tensor saved for backward
-    inside is stored as ``pack(tensor)`` and given back as ``unpack(packed)``."""
-
-    def __init__(self, pack_hook, unpack_hook):
-        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
-
-    def __enter__(self):
-        if hook_state.disabled is not None:
-            raise RuntimeError(hook_state.disabled)
-        hook_state.stack = hook_state.stack + ((self.pack_hook, self.unpack_hook),)
-        ACTIVE[0] += 1
-        return self
-
-    def __exit__(self, *exc):
-        hook_state.stack = hook_state.stack[:-1]
-        ACTIVE[0] -= 1
-
-
-class save_on_cpu(saved_tensors_hooks):
-    """Saved tensors are kept on the CPU (where tensorplay keeps everything):
-    packing makes a private copy, unpacking hands it back."""
-
-    def __init__(self, pin_memory=False, device_type="cuda"):
-        def pack(t):
-            return t.detach().clone()
-
-        def unpack(t):
-            return t
-        super().__init__(pack, unpack)
-
-
-class disable_saved_tensors_hooks:
-    """Inside, registering saved-tensor hooks raises ``RuntimeError(error_message)``."""
-
-    def __init__(self, error_message):
-        self.error_message = error_message
-
-    def __enter__(self):
-        if hook_state.stack:        # raise before changing anything: __exit__ won't run
-            raise RuntimeError(self.error_message)
-        self.prev = hook_state.disabled
-        hook_state.disabled = self.error_message
-
-    def __exit__(self, *exc):
-        hook_state.disabled = self.prev
-
-
-def version_error(tname, owner, current, expected):
-    """PyTorch's error for a saved tensor that was modified in place."""
-    which = "" if owner is None else f", which is {owner},"
-    return RuntimeError(
-        "one of the variables needed for gradient computation has been modified by an "
-        f"inplace operation: [{tname}]{which} is at version {current}; expected "
-        f"version {expected} instead. Hint: enable anomaly detection to find the "
-        "operation that failed to compute its gradient, with "
-        "tensorplay.autograd.set_detect_anomaly(True, check_nan=False).")

@@ -1,3 +1,6 @@
+import numpy as np
+
+from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 
 
@@ -7,8 +10,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            import numpy as np
-            from .. import _dtype as D
             arr = np.zeros((0,), D.get_default_dtype().np)
         else:
             arr = data._data

@@ -4,6 +4,8 @@ Every public op function is also a Tensor method of the same name, its
 in-place form ``name_`` is derived from it (``inplace.make_inplace``), and the
 operators map onto the same functions: one definition, every spelling.
 """
+import warnings
+
 from .._tensor import Tensor
 from . import pointwise, core                      # noqa: F401  (registration order)
 from ._registry import REGISTRY                    # noqa: F401
@@ -52,7 +54,6 @@ Tensor.real = property(core.real)
 Tensor.imag = property(core.imag)
 def _T(self):
     if self.ndim != 2:
-        import warnings
         warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
                       "is deprecated and it will throw an error in a future release. Consider "
                       "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "

@@ -19,11 +19,12 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad
-from ..autograd.engine import FREED_MSG
-from ..autograd.graph import Node
-from ..autograd.grad_mode import state
-from ..autograd.anomaly_mode import anomaly, note_creation
-from ..autograd.saved import hook_state, ACTIVE as _HOOKS_ACTIVE
+from .._autograd.engine import FREED_MSG
+from .._autograd.graph import Node
+from .._autograd.grad_mode import state
+from .._autograd.anomaly_mode import anomaly, note_creation
+from .._autograd.saved_hooks import hook_state, ACTIVE as _HOOKS_ACTIVE
+from .._autograd.saved_hooks import version_error, _owner_desc, _short_name
 
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
@@ -377,7 +378,6 @@ class OpNode(Node):
     def _check_versions(self):
         for vl, expected, t, k in self.versions:
             if vl[0] != expected:
-                from ..autograd.saved import version_error, _owner_desc, _short_name
                 owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(self)}"
                 raise version_error(_tensor_type_name(t), owner, vl[0], expected)
 

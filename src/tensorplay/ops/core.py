@@ -2,12 +2,14 @@
 ``expand``), casts, copies and the basic reshapes, plus ``sum``/``mean`` and
 ``matmul``.  The rest of the op set lives in the sibling modules."""
 import math
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
+from .._tensor import Size, _wrap_dim, device
 from ._registry import defop
 from ._util import dims_arg, size_arg
 from .pointwise import conj
@@ -135,7 +137,6 @@ def broadcast_tensors(*tensors):
 
 
 def broadcast_shapes(*shapes):
-    from .._tensor import Size
     return Size(np.broadcast_shapes(*shapes))
 
 
@@ -211,7 +212,6 @@ def _transpose_k(x, dim0, dim1):
     if not nd:
         return x
     if not (0 <= dim0 < nd and 0 <= dim1 < nd):
-        from .._tensor import _wrap_dim
         dim0, dim1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     return x.swapaxes(dim0, dim1)
 
@@ -223,7 +223,6 @@ swapaxes = swapdims = transpose
 
 
 def _permute_k(x, *dims):
-    from .._tensor import _wrap_dim
     dims = size_arg(dims)
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -255,7 +254,6 @@ t = defop("t", _t_k, {"x": lambda g: g.t()}, upcast=False, view=True, family=VIE
 
 
 def _unsqueeze_k(x, dim):
-    from .._tensor import _wrap_dim
     return np.expand_dims(x, _wrap_dim(dim, x.ndim + 1))
 
 
@@ -276,7 +274,6 @@ squeeze = defop("squeeze", _squeeze_k, {"x": lambda g, x: g.reshape(x.shape)},
 
 
 def _flatten_k(x, start_dim=0, end_dim=-1):
-    from .._tensor import _wrap_dim
     if x.ndim == 0:
         return x.reshape(1)
     s, e = _wrap_dim(start_dim, x.ndim), _wrap_dim(end_dim, x.ndim)
@@ -295,7 +292,6 @@ flatten = defop("flatten", _flatten_k, {"x": lambda g, x: g.reshape(x.shape)},
 def _to_k(x, dtype):
     npdt = dtype.np
     if x.dtype.kind == "c" and npdt.kind != "c":
-        import warnings
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=4)
         x = x.real
@@ -314,10 +310,8 @@ def to(input, *args, dtype=None, copy=False, **kwargs):
         elif isinstance(a, D.dtype) or a in (float, int, bool, complex):
             dtype = D.to_dtype(a)
         elif a is not None:
-            from .._tensor import device
             device(a)                       # raises for anything but the CPU
     if "device" in kwargs and kwargs["device"] is not None:
-        from .._tensor import device
         device(kwargs["device"])
     if dtype is None or D.to_dtype(dtype).np == input._data.dtype:
         return clone(input) if copy else input

@@ -20,9 +20,10 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
-from ..autograd.grad_mode import state as _state
+from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, VIEW
 from ._registry import defop
+from .core import expand
 
 _LOWP = D.LOW_PRECISION
 _F32 = np.dtype(np.float32)
@@ -462,7 +463,7 @@ def _setitem_f(src, key, value):
 
 
 def _setitem(self, key, value):
-    from .inplace import apply_inplace
+    from .inplace import apply_inplace      # (a top-level import would export it as an op)
     d = self._data
     if isinstance(value, Tensor):
         if value._data.dtype != d.dtype:
@@ -494,7 +495,6 @@ def _setitem(self, key, value):
         tgt = tshape
         v = value._data
         if not _bcastable(v.shape, tgt) or np.broadcast_shapes(v.shape, tgt) != tgt:
-            from .core import expand
             expand(_wrap(v), tgt)                          # raises PyTorch's expand message
     apply_inplace(self, _setitem_f, (skey, value), {}, "index_put")
 

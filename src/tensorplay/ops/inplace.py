@@ -10,7 +10,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
-from ..autograd.grad_mode import state
+from .._tensor import _RETAIN_KEY
+from .core import copy_from, fill, view
+from .._autograd.grad_mode import state
 from ._registry import TRANSFORMS
 
 # ops whose in-place form PyTorch has (pointwise and a few others)
@@ -141,7 +143,6 @@ def adopt(self, out):
 def _move_retain_grad(self, out):
     """As in PyTorch, a tensor that retains its grad keeps doing so for its
     new value: the retaining hook moves from the old history to the new."""
-    from .._tensor import _RETAIN_KEY
     old = self._grad_fn
     if old is not None:
         hooks = (old.__dict__.get("_pre_hooks") or {}).get(getattr(self, "_out_nr", 0))
@@ -215,7 +216,6 @@ def _reshape_inplace(self, f, args, kwargs):
         if op.name in ("t", "transpose"):   # their own inverse
             undo = (op, params, None)
         else:                               # squeeze/unsqueeze: back to the old shape
-            from .core import view
             undo = (view.op, (old_shape,), None)
         for v in views:
             v.__dict__["_view_chain"] = (undo,) + v.__dict__.get("_view_chain", ())
@@ -245,7 +245,6 @@ def copy_(self, src, non_blocking=False):
     w.r.t. ``src``; the old value of ``self`` gets a zero gradient."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
-    from .core import copy_from
     return apply_inplace(self, copy_from, (src,), {}, "copy")
 
 
@@ -254,7 +253,6 @@ def zero_(self):
 
 
 def fill_(self, value):
-    from .core import fill
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")

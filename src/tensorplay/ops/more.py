@@ -6,6 +6,8 @@ Selection ops send the gradient to the indices they return (PyTorch's
 ``value_selecting_reduction_backward``); ``median()`` without ``dim`` shares
 it evenly among ties, as PyTorch does.
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype as D
@@ -14,6 +16,7 @@ from ._families import ELEMENTWISE, REDUCTION, ALONG_DIM, SHAPE, BILINEAR
 from ._registry import defop as _defop
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
 from .reduction import _return_type, _tname, _restore, _axes
+from .shape import cat
 
 
 def _creation():
@@ -48,7 +51,6 @@ def _new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=
 
 def _new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
                 pin_memory=False):
-    import warnings
     c = _creation()
     if isinstance(data, _Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
@@ -547,7 +549,6 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 
 
 def _cat(ts, d):
-    from .shape import cat
     return cat(ts, d)
 
 
@@ -571,7 +572,6 @@ _linalg_cross = _defop("linalg_cross", _cross_k,
 
 def cross(input, other, dim=None):
     if dim is None:
-        import warnings
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
                       "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
                       "dim will change to agree with that of linalg.cross in a future release.",

@@ -15,10 +15,11 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
-from ..autograd.grad_mode import state
+from .._autograd.grad_mode import state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop,
-                        record_pointwise, _NO_ARG)
+                        record_pointwise, _NO_ARG, _result_dtype)
 from ._families import ELEMENTWISE
+from .._tensor import _wrap
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -194,7 +195,6 @@ def broadcast_error(a, b):
 
 def _zl(g):
     """Zeros shaped like ``g``, outside any graph (the derivative of a constant)."""
-    from .._tensor import _wrap
     return _wrap(np.zeros(g._data.shape, g._data.dtype))
 
 
@@ -598,7 +598,6 @@ def _where(condition, input, other):
         else:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
                                f"with dtype {D._FROM_NP[c.dtype].name.capitalize()}")
-    from .._tensor import _wrap
     cond_t = condition if isinstance(condition, Tensor) else _wrap(c)
     rdt = _where_dtype(input, other)
     xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else np.asarray(input, rdt.np)
@@ -621,7 +620,6 @@ def _np_where(c, x, y):
 
 
 def _where_dtype(x, y):
-    from ._registry import _result_dtype
     return _result_dtype([x, y], 2)
 
 

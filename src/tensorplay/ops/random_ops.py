@@ -43,16 +43,19 @@ estimate is right for unnormalised weights too.  The estimate is computed in
 NumPy: it is not itself differentiable (``create_graph`` records nothing
 through it).
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype as D
 from .._random import default_generator
 from .._tensor import Tensor, _wrap, validate_grad, _SCALAR_NAMES
-from ..autograd.engine import FREED_MSG
-from ..autograd.grad_mode import state
-from ..autograd.graph import Node
-from ..autograd.anomaly_mode import anomaly, note_creation
+from .._autograd.engine import FREED_MSG
+from .._autograd.grad_mode import state
+from .._autograd.graph import Node
+from .._autograd.anomaly_mode import anomaly, note_creation
 from .inplace import apply_inplace as _apply_inplace
+from ._util import size_arg
 
 REWARD_MSG = "differentiating stochastic functions requires providing a reward"
 
@@ -444,7 +447,6 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise TypeError(f"normal() received an invalid combination of arguments - got ({got}), "
                             f"but expected one of:\n{_NORMAL_SIGS}")
         _check_std_number(std)
-        from ._util import size_arg
         shape = size_arg((size,))
         dt = (D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()).np
         if not _is_float(dt):
@@ -604,7 +606,6 @@ def _random_(self, *args, generator=None, **kwargs):
             if not tmin <= hi - 1 <= tmax:
                 raise RuntimeError(f"to - 1 is out of bounds for {cname}")
         elif dname in _MANTISSA:
-            import warnings
             m = _MANTISSA[dname]
             for v, what in ((lo, "from"), (hi - 1, "to - 1")):
                 if not -(1 << m) <= v <= 1 << m:
@@ -665,14 +666,12 @@ def _reinforce(self, reward):
 
 
 def _volatile_get(self):
-    import warnings
     warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
                   stacklevel=2)
     return False
 
 
 def _volatile_set(self, value):
-    import warnings
     warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
                   UserWarning, stacklevel=2)
 

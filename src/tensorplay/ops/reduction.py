@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
-from ..autograd.grad_mode import state as _state
+from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE
 from ._registry import defop as _defop
 from ._util import dims_arg as _dims_arg

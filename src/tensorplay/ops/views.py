@@ -15,9 +15,10 @@ import re
 
 import numpy as np
 
-from ..autograd.grad_mode import enable_grad
+from .._autograd.grad_mode import enable_grad
 from ._families import OTHER
 from ._registry import defop, dispatch
+from .inplace import _standin, _own_saved_copy, write_into, adopt
 
 
 def apply_chain(t, chain):
@@ -53,7 +54,6 @@ copy_slices = defop(
 
 
 def rebase_inplace_view(self, f, args, kwargs, name):
-    from .inplace import _standin, _own_saved_copy, write_into, adopt
     base = self._base
     chain = self.__dict__["_view_chain"]
     check_view_inplace(self, chain)

@@ -9,8 +9,7 @@ import itertools
 import threading
 
 from .grad_mode import state
-from .anomaly_mode import anomaly
-from . import anomaly_mode
+from .anomaly_mode import anomaly, running, check_node, report
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -164,7 +163,12 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     callbacks.append((next(_pass_ids), []))
     try:
         if anomaly.enabled:
-            _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured)
+            outer = running.node    # set when this pass runs inside a node of another
+            try:
+                _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured,
+                                True)
+            finally:
+                running.node = outer
         elif target_nodes is None:
             _run_all(ready, deps, buffers, keep_graph)
         else:
@@ -248,17 +252,19 @@ def _run_all(ready, deps, buffers, keep_graph):
                 _send(g, e, deps, buffers, ready)
 
 
-def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured):
+def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured, check=False):
     """Run only what leads to the targets (all of it when ``target_nodes`` is
     None) and capture the gradients arriving there.  Also the loop used under
-    anomaly detection, which checks every node."""
-    check = anomaly.enabled
+    anomaly detection (``check``), which checks every node and keeps
+    ``anomaly_mode.running.node`` up to date."""
     if target_nodes is None:
         target_nodes, needed = (), _ALL
     g = grads = None
     while ready:
         g = grads = None            # hold no gradient a node may want to keep (see AccumulateGrad)
         node, buf = ready.pop()
+        if check:                   # nodes made from here on (hooks, backward) know their parent
+            running.node = node
         # PyTorch's order: a target whose node runs anyway (it leads to another
         # target) is captured before its tensor hooks, which then run with the node;
         # a target that ends the pass is captured after them
@@ -274,9 +280,9 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
         if check:
             try:
                 grads = node.apply(buf)
-                anomaly_mode.check_node(node, grads)
+                check_node(node, grads)
             except Exception as exc:
-                anomaly_mode.report(node, exc)
+                report(node, exc)
                 raise
         else:
             grads = node.apply(buf)

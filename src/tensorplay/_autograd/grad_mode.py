@@ -1,0 +1,193 @@
+"""Grad modes: thread-local switches read once per op.
+
+Each mode is a small class usable as ``with mode():``, ``@mode()`` and (for the
+ones without arguments) bare ``@mode``.  A decorated generator function runs
+every resumption under the mode, as PyTorch does.
+"""
+import functools
+import inspect
+import threading
+import warnings
+
+
+class _GradState(threading.local):
+    enabled = True       # class attributes are each new thread's defaults
+    inference = False
+
+
+state = _GradState()
+
+
+def is_grad_enabled():
+    """True if gradient recording is on in this thread."""
+    return state.enabled
+
+
+def is_inference_mode_enabled():
+    return state.inference
+
+
+def _wrap_generator(ctx_factory, gen_fn):
+    @functools.wraps(gen_fn)
+    def wrapper(*args, **kwargs):
+        gen = gen_fn(*args, **kwargs)
+        try:
+            with ctx_factory():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with ctx_factory():
+                        gen.close()
+                    raise
+                except BaseException as e:       # forward throw() into the generator
+                    with ctx_factory():
+                        response = gen.throw(e)
+                else:
+                    with ctx_factory():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return wrapper
+
+
+class _DecoratorContextManager:
+    """Base: ``__enter__``/``__exit__`` from the subclass; decorating clones the
+    manager per call so a decorated function is reentrant."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To preserve "
+                          "the current behavior of class decoration, you can directly decorate "
+                          "the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            cls = func
+
+            def func(*args, **kwargs):          # constructing the class runs under the mode
+                return cls(*args, **kwargs)
+        if inspect.isgeneratorfunction(func):
+            return _wrap_generator(self.clone, func)
+
+        @functools.wraps(func)
+        def decorate_context(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return decorate_context
+
+    def clone(self):
+        return self.__class__()
+
+
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable bare: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
+    """Context manager and decorator that turns off gradient recording.
+
+    Results of ops computed inside have ``requires_grad=False`` even when their
+    inputs require grad.  Factory functions that take ``requires_grad=`` are
+    not affected.  Thread-local.
+
+        >>> x = tensorplay.tensor([1.], requires_grad=True)
+        >>> with tensorplay.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
+
+    def __init__(self, orig_func=None):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class enable_grad(_NoParamDecoratorContextManager):
+    """Context manager and decorator that turns gradient recording back on
+    inside ``no_grad`` or ``set_grad_enabled(False)``.  Thread-local.
+
+        >>> x = tensorplay.tensor([1.], requires_grad=True)
+        >>> with tensorplay.no_grad():
+        ...     with tensorplay.enable_grad():
+        ...         y = x * 2
+        >>> y.requires_grad
+        True
+    """
+
+    def __init__(self, orig_func=None):
+        self.prev = False
+
+    def __enter__(self):
+        self.prev = state.enabled
+        state.enabled = True
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Turn gradient recording on or off.  Takes effect at once when called as
+    a function; as a context manager it restores the previous mode on exit.
+
+        >>> _ = tensorplay.set_grad_enabled(False)
+        >>> tensorplay.is_grad_enabled()
+        False
+        >>> _ = tensorplay.set_grad_enabled(True)
+    """
+
+    def __init__(self, mode):
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
+        self.prev = state.enabled
+        self.mode = mode
+        state.enabled = mode
+
+    def __call__(self, func):
+        state.enabled = self.prev        # decorating must not change the mode now
+        return super().__call__(func)
+
+    def __enter__(self):
+        state.enabled = self.mode
+
+    def __exit__(self, *exc):
+        state.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad``, and tensors created inside are inference tensors: they
+    can never be recorded for backward later.  ``inference_mode(False)`` turns
+    inference mode off and grad mode on (as PyTorch's ``InferenceMode(false)``
+    guard does), so it can switch it off conditionally or locally."""
+
+    def __new__(cls, mode=True):
+        if not isinstance(mode, bool):        # bare @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __init__(self, mode=True):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = (state.enabled, state.inference)
+        state.enabled, state.inference = not self.mode, self.mode
+
+    def __exit__(self, *exc):
+        state.enabled, state.inference = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)

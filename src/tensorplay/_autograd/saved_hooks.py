@@ -1,0 +1,90 @@
+"""Saved-tensor hook state, and the error for a saved value changed in place.
+
+``saved_tensors_hooks(pack, unpack)`` makes every tensor saved for backward
+inside it go through ``pack`` when saved and ``unpack`` when used.  Here is
+only the state those hooks live in; the places that save (op nodes, custom
+Functions) read it.
+"""
+import re
+import threading
+
+
+class _HookState(threading.local):
+    stack = ()              # active (pack, unpack) pairs, innermost last
+    disabled = None         # error message while disable_saved_tensors_hooks is active
+
+
+hook_state = _HookState()
+ACTIVE = [0]   # saved_tensors_hooks contexts open in any thread: 0 lets ops skip the thread-local
+
+
+class saved_tensors_hooks:
+    """``with saved_tensors_hooks(pack, unpack):`` every tensor saved for backward
+    inside is stored as ``pack(tensor)`` and given back as ``unpack(packed)``."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        if hook_state.disabled is not None:
+            raise RuntimeError(hook_state.disabled)
+        hook_state.stack = hook_state.stack + ((self.pack_hook, self.unpack_hook),)
+        ACTIVE[0] += 1
+        return self
+
+    def __exit__(self, *exc):
+        hook_state.stack = hook_state.stack[:-1]
+        ACTIVE[0] -= 1
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors are kept on the CPU (where tensorplay keeps everything):
+    packing makes a private copy, unpacking hands it back."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        def pack(t):
+            return t.detach().clone()
+
+        def unpack(t):
+            return t
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Inside, registering saved-tensor hooks raises ``RuntimeError(error_message)``."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        if hook_state.stack:        # raise before changing anything: __exit__ won't run
+            raise RuntimeError(self.error_message)
+        self.prev = hook_state.disabled
+        hook_state.disabled = self.error_message
+
+    def __exit__(self, *exc):
+        hook_state.disabled = self.prev
+
+
+def _short_name(node):
+    """How PyTorch's in-place error names a node: ``ExpBackward0`` -> ``Exp``."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def _owner_desc(t):
+    """"output k of Op" for a value recorded as an output of a node, else None."""
+    fn = getattr(t, "_grad_fn", None)
+    if fn is None:
+        return None
+    return f"output {getattr(t, '_out_nr', 0)} of {_short_name(fn)}"
+
+
+def version_error(tname, owner, current, expected):
+    """PyTorch's error for a saved tensor that was modified in place."""
+    which = "" if owner is None else f", which is {owner},"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: [{tname}]{which} is at version {current}; expected "
+        f"version {expected} instead. Hint: enable anomaly detection to find the "
+        "operation that failed to compute its gradient, with "
+        "tensorplay.autograd.set_detect_anomaly(True, check_nan=False).")

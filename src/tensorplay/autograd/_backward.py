@@ -1,0 +1,279 @@
+"""``backward`` and ``grad``: the user's entry points to the engine.
+
+``backward`` accumulates gradients into leaves' ``.grad``; ``grad`` returns
+them without touching ``.grad``.  Both make the seed gradients and the edges
+to start from and to capture at, and run the one engine
+(``tensorplay/_autograd/engine.py``).  ``Tensor.backward`` is attached here.
+"""
+import warnings
+
+import numpy as np
+
+from .. import _creation
+from .._autograd.engine import run_backward
+from .._autograd.grad_mode import state
+from .._tensor import Tensor, _wrap
+from ..ops.shape import stack
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)):
+        return (x,)
+    return tuple(x)
+
+
+def _stochastic_node(t):
+    """Legacy reinforce: the sampling node ``t`` is the output of, if it supports
+    ``reinforce`` (see ``ops/random_ops.py``; multinomial indices keep theirs
+    out of sight in ``__dict__``)."""
+    fn = t._grad_fn
+    if fn is None:
+        fn = t.__dict__.get("_stochastic")
+        if fn is None:
+            return None
+    return fn if fn.stochastic else None
+
+
+def _edge_of(t, i, what="tensors"):
+    edge = getattr(t, "_gradient_edge", None)
+    if edge is not None:
+        return edge()
+    if not t._rg:
+        node = _stochastic_node(t)
+        if node is not None:        # legacy: backward from a reinforced multinomial sample
+            return (node, 0)
+        raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+    return t._edge()
+
+
+_ONE_0D = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}   # the usual seed
+
+
+def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
+    seeds = []
+    for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
+        if not isinstance(o, Tensor):
+            raise TypeError(f"outputs must be Tensors, got {type(o).__name__}")
+        if g is None:
+            if _stochastic_node(o) is not None:
+                # legacy: ``sample.backward()`` after ``sample.reinforce(reward)``; the
+                # reward, not this seed, is what the sampling node differentiates
+                if _stochastic_node(o).reward is None:
+                    raise RuntimeError("differentiating stochastic functions requires providing "
+                                       "a reward")
+                seeds.append(_creation.zeros_like(o))
+                continue
+            if o._rg:
+                if o._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if o._data.dtype.kind == "c":
+                    raise RuntimeError("grad can be implicitly created only for real scalar outputs "
+                                       f"but got {o.dtype}")
+            d = o._data
+            seeds.append(_wrap(_ONE_0D[d.dtype].copy() if d.ndim == 0 and d.dtype in _ONE_0D
+                               else np.ones(d.shape, d.dtype)))
+            continue
+        if not isinstance(g, Tensor):
+            if isinstance(g, (int, float, complex)):
+                g = _creation.full_like(o, g)
+            else:
+                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if (g.shape[1:] if is_grads_batched else g.shape) != o.shape:
+            if is_grads_batched:
+                raise RuntimeError(f"If `is_grads_batched=True`, we interpret the first dimension "
+                                   f"of each grad_output as the batch dimension. The sizes of the "
+                                   f"remaining dimensions are expected to match the shape of "
+                                   f"corresponding output, but a mismatch was detected: "
+                                   f"grad_output[{i}] has a shape of {g.shape} and output[{i}] has "
+                                   f"a shape of {o.shape}. If you only want some tensors in "
+                                   f"`grad_output` to be considered batched, consider using vmap.")
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                               f"output[{i}] has a shape of {o.shape}.")
+        if g.is_complex() != o.is_complex():
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to "
+                               f"have the same dtype. Mismatch in dtype: grad_output[{i}] has a dtype "
+                               f"of {g.dtype} and output[{i}] has a dtype of {o.dtype}.")
+        if g.dtype != o.dtype:
+            g = g.to(o.dtype)
+        seeds.append(g)
+    return seeds
+
+
+def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=False,
+             grad_variables=None, inputs=None, retain_variables=None, variables=None):
+    """Sum the gradients of ``tensors`` w.r.t. the graph leaves into their ``.grad``.
+
+    ``grad_tensors`` is the "vector" of the vector-Jacobian product (needed for
+    non-scalar outputs).  ``retain_graph`` keeps saved tensors for another
+    backward (default: ``create_graph``).  ``create_graph`` records the
+    backward itself so that it can be differentiated again.  ``inputs``
+    restricts accumulation to those tensors (non-leaves accumulate into their
+    own ``.grad``).
+
+        >>> x = tensorplay.tensor([1., 2.], requires_grad=True)
+        >>> tensorplay.autograd.backward((x * x).sum())
+        >>> x.grad
+        tensor([2., 4.])
+    """
+    if variables is not None:           # legacy name of ``tensors`` (PyTorch <= 0.3)
+        warnings.warn("'variables' is deprecated. Use 'tensors' instead.", FutureWarning,
+                      stacklevel=2)
+        if tensors is not None:
+            raise RuntimeError("'tensors' and 'variables' (deprecated) arguments both passed to "
+                               "backward(). Please only use 'tensors'.")
+        tensors = variables
+    if tensors is None:
+        raise TypeError("backward() missing required argument 'tensors'")
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning,
+                      stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
+    if retain_variables is not None:
+        warnings.warn("'retain_variables' is deprecated. Use 'retain_graph' instead.", FutureWarning,
+                      stacklevel=2)
+        if retain_graph is None:
+            retain_graph = retain_variables
+    if inputs is not None and len(_as_tuple(inputs)) == 0:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    tensors = _as_tuple(tensors)
+    if not tensors:
+        raise RuntimeError("backward() expects at least one tensor")
+    grad_tensors = _as_tuple(grad_tensors)
+    seeds = _make_seeds(tensors, grad_tensors)
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = [_edge_of(t, i) for i, t in enumerate(tensors)]
+    if create_graph and inputs is None:
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the "
+            "parameter and its gradient which can cause a memory leak. We recommend using "
+            "autograd.grad when creating the graph to avoid this. If you have to use this "
+            "function, make sure to reset the .grad fields of your parameters to None after use "
+            "to break the cycle and avoid the leak.", UserWarning, stacklevel=3)
+    if inputs is None:
+        run_backward(roots, seeds, retain_graph, create_graph)
+        return
+    inputs = _as_tuple(inputs)
+    for t in inputs:
+        # as in PyTorch: a non-leaf input gets its .grad through retain_grad (the
+        # hook fills it during the pass), a leaf through its accumulator below
+        if isinstance(t, Tensor):
+            t.retain_grad()
+    targets = [_input_edge(t) for t in inputs]
+    got = run_backward(roots, seeds, retain_graph, create_graph, targets)
+    prev = state.enabled
+    state.enabled = create_graph
+    try:
+        done = set()
+        for t, g in zip(inputs, got):
+            var = getattr(t, "_variable", t)         # a GradientEdge names its tensor
+            if g is not None and not var.retains_grad and id(var) not in done:
+                done.add(id(var))
+                var._accumulate_grad(g, create_graph)
+    finally:
+        state.enabled = prev
+
+
+def _input_edge(t):
+    edge = getattr(t, "_gradient_edge", None)
+    if edge is not None:
+        return edge()
+    if not t._rg:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return t._edge()
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """Return the sum of gradients of ``outputs`` w.r.t. each of ``inputs``;
+    ``.grad`` is not touched.
+
+        >>> x = tensorplay.tensor(3., requires_grad=True)
+        >>> g, = tensorplay.autograd.grad(x ** 3, x, create_graph=True)
+        >>> g
+        tensor(27., grad_fn=<MulBackward0>)
+        >>> tensorplay.autograd.grad(g, x)
+        (tensor(18.),)
+    """
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). "
+                      "To accumulate gradient for other parts of the graph, please use "
+                      "torch.autograd.backward.", FutureWarning)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outputs = _as_tuple(outputs)
+    single = not isinstance(inputs, (list, tuple))
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    seeds = _make_seeds(outputs, _as_tuple(grad_outputs), is_grads_batched)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
+    roots = [_edge_of(o, i) for i, o in enumerate(outputs)]
+    targets = [_input_edge(t) for t in inputs]
+    got = run_backward(roots, seeds, retain_graph, create_graph, targets)
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, got)):
+        if g is None:
+            if materialize_grads:
+                g = _creation.zeros_like(getattr(t, "_variable", t))
+            elif not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
+        result.append(g)
+    del single
+    return tuple(result)
+
+
+def _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad(..., is_grads_batched=True)``: one vector-Jacobian product per row of
+    the seeds (a loop; a vmap would batch it), stacked."""
+    sizes = {g.shape[0] for g in seeds if g.dim() > 0}
+    if len(sizes) != 1:
+        raise RuntimeError("If `is_grads_batched=True`, every grad_output needs the same batch size")
+    n = sizes.pop()
+    rows = [grad(outputs, inputs, [g[b] for g in seeds],
+                 retain_graph=True if b < n - 1 else retain_graph, create_graph=create_graph,
+                 allow_unused=True) for b in range(n)]
+    result = []
+    for k, t in enumerate(inputs):
+        col = [r[k] for r in rows]
+        if all(c is None for c in col):
+            if materialize_grads:
+                result.append(_creation.zeros((n,) + tuple(t.shape), dtype=t.dtype))
+            elif not allow_unused:
+                raise RuntimeError("One of the differentiated Tensors appears to not have been used "
+                                   "in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
+            else:
+                result.append(None)
+            continue
+        result.append(stack([_creation.zeros_like(t) if c is None else c for c in col]))
+    return tuple(result)
+
+
+def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None, **kw):
+    """``tensor.backward(...)`` is ``autograd.backward(tensor, ...)``."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs, **kw)
+
+
+# made here, above the ops, as the op methods are made by tensorplay.ops
+_tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
+Tensor.backward = _tensor_backward
