@@ -32,6 +32,17 @@ def _diff_inputs(op, args):
     return [i for i in range(op.n_in) if isinstance(args[i], tp.Tensor) and op.vjp[i] is not None]
 
 
+def _setup(name):
+    """The op, fresh arguments, the differentiable inputs and a random direction for each."""
+    op = REGISTRY[name]
+    args = PATTERNS[name][1]()
+    idx = _diff_inputs(op, args)
+    direction = [None] * op.n_in
+    for i in idx:
+        direction[i] = tp.tensor(RNG.standard_normal(args[i].shape))
+    return op, args, idx, direction
+
+
 @pytest.mark.parametrize("name", PATTERNS)
 def test_pattern_entry_has_its_family_and_rules(name):
     op = REGISTRY[name]
@@ -43,12 +54,7 @@ def test_pattern_entry_has_its_family_and_rules(name):
 
 @pytest.mark.parametrize("name", PATTERNS)
 def test_jvp_matches_finite_differences(name):
-    op = REGISTRY[name]
-    args = PATTERNS[name][1]()
-    idx = _diff_inputs(op, args)
-    tangents = [None] * op.n_in
-    for i in idx:
-        tangents[i] = tp.tensor(RNG.standard_normal(args[i].shape))
+    op, args, idx, tangents = _setup(name)
     result = dispatch(op, args)
     jv = op.jvp(op, args, tangents, result)
     eps = 1e-6
@@ -65,12 +71,7 @@ def test_jvp_matches_finite_differences(name):
 @pytest.mark.parametrize("name", PATTERNS)
 def test_jvp_agrees_with_vjp(name):
     """<J v, u> = <v, J^T u>: the forward rule and the entry's derivatives describe one Jacobian."""
-    op = REGISTRY[name]
-    args = PATTERNS[name][1]()
-    idx = _diff_inputs(op, args)
-    v = [None] * op.n_in
-    for i in idx:
-        v[i] = tp.tensor(RNG.standard_normal(args[i].shape))
+    op, args, idx, v = _setup(name)
     leaves = list(args)
     for i in idx:
         leaves[i] = args[i].clone().requires_grad_()
