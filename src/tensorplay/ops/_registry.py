@@ -66,7 +66,8 @@ class Op:
         self._derivatives(derivatives or {}, frozenset(meta))
         self.differentiable = differentiable and (
             self.vjp is not None if self.joint else any(f is not None for f in self.vjp))
-        self.jvp = jvp if jvp is not None else (family.jvp if family is not None else None)
+        self.jvp = self._forward_rule(jvp) if jvp is not None else (
+            family.jvp if family is not None else None)
         self.batch = batch if batch is not None else (family.batch if family is not None else None)
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
@@ -149,6 +150,38 @@ class Op:
         self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
                            + (1 if -1 in u else 0) for u in uses)
         self.keep_args = any(_PARAM in u for u in uses)
+
+    def _forward_rule(self, f):
+        """An entry's own jvp, written as in derivatives.yaml: its parameters name
+        the tangents of inputs (``x_t``), ``result`` and the op's parameters, and
+        it returns the output's tangent.  (A rule taking ``(op, args, tangents,
+        result)``, like the families' rules, is used as it is.)"""
+        names = list(inspect.signature(f).parameters)
+        if names[:1] == ["op"]:
+            return f
+        inputs = self.names[:self.n_in]
+        get = []
+        for n in names:
+            if n.endswith("_t") and n[:-2] in inputs:
+                get.append((True, inputs.index(n[:-2])))
+            elif n == "result" or n in self.names:
+                get.append((False, -1 if n == "result" else self.names.index(n)))
+            else:
+                raise TypeError(f"{self.name}: the jvp reads {n!r}, which is neither a tangent "
+                                f"(<input>_t), 'result' nor a parameter of the op")
+
+        def rule(op, args, tangents, result):
+            vals = []
+            for is_tangent, i in get:
+                if is_tangent:
+                    t = tangents[i]
+                    vals.append(t if t is not None else args[i].new_zeros(args[i].shape))
+                else:
+                    vals.append(result if i == -1 else args[i] if i < len(args) else
+                                self.defaults[i])
+            return f(*vals)
+        rule.__wrapped__ = f
+        return rule
 
     def _reads(self, f):
         """The names a derivative reads: its parameters after the gradient."""

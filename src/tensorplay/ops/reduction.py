@@ -648,7 +648,9 @@ def _log_softmax_vjp(g, result, dim):
 
 
 _softmax = _defop("softmax", _softmax_k, {"x": _softmax_vjp}, node_name="SoftmaxBackward0",
-                  family=ALONG_DIM, dims=("dim",))
+                  family=ALONG_DIM, dims=("dim",),
+                  # J = diag(y) - y y^T is symmetric: the tangent maps as the gradient does
+                  jvp=lambda x_t, result, dim: _softmax_vjp(x_t, result, dim))
 _log_softmax = _defop("log_softmax", _log_softmax_k, {"x": _log_softmax_vjp},
                       node_name="LogSoftmaxBackward0", family=ALONG_DIM, dims=("dim",))
 
