@@ -19,6 +19,7 @@ import weakref
 import numpy as np
 
 from .. import _dtype as D
+from .._compat import kernel_signature
 from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad
 from ..autograd.engine import FREED_MSG
 from ..autograd.graph import Node
@@ -44,7 +45,7 @@ class Op:
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
         self.differentiable = differentiable and vjp is not None
         self.joint = joint
-        sig = inspect.signature(kernel)
+        sig = kernel_signature(kernel)
         self.params = [p for p in sig.parameters.values()
                        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
         self.names = [p.name for p in self.params]
