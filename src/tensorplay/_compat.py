@@ -3,6 +3,9 @@
 - ``inspect.signature(ufunc)`` works from NumPy 2.1 on; before, it raises
   ValueError.  ``kernel_signature`` gives older NumPy's ufuncs the signature
   newer NumPy reports, so an op's parameters are the same on every version.
+- Assigning ``ndarray.shape`` is deprecated from NumPy 2.5; its replacement,
+  ``reshape(..., copy=False)``, exists from NumPy 2.1.  ``view_shape`` uses
+  whichever the installed NumPy has: both give a view or fail, never copy.
 """
 import inspect
 
@@ -33,3 +36,26 @@ def kernel_signature(kernel):
         if isinstance(kernel, np.ufunc):
             return _ufunc_signature(kernel)
         raise
+
+
+def _reshape_takes_copy():
+    try:
+        np.empty(0).reshape((0,), copy=False)
+    except TypeError:
+        return False
+    return True
+
+
+if _reshape_takes_copy():
+    def view_shape(x, shape):
+        """A view of ``x`` with ``shape``; ValueError if that needs a copy."""
+        return x.reshape(shape, copy=False)
+else:                                        # NumPy < 2.1, where setting .shape is not deprecated
+    def view_shape(x, shape):
+        """A view of ``x`` with ``shape``; ValueError if that needs a copy."""
+        v = x.view()
+        try:
+            v.shape = shape
+        except AttributeError as e:          # "Incompatible shape for in-place modification..."
+            raise ValueError(str(e)) from None
+        return v

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .. import _dtype as D
+from .._compat import view_shape
 from .._tensor import Tensor, _expandable
 from ._registry import defop
 from ._util import dims_arg, size_arg
@@ -165,14 +166,12 @@ def _view_k(x, *shape):
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
         raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
     new = _infer_shape(size_arg(shape), x.size)
-    v = x.view()
     try:
-        v.shape = new
-    except AttributeError:
+        return view_shape(x, new)
+    except ValueError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.") from None
-    return v
 
 
 
