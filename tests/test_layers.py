@@ -17,8 +17,8 @@ PKG = "tensorplay"
 # holding it ("tensorplay" names only the package's own __init__).
 LAYERS = [
     ("autograd core", ["tensorplay._autograd"]),
-    ("Tensor", ["tensorplay._dtype", "tensorplay._tensor", "tensorplay._print",
-                "tensorplay._random", "tensorplay._creation"]),
+    ("Tensor", ["tensorplay._compat", "tensorplay._dtype", "tensorplay._tensor",
+                "tensorplay._print", "tensorplay._random", "tensorplay._creation"]),
     ("op registry", ["tensorplay.ops"]),
     ("autograd API", ["tensorplay.autograd"]),
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay"]),
@@ -29,7 +29,9 @@ LAYERS = [
 THIRD_PARTY = {
     "autograd core": set(),
     "Tensor": {"numpy", "ml_dtypes"},
-    "op registry": {"numpy", "ml_dtypes", "scipy"},          # scipy: optional (special functions)
+    # scipy: optional (special functions); mpmath: only _special._regen, a maintenance
+    # tool that recomputes erfinv's coefficients, never called at run time
+    "op registry": {"numpy", "ml_dtypes", "scipy", "mpmath"},
     "autograd API": {"numpy", "ml_dtypes", "graphviz"},      # graphviz: optional (render)
     "public API": {"numpy", "ml_dtypes"},
 }

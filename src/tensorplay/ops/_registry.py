@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .. import _dtype as D
+from .._compat import kernel_signature
 from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad
 from .._autograd.engine import FREED_MSG
 from .._autograd.graph import Node
@@ -83,7 +84,7 @@ class Op:
             params = [P(a, P.POSITIONAL_OR_KEYWORD) for a in args]
             self.varargs, self.star = False, None
         else:
-            sig = inspect.signature(kernel)
+            sig = kernel_signature(kernel)
             params = [p for p in sig.parameters.values()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
             star = [p.name for p in sig.parameters.values() if p.kind == p.VAR_POSITIONAL]

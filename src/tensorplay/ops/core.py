@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
+from .._compat import view_shape
 from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import Size, _wrap_dim, device
@@ -169,14 +170,12 @@ def _view_k(x, *shape):
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
         raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
     new = _infer_shape(size_arg(shape), x.size)
-    v = x.view()
     try:
-        v.shape = new
-    except AttributeError:
+        return view_shape(x, new)
+    except ValueError:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.") from None
-    return v
 
 
 

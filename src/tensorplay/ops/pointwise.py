@@ -26,18 +26,10 @@ _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np
 _FAST_REAL = frozenset(np.dtype(t) for t in (np.float32, np.float64))
 LN2, LN10 = math.log(2.0), math.log(10.0)
 
-try:                                   # optional: SciPy's vectorised erf
+try:                                   # optional: SciPy's erf, erfc, erfinv (faster)
     from scipy.special import erf as _erf, erfc as _erfc, erfinv as _erfinv
-except ImportError:                    # exact but slower: the C library's erf per element
-    _erf_u = np.frompyfunc(math.erf, 1, 1)
-    _erfc_u = np.frompyfunc(math.erfc, 1, 1)
-
-    def _erf(x):
-        return _erf_u(x).astype(x.dtype)
-
-    def _erfc(x):
-        return _erfc_u(x).astype(x.dtype)
-    _erfinv = None
+except ImportError:                    # NumPy-only kernels (ops/_special.py)
+    from ._special import erf as _erf, erfc as _erfc, erfinv as _erfinv
 
 
 def conj(x):
@@ -493,11 +485,9 @@ erf = unary("erf", lambda x: _erf(x), {"x": lambda g, x: g * (_2_SQRTPI * (-x * 
             family=ELEMENTWISE)
 erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-x * x).exp())},
              family=ELEMENTWISE)
-if _erfinv is not None:
-    erfinv = unary("erfinv", _erfinv,
-                   {"x": lambda g, result:
-                    g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
-                   family=ELEMENTWISE)
+erfinv = unary("erfinv", _erfinv,
+               {"x": lambda g, result: g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
+               family=ELEMENTWISE)
 
 _zero_vjp = lambda g: _zl(g)   # noqa: E731  piecewise-constant ops
 floor = unary("floor", np.floor, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
