@@ -24,8 +24,11 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from ._families import BILINEAR, LINALG, OTHER
-from ._registry import OpNode, defop, dispatch
+from ._registry import OpNode, defop, dispatch, public
 from .pointwise import conj
+
+__all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm",
+           "einsum", "tensordot", "inner"]
 
 # ---------------------------------------------------------------- argument checks
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
@@ -82,6 +85,7 @@ _mm = defop("mm", lambda x, y: np.matmul(x, y),
             n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_matmul_batch)
 
 
+@public()
 def mm(input, mat2):
     _tensor_arg("mm", "input", 1, input)
     _tensor_arg("mm", "mat2", 2, mat2)
@@ -112,6 +116,7 @@ def _bmm_checks(batch1, batch2):
                            f"but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
 
 
+@public()
 def bmm(input, mat2):
     _tensor_arg("bmm", "input", 1, input)
     _tensor_arg("bmm", "mat2", 2, mat2)
@@ -126,6 +131,7 @@ _mv = defop("mv", lambda x, v: np.matmul(x, v),
             n_in=2, node_name="MvBackward0", family=BILINEAR)
 
 
+@public()
 def mv(input, vec):
     _tensor_arg("mv", "input", 1, input)
     _tensor_arg("mv", "vec", 2, vec)
@@ -161,6 +167,7 @@ _dot = defop("dot", _dot_k, {"x": lambda g, y: g * conj(y), "y": lambda g, x: g 
              n_in=2, node_name="DotBackward0", family=BILINEAR)
 
 
+@public()
 def dot(input, tensor):
     _tensor_arg("dot", "input", 1, input)
     _tensor_arg("dot", "tensor", 2, tensor)
@@ -178,6 +185,7 @@ _vdot = defop("vdot", _vdot_k, {"x": lambda g, y: conj(g) * y, "y": lambda g, x:
               n_in=2, node_name="VdotBackward0", family=BILINEAR)
 
 
+@public()
 def vdot(input, other):
     _tensor_arg("vdot", "input", 1, input)
     _tensor_arg("vdot", "other", 2, other)
@@ -186,6 +194,7 @@ def vdot(input, other):
 
 
 # ---------------------------------------------------------------- outer / ger / kron
+@public()
 def outer(input, vec2):
     """Outer product: a broadcast ``mul`` (as in PyTorch, the node is ``MulBackward0``)."""
     _tensor_arg("outer", "input", 1, input)
@@ -197,6 +206,7 @@ def outer(input, vec2):
     return input.unsqueeze(1) * vec2
 
 
+@public()
 def ger(input, vec2):
     return outer(input, vec2)
 
@@ -204,6 +214,7 @@ def ger(input, vec2):
 from .core import _unsafe_view  # noqa: E402  (PyTorch's name for a reshape that copied)
 
 
+@public()
 def kron(input, other):
     """Kronecker product, as a broadcast ``mul`` of interleaved reshapes (the last
     reshape is PyTorch's ``_unsafe_view``, so the node is ``UnsafeViewBackward0``)."""
@@ -272,6 +283,7 @@ _addmm = defop("addmm", _addmm_k,
                n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER)
 
 
+@public(inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for i, (nm, v) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
         _tensor_arg("addmm", nm, i + 1, v)
@@ -297,6 +309,7 @@ _baddbmm = defop("baddbmm", _addmm_k,
                  n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER)
 
 
+@public(inplace=True)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     for i, (nm, v) in enumerate((("input", input), ("batch1", batch1), ("batch2", batch2))):
         _tensor_arg("baddbmm", nm, i + 1, v)
@@ -534,6 +547,7 @@ def _sublist_equation(args):
     return eq, ops
 
 
+@public(method=False)
 def einsum(*args):
     """``einsum(equation, *operands)`` or ``einsum(equation, [operands])``, or the
     sublist form ``einsum(op1, [0, 1], op2, [1, 2], [0, 2])``."""
@@ -592,6 +606,7 @@ def _wrap_dim(d, n):
     return d % n if n else 0
 
 
+@public(method=False)
 def tensordot(a, b, dims=2, out=None):
     _tensor_arg("tensordot", "a", 1, a)
     _tensor_arg("tensordot", "b", 2, b)
@@ -624,6 +639,7 @@ def tensordot(a, b, dims=2, out=None):
     return r
 
 
+@public()
 def inner(input, other):
     _tensor_arg("inner", "input", 1, input)
     _tensor_arg("inner", "other", 2, other)

@@ -13,10 +13,15 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ._families import ELEMENTWISE, REDUCTION, ALONG_DIM, SHAPE, BILINEAR
-from ._registry import defop as _defop
+from ._registry import defop as _defop, public as _public
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
 from .reduction import _return_type, _tname, _restore, _axes
 from .shape import cat
+
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "cummax", "cummin", "isclose",
+           "allclose", "equal", "heaviside", "xlogy", "hypot", "logaddexp", "logit", "deg2rad",
+           "rad2deg", "addcmul", "addcdiv", "nansum", "nanmean", "diff", "cross", "diag_embed",
+           "diag", "repeat_interleave", "unflatten", "rot90", "logcumsumexp"]
 
 
 def _creation():
@@ -137,6 +142,7 @@ _sort_stable = _defop("sort_stable", _sort_k, {"x": _sort_vjp}, meta=("x",), non
                       upcast=False, node_name="SortBackward1", family=ALONG_DIM, dims=("dim",))
 
 
+@_public()
 def sort(input, dim=-1, descending=False, *, stable=None):
     if isinstance(dim, bool):
         raise TypeError("sort() received an invalid combination of arguments")
@@ -145,6 +151,7 @@ def sort(input, dim=-1, descending=False, *, stable=None):
     return _sort_rt(*_sort_stable(input, dim, descending))
 
 
+@_public()
 def argsort(input, dim=-1, descending=False, *, stable=False):
     return _sort(input, dim, descending)[1].detach()
 
@@ -170,6 +177,7 @@ _topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), nondiff_out=(1,),
                node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",))
 
 
+@_public()
 def topk(input, k, dim=-1, largest=True, sorted=True):
     return _topk_rt(*_topk(input, k, dim, largest, sorted))
 
@@ -200,6 +208,7 @@ _kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), n
                    upcast=False, node_name="KthvalueBackward0", family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def kthvalue(input, k, dim=-1, keepdim=False):
     return _kthvalue_rt(*_kthvalue(input, k, dim, keepdim))
 
@@ -256,6 +265,7 @@ _median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=(
                      family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def median(input, dim=None, keepdim=False):
     if dim is None:
         return _median_all(input)
@@ -297,10 +307,11 @@ def _make_cum(name, better):
                 node_name=f"{name.capitalize()}Backward0", family=ALONG_DIM, dims=("dim",))
     rt = _cummax_rt if name == "cummax" else _cummin_rt
 
-    def public(input, dim):
+    @_public()
+    def fn(input, dim):
         return rt(*op(input, dim))
-    public.__name__ = public.__qualname__ = name
-    return public
+    fn.__name__ = fn.__qualname__ = name
+    return fn
 
 
 cummax = _make_cum("cummax", np.greater_equal)
@@ -321,10 +332,12 @@ def _isclose_k(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
 isclose = _defop("isclose", _isclose_k, None, n_in=2, upcast=False, family=ELEMENTWISE)
 
 
+@_public()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
+@_public()
 def equal(input, other):
     """True when both have the same shape and the same elements."""
     for i, t in enumerate((input, other)):
@@ -393,7 +406,7 @@ def _hypot_k(x, y):
 
 hypot = _binary("hypot", _hypot_k, {"x": lambda g, result, x: g * x / result,
                                     "y": lambda g, result, y: g * y / result},
-                family=ELEMENTWISE)
+                family=ELEMENTWISE, inplace=True)
 
 
 def _logaddexp_k(x, y):
@@ -471,6 +484,7 @@ _addcdiv = _defop("addcdiv", _addcdiv_k,
                   n_in=3, promote=True, node_name="AddcdivBackward0", family=ELEMENTWISE)
 
 
+@_public()
 def addcdiv(input, tensor1, tensor2, *, value=1):
     if all(isinstance(t, _Tensor) and t._data.dtype.kind in "biu" for t in (tensor1, tensor2)):
         raise RuntimeError(
@@ -501,12 +515,14 @@ _nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackw
                  family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
     return _nansum(input, dim, keepdim)
 
 
+@_public()
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
@@ -518,6 +534,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # ------------------------------------------------------------------ shape helpers and scans
+@_public()
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """Forward differences of order ``n`` along ``dim`` (composite: slices and sub)."""
     if input.ndim == 0:
@@ -570,6 +587,7 @@ _linalg_cross = _defop("linalg_cross", _cross_k,
                        family=BILINEAR, dims=("dim",))
 
 
+@_public()
 def cross(input, other, dim=None):
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
@@ -615,6 +633,7 @@ diag_embed = _defop("diag_embed", _diag_embed_k,
                     family=SHAPE, dims=("dim1", "dim2"), linear=True)
 
 
+@_public()
 def diag(input, diagonal=0):
     if input.ndim == 1:
         return diag_embed(input, diagonal)
@@ -623,6 +642,7 @@ def diag(input, diagonal=0):
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
 
 
+@_public()
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:                       # repeat_interleave(repeats): the index form
         r = input
@@ -664,6 +684,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return input.index_select(d, idx)
 
 
+@_public()
 def unflatten(input, dim, sizes):
     d = _wrap_dim(dim, input.ndim)
     sizes = [int(s) for s in sizes]
@@ -685,6 +706,7 @@ def unflatten(input, dim, sizes):
     return input.reshape(*(shape[:d] + sizes + shape[d + 1:]))
 
 
+@_public()
 def rot90(input, k=1, dims=(0, 1)):
     dims = list(dims)
     if len(dims) != 2:

@@ -55,7 +55,10 @@ from .._autograd.grad_mode import state
 from .._autograd.graph import Node
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .inplace import apply_inplace as _apply_inplace
+from ._registry import public
 from ._util import size_arg
+
+__all__ = ["bernoulli", "multinomial", "normal"]
 
 REWARD_MSG = "differentiating stochastic functions requires providing a reward"
 
@@ -264,6 +267,7 @@ def _multinomial_score(replacement):
 
 
 # ------------------------------------------------------------------ bernoulli
+@public()
 def bernoulli(input, p=None, *, generator=None, out=None):
     """Draw 0/1 samples: ``P(1) = input`` elementwise, or ``= p`` for every element
     of a tensor shaped like ``input`` when ``p`` (a float) is given."""
@@ -361,6 +365,7 @@ def _bernoulli_(self, p=0.5, *, generator=None):
 
 
 # ------------------------------------------------------------------ multinomial
+@public()
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Draw ``num_samples`` category indices from each row of ``input`` (weights,
     not necessarily normalised): int64 of shape ``(..., num_samples)``."""
@@ -435,6 +440,7 @@ def _float_or_raise(dt):
         raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_scalar_name(dt)}\'')
 
 
+@public(method=False)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, pin_memory=False, requires_grad=False):
     """Samples of N(mean, std**2); ``mean`` and ``std`` are tensors (broadcast

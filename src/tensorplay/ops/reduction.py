@@ -26,9 +26,13 @@ from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE
-from ._registry import defop as _defop
+from ._registry import defop as _defop, public as _public
 from ._util import dims_arg as _dims_arg
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
+
+__all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
+           "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
+           "softmax", "log_softmax"]
 
 _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16",
                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
@@ -194,6 +198,7 @@ _prod_dim = _defop("prod_dim", _prod_dim_k, {"x": _prod_dim_vjp}, node_name="Pro
                    family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     input = _with_dtype(input, dtype)
     if dim is None:
@@ -247,7 +252,8 @@ def _make_minmax(name, npred, nparg, binary, values_name):
                      family=REDUCTION, dims=("dim",))
     rt = _max_rt if name == "max" else _min_rt
 
-    def public(input, dim=None, keepdim=False, *, other=None):
+    @_public()
+    def fn(input, dim=None, keepdim=False, *, other=None):
         if other is not None:
             if dim is not None:
                 raise TypeError(f"{name}() received an invalid combination of arguments")
@@ -265,11 +271,11 @@ def _make_minmax(name, npred, nparg, binary, values_name):
                             f"({type(dim).__name__}), but expected one of:\n * ()\n * (Tensor other)\n"
                             f" * (int dim, bool keepdim = False)")
         return rt(*withdim(input, dim, keepdim))
-    public.__name__ = public.__qualname__ = name
-    public.__doc__ = (f"``{name}(input)``: the {values_name} of all elements; ``{name}(input, dim, "
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}(input)``: the {values_name} of all elements; ``{name}(input, dim, "
                       f"keepdim=False)``: ``(values, indices)``; ``{name}(input, other)``: "
                       f"``{binary.__name__}``.")
-    return public
+    return fn
 
 
 max = _make_minmax("max", np.max, np.argmax, _maximum, "largest")       # noqa: A001
@@ -327,6 +333,7 @@ _aminmax = _defop("aminmax", _aminmax_k, {"x": _aminmax_vjp}, node_name="Aminmax
                   family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def aminmax(input, *, dim=None, keepdim=False):
     return _aminmax_rt(*_aminmax(input, dim=dim, keepdim=keepdim))
 
@@ -413,21 +420,25 @@ def _correction(dim, unbiased, correction, name):
     return dim, correction
 
 
+@_public()
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "var")
     return _var(input, dim, c, keepdim)
 
 
+@_public()
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std")
     return _std(input, dim, c, keepdim)
 
 
+@_public(method=False)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "var_mean")
     return _var(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
 
+@_public(method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std_mean")
     return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
@@ -479,6 +490,7 @@ _vector_norm = _defop("linalg_vector_norm", _vnorm_k, {"x": _vnorm_vjp},
                       node_name="LinalgVectorNormBackward0", family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """``torch.norm``: vector p-norms over ``dim`` (all elements by default);
     ``'fro'`` is the 2-norm over the given (at most two) dims."""
@@ -549,6 +561,7 @@ _cumsum = _defop("cumsum", _cumsum_k, {"x": _cumsum_vjp}, meta=("x",), node_name
                  family=ALONG_DIM, dims=("dim",), linear=True)
 
 
+@_public(inplace=True)
 def cumsum(input, dim, *, dtype=None):
     return _cumsum(_with_dtype(input, dtype), dim)
 
@@ -592,6 +605,7 @@ _cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="Cumprod
                   family=ALONG_DIM, dims=("dim",))
 
 
+@_public(inplace=True)
 def cumprod(input, dim, *, dtype=None):
     return _cumprod(_with_dtype(input, dtype), dim)
 
@@ -663,6 +677,7 @@ def _softmax_args(name, input, dim, dtype, stacklevel):
     return _with_dtype(input, dtype), dim
 
 
+@_public()
 def softmax(input, dim=None, dtype=None):
     """``tensorplay.softmax`` / ``Tensor.softmax``: ``dim`` is required, as in
     PyTorch (``nn.functional.softmax`` is the one that may infer it)."""
@@ -671,6 +686,7 @@ def softmax(input, dim=None, dtype=None):
     return _softmax(_with_dtype(input, dtype), dim)
 
 
+@_public()
 def log_softmax(input, dim=None, dtype=None):
     if dim is None:
         raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')

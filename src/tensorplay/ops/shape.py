@@ -10,12 +10,18 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap_dim
 from ._families import VIEW, SHAPE
-from ._registry import defop
+from ._registry import defop, public
 from ._util import size_arg
 from .indexing import _slice, _zeros
 
+__all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
+           "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
+           "row_stack", "dstack", "split_with_sizes", "split", "chunk", "tensor_split", "unbind",
+           "narrow", "diagonal", "tril", "triu"]
+
 
 # ----------------------------------------------------------------------------- movedim
+@public()
 def movedim(input, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -75,10 +81,12 @@ _repeat = defop("repeat", _repeat_k, {"x": _repeat_vjp}, meta=("x",), upcast=Fal
                 node_name="RepeatBackward0", family=SHAPE, linear=True)
 
 
+@public()
 def repeat(input, *sizes):
     return _repeat(input, size_arg(sizes))
 
 
+@public()
 def tile(input, dims):
     dims = size_arg((dims,)) if not isinstance(dims, int) else (dims,)
     if len(dims) < input.dim():
@@ -109,6 +117,7 @@ _flip = defop("flip", _flip_k, {"x": lambda g, dims: _flip(g, dims)}, upcast=Fal
               node_name="FlipBackward0", family=SHAPE, dims=("dims",), linear=True)
 
 
+@public()
 def flip(input, *dims):
     """``flip(x, (0, 1))``, and as a method also ``x.flip(0, 1)``."""
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
@@ -116,12 +125,14 @@ def flip(input, *dims):
     return _flip(input, tuple(dims))
 
 
+@public()
 def fliplr(input):
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
+@public()
 def flipud(input):
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -201,6 +212,7 @@ _cat = defop("cat", _cat_k, {"xs": _cat_vjp}, n_in=-1, meta=("xs",), promote=Tru
              upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
+@public(method=False)
 def cat(tensors, dim=0, *, out=None):
     ts = _check_list(tensors, "cat")
     if not ts:
@@ -246,6 +258,7 @@ _stack = defop("stack", _stack_k, {"xs": _stack_vjp}, n_in=-1, meta=("xs",), pro
                upcast=False, node_name="StackBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
+@public(method=False)
 def stack(tensors, dim=0, *, out=None):
     ts = _check_list(tensors, "stack")
     if not ts:
@@ -262,16 +275,19 @@ def stack(tensors, dim=0, *, out=None):
     return r
 
 
+@public(method=False)
 def atleast_1d(input):
     return input.reshape(1) if input.dim() == 0 else input
 
 
+@public(method=False)
 def atleast_2d(input):
     if input.dim() == 0:
         return input.reshape(1, 1)
     return input.unsqueeze(0) if input.dim() == 1 else input
 
 
+@public(method=False)
 def atleast_3d(input):
     if input.dim() == 0:
         return input.reshape(1, 1, 1)
@@ -280,6 +296,7 @@ def atleast_3d(input):
     return input.unsqueeze(-1) if input.dim() == 2 else input
 
 
+@public(method=False)
 def hstack(tensors):
     ts = [atleast_1d(t) for t in _check_list(tensors, "hstack")]
     if not ts:
@@ -287,6 +304,7 @@ def hstack(tensors):
     return cat(ts, 0 if ts[0].dim() == 1 else 1)
 
 
+@public(method=False)
 def vstack(tensors):
     ts = [atleast_2d(t) for t in _check_list(tensors, "vstack")]
     if not ts:
@@ -297,6 +315,7 @@ def vstack(tensors):
 row_stack = vstack
 
 
+@public(method=False)
 def dstack(tensors):
     ts = [atleast_3d(t) for t in _check_list(tensors, "dstack")]
     if not ts:
@@ -359,6 +378,7 @@ split_with_sizes = defop("split_with_sizes", _split_with_sizes_k, {"x": _split_v
                          dims=("dim",), linear=True)
 
 
+@public()
 def split(tensor, split_size_or_sections, dim=0):
     s = split_size_or_sections
     if isinstance(s, (list, tuple)):
@@ -366,6 +386,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split_op(tensor, int(s), dim)
 
 
+@public()
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -378,6 +399,7 @@ def chunk(input, chunks, dim=0):
     return _split_op(input, size, dim)
 
 
+@public()
 def tensor_split(input, indices_or_sections, dim=0):
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
@@ -416,6 +438,7 @@ unbind = defop("unbind", _unbind_k, {"x": _unbind_vjp}, upcast=False, view=True,
 
 
 # ----------------------------------------------------------------------------- narrow / diagonal
+@public()
 def narrow(input, dim, start, length):
     if input.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -499,6 +522,6 @@ def _triu_k(x, diagonal=0):
 
 
 tril = defop("tril", _tril_k, {"x": lambda g, diagonal: tril(g, diagonal)}, upcast=False,
-             meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True)
+             meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True, inplace=True)
 triu = defop("triu", _triu_k, {"x": lambda g, diagonal: triu(g, diagonal)}, upcast=False,
-             meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True)
+             meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True, inplace=True)
