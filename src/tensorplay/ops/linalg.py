@@ -18,17 +18,18 @@ that dimension from the operand, so NumPy never has to broadcast.
 """
 import copy
 import functools
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import BILINEAR, LINALG, OTHER
 from ._registry import OpNode, defop, dispatch, public
 from .pointwise import conj
 
 __all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm",
-           "einsum", "tensordot", "inner"]
+           "einsum", "tensordot", "inner", "cross"]
 
 # ---------------------------------------------------------------- argument checks
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
@@ -653,3 +654,39 @@ def inner(input, other):
 
 from . import core as _core  # noqa: E402
 _core.MATMUL_CASES.update({(2, 2): mm, (2, 1): mv, (1, 1): dot})
+
+
+# ------------------------------------------------------------------ cross product
+def _cross_k(x, y, dim):
+    if x.ndim != y.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, x.ndim)
+    if x.shape[d] != 3 or y.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
+                           f"Got {x.shape[d]} and {y.shape[d]}")
+    x, y = np.broadcast_arrays(x, y)
+    return np.cross(x, y, axis=d)
+
+
+_linalg_cross = defop("linalg_cross", _cross_k,
+                       {"x": lambda g, y, dim: _linalg_cross(conj(y), g, dim),
+                        "y": lambda g, x, dim: _linalg_cross(g, conj(x), dim)},
+                       n_in=2, promote=True, node_name="LinalgCrossBackward0",
+                       family=BILINEAR, dims=("dim",))
+
+
+@public()
+def cross(input, other, dim=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+                      "dim will change to agree with that of linalg.cross in a future release.",
+                      UserWarning, stacklevel=2)
+        if input.ndim != other.ndim:
+            raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dims = [i for i, s in enumerate(shape) if s == 3]
+        if not dims:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = dims[0]
+    return _linalg_cross(input, other, dim)

@@ -27,21 +27,14 @@ from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE
 from ._registry import defop as _defop, public as _public
-from ._util import dims_arg as _dims_arg
+from ._util import dims_arg as _dims_arg, _tname
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
+from .shape import cat as _cat
 
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-           "softmax", "log_softmax"]
+           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp"]
 
-_TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-                "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
-
-
-def _tname(npdt):
-    return _TORCH_NAMES.get(D._FROM_NP[np.dtype(npdt)].name, str(npdt))
 
 
 # ------------------------------------------------------------------ helpers
@@ -702,3 +695,111 @@ def _functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
 def _functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_args("log_softmax", input, dim, dtype, _stacklevel)
     return _log_softmax(input, dim)
+
+
+# ------------------------------------------------------------------ nansum / nanmean
+def _nansum_k(x, dim=None, keepdim=False):
+    if x.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    axes = _axes(dim, x.ndim) if dim is not None else None
+    dt = np.int64 if x.dtype.kind in "biu" else None
+    return np.asarray(np.nansum(x, axis=axes, keepdims=keepdim, dtype=dt))
+
+
+def _nansum_vjp(g, x, dim, keepdim):
+    axes = _axes(dim, x.ndim) if dim is not None else None
+    return _where(x.isnan(), 0.0, _restore(g, x.shape, axes, keepdim).expand(*x.shape))
+
+
+_nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackward0",
+                 family=REDUCTION, dims=("dim",))
+
+
+@_public()
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    return _nansum(input, dim, keepdim)
+
+
+@_public()
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but "
+                           f"got {_tname(input._data.dtype)}")
+    count = (~input.isnan()).sum(dim, keepdim=keepdim) if dim is not None else (~input.isnan()).sum()
+    return nansum(input, dim, keepdim) / count
+
+
+@_public()
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """Forward differences of order ``n`` along ``dim`` (composite: slices and sub)."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    parts = []
+    for p in (prepend, input, append):
+        if p is None:
+            continue
+        if not isinstance(p, _Tensor):
+            p = input.new_tensor(p)
+        if p.ndim == 0:
+            shape = list(input.shape)
+            shape[d] = 1
+            p = p.expand(*shape)
+        elif p.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        parts.append(p)
+    x = parts[0] if len(parts) == 1 else _cat(parts, d)
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        hi, lo = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = hi.logical_xor(lo) if x.dtype.name == "bool" else hi - lo
+    return x
+
+
+def _logcumsumexp_k(x, dim):
+    if x.dtype.kind in "biu":
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_tname(x.dtype)}'")
+    if x.ndim == 0:
+        return x.copy()
+    d = _wrap_dim(dim, x.ndim)
+    if x.dtype.kind == "c":
+        xm = np.moveaxis(x, d, -1)
+        out = np.empty_like(xm)
+        if xm.shape[-1]:
+            cur = xm[..., 0]
+            out[..., 0] = cur
+            with np.errstate(all="ignore"):
+                for i in range(1, xm.shape[-1]):
+                    v = xm[..., i]
+                    m = np.maximum(cur.real, v.real)
+                    m = np.where(np.isinf(m), 0, m)
+                    cur = m + np.log(np.exp(cur - m) + np.exp(v - m))
+                    out[..., i] = cur
+        return np.moveaxis(out, -1, d)
+    with np.errstate(all="ignore"):
+        return np.logaddexp.accumulate(x, axis=d)
+
+
+def _logcumsumexp_vjp(g, result, x, dim):
+    """grad_i = sum_{j >= i} g_j * conj(exp(x_i - out_j)), built from the (n, n) table of
+    exponents (all <= 0 where used), so it is stable and differentiable again."""
+    if x.ndim == 0:
+        return g
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    xm, om, gm = x.transpose(d, -1), result.transpose(d, -1), g.transpose(d, -1)
+    upper = _wrap(np.triu(np.ones((n, n), dtype=bool)))          # [i, j]: j >= i
+    e = _where(upper, xm.unsqueeze(-1) - om.unsqueeze(-2), -float("inf")).exp()
+    return (gm.unsqueeze(-2) * _conj(e)).sum(-1).transpose(d, -1)
+
+
+logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, {"x": _logcumsumexp_vjp},
+                      node_name="LogcumsumexpBackward0", family=ALONG_DIM, dims=("dim",))

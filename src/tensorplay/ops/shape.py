@@ -8,16 +8,17 @@ return tuples of views of their input; ``cat``/``stack`` are variadic ops
 """
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import VIEW, SHAPE
 from ._registry import defop, public
-from ._util import size_arg
+from ._util import size_arg, _tname
 from .indexing import _slice, _zeros
 
 __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
            "row_stack", "dstack", "split_with_sizes", "split", "chunk", "tensor_split", "unbind",
-           "narrow", "diagonal", "tril", "triu"]
+           "narrow", "diagonal", "tril", "triu", "diag", "diag_embed", "repeat_interleave",
+           "unflatten", "rot90"]
 
 
 # ----------------------------------------------------------------------------- movedim
@@ -525,3 +526,126 @@ tril = defop("tril", _tril_k, {"x": lambda g, diagonal: tril(g, diagonal)}, upca
              meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True, inplace=True)
 triu = defop("triu", _triu_k, {"x": lambda g, diagonal: triu(g, diagonal)}, upcast=False,
              meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True, inplace=True)
+
+
+# ------------------------------------------------------------------ diagonals, repeats, rotation
+def _diag_embed_k(x, offset=0, dim1=-2, dim2=-1):
+    nd = x.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
+    batch = x.shape[:-1]
+    out = np.zeros(batch + (n, n), x.dtype)
+    m = x.shape[-1] if x.ndim else 1
+    i = np.arange(m)
+    r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
+    out[..., r, c] = x
+    # out is (..., n, n) with the diagonal in the last two dims: move them to d1, d2
+    src = list(range(len(batch))) + [nd - 2, nd - 1]
+    rest = [k for k in range(nd) if k not in (d1, d2)]
+    perm = [0] * nd
+    for k, a in zip(rest, range(len(batch))):
+        perm[k] = a
+    perm[d1], perm[d2] = nd - 2, nd - 1
+    del src
+    return np.ascontiguousarray(np.transpose(out, perm))
+
+
+diag_embed = defop("diag_embed", _diag_embed_k,
+                    {"x": lambda g, offset, dim1, dim2: g.diagonal(offset, dim1, dim2)},
+                    meta=("x",), upcast=False, node_name="DiagEmbedBackward0",
+                    family=SHAPE, dims=("dim1", "dim2"), linear=True)
+
+
+@public()
+def diag(input, diagonal=0):
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return input.diagonal(diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+@public()
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:                       # repeat_interleave(repeats): the index form
+        r = input
+        if r.ndim != 1 and r.ndim != 0:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if r._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{_tname(r._data.dtype)}'")
+        rd = r._data.reshape(-1)
+        if (rd < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return _wrap(np.repeat(np.arange(rd.size, dtype=np.int64), rd))
+    if dim is None:
+        input, d = input.reshape(-1), 0
+    else:
+        d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{_tname(repeats._data.dtype)}'")
+        rd = repeats._data.reshape(-1)
+        if rd.size == 1:
+            rd = np.repeat(rd, n)
+        elif rd.size != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {rd.size} and input.size({d}) = {n}")
+        if (rd < 0).any():
+            raise RuntimeError("repeats can not be negative")
+    else:
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        rd = np.full(n, int(repeats))
+    idx = _wrap(np.repeat(np.arange(n, dtype=np.int64), rd))
+    if input.ndim == 0:
+        input = input.reshape(1)
+    return input.index_select(d, idx)
+
+
+@public()
+def unflatten(input, dim, sizes):
+    d = _wrap_dim(dim, input.ndim)
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    n = input.shape[d]
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                               f"dim {dim} ({n}) in the input tensor")
+        sizes[sizes.index(-1)] = n // known
+    elif known != n:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                           f"dim {dim} ({n}) in the input tensor")
+    shape = list(input.shape)
+    return input.reshape(*(shape[:d] + sizes + shape[d + 1:]))
+
+
+@public()
+def rot90(input, k=1, dims=(0, 1)):
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip((d0, d1))
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()
