@@ -13,7 +13,6 @@ tensors that the gradients it will compute need.  Inputs named in ``meta=``
 are needed only for their shape/dtype: a ``TensorMeta`` stands in for them.
 """
 import inspect
-import types
 import weakref
 
 import numpy as np
@@ -270,8 +269,9 @@ class Spelling:
     it: a forward one (``__mul__``) to the function's ``.fast`` (or the
     function), a reflected one (``__rmul__``) to ``.rfast`` (or the function
     with its arguments swapped), an in-place one (``__imul__``) to the in-place
-    form of ``.fast``.  ``<name>`` is each name a module binds the function to
-    (so an alias is spelled like its original); ops/__init__.py reads these.
+    form of ``.fast``.  ``<name>`` is each name a module binds the function to,
+    so an alias (``absolute = abs``) is spelled like its original; operators
+    are bound once, under the first name.  ops/__init__.py reads these.
     """
     __slots__ = ("method", "inplace", "operators")
 
@@ -295,19 +295,6 @@ def spell(fn, *, method=True, inplace=False, operators=()):
     """``public`` for a function object made elsewhere; returns ``fn``."""
     return public(method=method, inplace=inplace, operators=operators)(fn)
 
-
-def alias(fn, name, *, method=None, inplace=None):
-    """A second name for ``fn`` whose spellings differ from the original's
-    (``fn``'s facts are shared, so an alias with the same facts is just
-    ``b = a``): a copy of the function object, same code, its own facts."""
-    new = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
-    new.__kwdefaults__ = fn.__kwdefaults__
-    new.__dict__.update(fn.__dict__)
-    new.__qualname__ = name
-    s = fn.spelling
-    new.spelling = Spelling(s.method if method is None else method,
-                            s.inplace if inplace is None else inplace, s.operators)
-    return new
 
 _MISSING = object()
 _VARARGS = 40           # a derivative reads ``*size``: every position from n_pos on

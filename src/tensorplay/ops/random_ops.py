@@ -359,7 +359,8 @@ def _expand_check(shape, to):
                                f"Target sizes: {list(to)}.  Tensor sizes: {list(shape)}")
 
 
-def _bernoulli_(self, p=0.5, *, generator=None):
+@public()
+def bernoulli_(self, p=0.5, *, generator=None):
     _apply_inplace(self, _bernoulli_fill, (p, generator), {}, "bernoulli")
     return self
 
@@ -521,7 +522,8 @@ def _fill(name, node_name, make):
     return f
 
 
-def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+@public()
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_or_raise(self._data.dtype)
     _check_std_number(std)
     f = _fill("normal", "NormalBackward0",
@@ -529,7 +531,8 @@ def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _apply_inplace(self, f, (generator,), {}, "normal")
 
 
-def _uniform_(self, *args, generator=None, **kwargs):
+@public()
+def uniform_(self, *args, generator=None, **kwargs):
     lo, hi = _bind(args, kwargs, ("from", "to"), (0.0, 1.0), "uniform_")
     dt = self._data.dtype
     if not _is_float(dt):
@@ -547,7 +550,8 @@ def _uniform_(self, *args, generator=None, **kwargs):
     return _apply_inplace(self, f, (generator,), {}, "uniform")
 
 
-def _exponential_(self, lambd=1.0, *, generator=None):
+@public()
+def exponential_(self, lambd=1.0, *, generator=None):
     dt = self._data.dtype
     if not _is_float(dt) or dt.kind == "c":
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
@@ -565,7 +569,8 @@ _C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "
 _MANTISSA = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
-def _random_(self, *args, generator=None, **kwargs):
+@public()
+def random_(self, *args, generator=None, **kwargs):
     if kwargs.keys() - {"from", "to"} or "from" in kwargs and "to" not in kwargs and not args:
         got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
                                                              for k, v in kwargs.items()])
@@ -650,7 +655,8 @@ def _stochastic_node(t):
     return fn if getattr(fn, "stochastic", False) else None
 
 
-def _reinforce(self, reward):
+@public()
+def reinforce(self, reward):
     """Legacy (PyTorch <= 0.3): register ``reward`` (a tensor of this sample's shape)
     for the stochastic op that produced this tensor.  A later backward that
     reaches the op gives its parameters ``-reward * d log P(sample) / d param``
@@ -682,10 +688,5 @@ def _volatile_set(self, value):
                   UserWarning, stacklevel=2)
 
 
-Tensor.reinforce = _reinforce
+# Variable.volatile, a property rather than an op
 Tensor.volatile = property(_volatile_get, _volatile_set)
-Tensor.bernoulli_ = _bernoulli_
-Tensor.normal_ = _normal_
-Tensor.uniform_ = _uniform_
-Tensor.exponential_ = _exponential_
-Tensor.random_ = _random_
