@@ -1,4 +1,5 @@
-"""API and error checks for ops/more.py, run on tensorplay and torch alike."""
+"""API and error checks for sorting, new_*, pointwise extras, nan-reductions and the shape
+helpers (ops/sorting.py, factories.py, pointwise_more.py, ...), on tensorplay and torch alike."""
 import pytest
 
 from conftest import exact, lst

@@ -39,8 +39,8 @@ cfloat, cdouble = complex64, complex128
 short, int, long = int16, int32, int64   # noqa: A001
 chalf = complex64
 
-globals().update({k: v for k, v in _ops.FUNCTIONS.items() if k not in globals()})
-conj = _ops.pointwise.conj
+# the ops' public functions, as each op module's __all__ lists them
+globals().update({k: getattr(m, k) for m in _ops.MODULES for k in m.__all__ if k not in globals()})
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
@@ -98,3 +98,25 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     if profile is not None:
         _print.PRECISION, _print.THRESHOLD, _print.EDGEITEMS, _print.LINEWIDTH = {
             "default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, 10 ** 9, 3, 80)}[profile]
+
+
+__all__ = [
+    # dtypes and their aliases
+    "dtype", "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
+    "short", "int", "long", "float16", "bfloat16", "float32", "float64", "half", "float", "double",
+    "complex64", "complex128", "cfloat", "cdouble", "chalf",
+    "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
+    # the tensor and its factories
+    "Tensor", "Size", "device", "get_default_device", "tensor", "as_tensor", "from_numpy",
+    "scalar_tensor", "arange", "linspace", "logspace", "eye", "empty", "empty_like", "zeros",
+    "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
+    "randn_like", "randint", "randint_like", "randperm",
+    "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
+    # random state
+    "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
+    "set_rng_state",
+    # grad mode and anomaly detection
+    "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+    "is_inference_mode_enabled", "set_anomaly_enabled", "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+] + [k for k in _ops.EXPORTS if k not in ("bool", "float", "int")]

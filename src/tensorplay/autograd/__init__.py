@@ -18,6 +18,13 @@ from .function import Function, InplaceFunction, NestedIOFunction, once_differen
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
 from . import functional  # noqa: F401
 
+__all__ = ["Function", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable",
+           "backward", "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck",
+           "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled",
+           "is_grad_enabled", "is_inference_mode_enabled", "is_multithreading_enabled",
+           "is_view_replay_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
+           "set_grad_enabled", "set_multithreading_enabled"]
+
 
 def is_multithreading_enabled():
     """Backward passes run in the calling thread (no worker threads)."""

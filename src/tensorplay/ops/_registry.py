@@ -48,19 +48,22 @@ class Op:
     by the star parameter's name, that returns a gradient per tensor.
     Parameters listed in ``meta`` are needed only for their shape and dtype:
     a ``TensorMeta`` is saved instead of the tensor.
+
+    ``method``, ``inplace`` and ``operators`` are the op's spellings on Tensor
+    (see ``Spelling``); the function ``defop`` returns carries them.
     """
 
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
-                 node_name=None, method=True, inplace=None, operators=(), out_saved=None):
+                 node_name=None, method=True, inplace=False, operators=(), out_saved=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.kernel_def = kernel        # as written (``kernel`` may wrap it for keyword parameters)
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
-        self.method, self.inplace, self.operators = method, inplace, tuple(operators)
+        self.spelling = Spelling(method, inplace, operators)
         self._signature(kernel, args)
         if derivatives is not None and not isinstance(derivatives, dict):
             raise TypeError(f"{name}: derivatives are a dict from input name to vjp")
@@ -287,6 +290,44 @@ class Op:
 
     def __repr__(self):
         return f"<op {self.name}: " + "; ".join(self.where_defined()) + ">"
+
+
+
+# ------------------------------------------------------------------ spellings
+class Spelling:
+    """How a public function is spelled on Tensor, written where it is defined.
+
+    ``method``: ``Tensor.<name>`` is the function (True unless PyTorch has no
+    such method).  ``inplace``: ``Tensor.<name>_`` exists, made by
+    ``inplace.py`` from the function.  ``operators``: Python operators bound to
+    it: a forward one (``__mul__``) to the function's ``.fast`` (or the
+    function), a reflected one (``__rmul__``) to ``.rfast`` (or the function
+    with its arguments swapped), an in-place one (``__imul__``) to the in-place
+    form of ``.fast``.  ``<name>`` is each name a module binds the function to,
+    so an alias (``absolute = abs``) is spelled like its original; operators
+    are bound once, under the first name.  ops/__init__.py reads these.
+    """
+    __slots__ = ("method", "inplace", "operators")
+
+    def __init__(self, method=True, inplace=False, operators=()):
+        self.method, self.inplace, self.operators = bool(method), bool(inplace), tuple(operators)
+
+    def __repr__(self):
+        return f"Spelling(method={self.method}, inplace={self.inplace}, operators={self.operators})"
+
+
+def public(*, method=True, inplace=False, operators=()):
+    """Decorator for a public function that is not itself an op entry (a wrapper
+    choosing between ops, a composite): its spellings, as ``defop`` takes them."""
+    def deco(fn):
+        fn.spelling = Spelling(method, inplace, operators)
+        return fn
+    return deco
+
+
+def spell(fn, *, method=True, inplace=False, operators=()):
+    """``public`` for a function object made elsewhere; returns ``fn``."""
+    return public(method=method, inplace=inplace, operators=operators)(fn)
 
 
 _MISSING = object()
@@ -913,4 +954,5 @@ def defop(name, kernel, derivatives=None, **kw):
             return dispatch(op, args)
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
+    fn.spelling = op.spelling
     return fn

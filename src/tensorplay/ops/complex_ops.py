@@ -14,8 +14,10 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor
 from ._families import ELEMENTWISE, VIEW
-from ._registry import defop
+from ._registry import defop, public
 from .pointwise import _zl, where
+
+__all__ = ["angle", "complex", "polar", "view_as_real", "view_as_complex"]
 
 _PI = math.pi
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
@@ -96,6 +98,7 @@ _complex = defop("complex", _complex_k,
                  linear=True)
 
 
+@public(method=False)
 def complex(real, imag):                    # noqa: A001  (tensorplay.complex, like torch.complex)
     _check_pair("complex", real, imag, ("real", "imag"))
     return _complex(real, imag)
@@ -116,6 +119,7 @@ _polar = defop("polar", _polar_k,
                n_in=2, upcast=False, node_name="PolarBackward0", family=ELEMENTWISE)
 
 
+@public(method=False)
 def polar(abs, angle):
     _check_pair("polar", abs, angle, ("abs", "angle"))
     return _polar(abs, angle)
@@ -161,8 +165,9 @@ def _view_as_complex_k(x):
 # view_as_complex takes a real input: linear over the reals, its only scalars
 view_as_real = defop("view_as_real", _view_as_real_k,
                      {"x": lambda g: view_as_complex(g.contiguous())},
-                     upcast=False, view=True, node_name="ViewAsRealBackward0", family=VIEW)
+                     upcast=False, view=True, node_name="ViewAsRealBackward0", family=VIEW,
+                     method=False)
 view_as_complex = defop("view_as_complex", _view_as_complex_k,
                         {"x": lambda g: view_as_real(g.contiguous())},
                         upcast=False, view=True, node_name="ViewAsComplexBackward0", family=VIEW,
-                        linear=True)
+                        linear=True, method=False)

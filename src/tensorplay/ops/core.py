@@ -11,9 +11,13 @@ from .._compat import view_shape
 from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import Size, _wrap_dim, device
-from ._registry import defop
+from ._registry import defop, public
 from ._util import dims_arg, size_arg
 from .pointwise import conj
+
+__all__ = ["sum", "mean", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "reshape",
+           "transpose", "swapaxes", "swapdims", "permute", "t", "unsqueeze", "squeeze", "flatten",
+           "clone", "real", "imag", "resolve_conj", "resolve_neg", "is_conj", "matmul", "fill"]
 
 
 # ---------------------------------------------------------------- reductions that undo broadcasting
@@ -124,19 +128,23 @@ def _expand_shape_checked(x, size):
     return size
 
 
+@public()
 def broadcast_to(input, size):
     return expand(input, size)
 
 
+@public()
 def expand_as(input, other):
     return expand(input, other.shape)
 
 
+@public(method=False)
 def broadcast_tensors(*tensors):
     shape = np.broadcast_shapes(*(t.shape for t in tensors))
     return tuple(expand(t, shape) for t in tensors)
 
 
+@public(method=False)
 def broadcast_shapes(*shapes):
     return Size(np.broadcast_shapes(*shapes))
 
@@ -187,6 +195,7 @@ _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
                      node_name="UnsafeViewBackward0", family=VIEW, linear=True)
 
 
+@public()
 def reshape(input, *shape):
     """A view when the memory layout allows one, else a copy (recorded as PyTorch
     does: ``clone`` then ``_unsafe_view``)."""
@@ -198,10 +207,12 @@ def reshape(input, *shape):
     return _unsafe_view(clone(input), _infer_shape(size_arg(shape), input._data.size))
 
 
+@public()
 def view_as(input, other):
     return view(input, other.shape)
 
 
+@public()
 def reshape_as(input, other):
     return reshape(input, other.shape)
 
@@ -217,7 +228,7 @@ def _transpose_k(x, dim0, dim1):
 
 transpose = defop("transpose", _transpose_k, {"x": lambda g, dim0, dim1: g.transpose(dim0, dim1)},
                   upcast=False, view=True, family=VIEW, dims=("dim0", "dim1"), linear=True,
-                  batch=batch_dims)
+                  batch=batch_dims, inplace=True)
 swapaxes = swapdims = transpose
 
 
@@ -249,7 +260,8 @@ def _t_k(x):
     return x.T
 
 
-t = defop("t", _t_k, {"x": lambda g: g.t()}, upcast=False, view=True, family=VIEW, linear=True)
+t = defop("t", _t_k, {"x": lambda g: g.t()}, upcast=False, view=True, family=VIEW, linear=True,
+          inplace=True)
 
 
 def _unsqueeze_k(x, dim):
@@ -257,7 +269,7 @@ def _unsqueeze_k(x, dim):
 
 
 unsqueeze = defop("unsqueeze", _unsqueeze_k, {"x": lambda g, dim: g.squeeze(dim)},
-                  upcast=False, view=True, family=VIEW, dims=("dim",), linear=True)
+                  upcast=False, view=True, family=VIEW, dims=("dim",), linear=True, inplace=True)
 
 
 def _squeeze_k(x, dim=None):
@@ -269,7 +281,8 @@ def _squeeze_k(x, dim=None):
 
 
 squeeze = defop("squeeze", _squeeze_k, {"x": lambda g, x: g.reshape(x.shape)},
-                meta=("x",), upcast=False, view=True, family=VIEW, dims=("dim",), linear=True)
+                meta=("x",), upcast=False, view=True, family=VIEW, dims=("dim",), linear=True,
+                inplace=True)
 
 
 def _flatten_k(x, start_dim=0, end_dim=-1):
@@ -301,6 +314,7 @@ _to = defop("_to_copy", _to_k, {"x": "grad"}, meta=("x",), upcast=False,
             node_name="ToCopyBackward0", family=ELEMENTWISE)
 
 
+@public()
 def to(input, *args, dtype=None, copy=False, **kwargs):
     """``to(dtype)``, ``to(tensor)``, ``to(device)``, ``to(device, dtype)``."""
     for a in args:
@@ -326,6 +340,7 @@ clone = defop("clone", lambda x, *, memory_format=None: x.copy(), {"x": "grad"},
               upcast=False, family=ELEMENTWISE, linear=True)
 
 
+@public()
 def contiguous(input, memory_format=None):
     return input if input._data.flags.c_contiguous else clone(input)
 
@@ -335,15 +350,17 @@ def _real_k(x):
 
 
 # real and imag are only real-linear (as conj is), so not ``linear``
-real_ = defop("real", _real_k, {"x": "grad"}, upcast=False, view=True, family=VIEW)
+real_ = defop("real", _real_k, {"x": "grad"}, upcast=False, view=True, family=VIEW, method=False)
 imag_ = defop("imag", lambda x: x.imag, {"x": lambda g: g * 1j}, upcast=False, view=True,
-              family=VIEW)
+              family=VIEW, method=False)
 
 
+@public(method=False)
 def real(input):
     return real_(input) if input.is_complex() else input
 
 
+@public(method=False)
 def imag(input):
     if not input.is_complex():
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
@@ -354,14 +371,17 @@ def conj_op(input):
     return conj(input)
 
 
+@public()
 def resolve_conj(input):
     return input
 
 
+@public()
 def resolve_neg(input):
     return input
 
 
+@public()
 def is_conj(input):
     return False
 
@@ -413,6 +433,7 @@ _matmul = defop("matmul", _matmul_k, {"x": _matmul_vjp_x, "y": _matmul_vjp_y}, n
 MATMUL_CASES = {}
 
 
+@public(operators=("__matmul__", "__rmatmul__"))
 def matmul(input, other):
     """Matrix product with NumPy/PyTorch broadcasting; 2-D @ 2-D is ``mm``,
     2-D @ 1-D ``mv``, 1-D @ 1-D ``dot``."""
@@ -444,7 +465,7 @@ def _zeros_vjp(g):
 
 
 copy_from = defop("copy_from", _copy_from_k, {"dst": _zeros_vjp, "src": "grad"}, n_in=2,
-                  upcast=False, node_name="CopyBackwards", family=ELEMENTWISE)
+                  upcast=False, node_name="CopyBackwards", family=ELEMENTWISE, method=False)
 
 
 def _fill_k(dst, value):
@@ -452,4 +473,4 @@ def _fill_k(dst, value):
 
 
 fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": lambda g: g.sum()}, n_in=2,
-             upcast=False, family=ELEMENTWISE)
+             upcast=False, family=ELEMENTWISE, method=False)

@@ -22,8 +22,13 @@ from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, VIEW
-from ._registry import defop
+from ._registry import defop, public
 from .core import expand
+from .inplace import apply_inplace
+
+__all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_along_dim", "take",
+           "index_select", "index_add", "index_fill", "index_copy", "masked_fill", "masked_select",
+           "nonzero", "argwhere"]
 
 _LOWP = D.LOW_PRECISION
 _F32 = np.dtype(np.float32)
@@ -463,7 +468,6 @@ def _setitem_f(src, key, value):
 
 
 def _setitem(self, key, value):
-    from .inplace import apply_inplace      # (a top-level import would export it as an op)
     d = self._data
     if isinstance(value, Tensor):
         if value._data.dtype != d.dtype:
@@ -512,6 +516,7 @@ Tensor.__setitem__ = _setitem
 
 
 # ----------------------------------------------------------------------------- index_put
+@public(inplace=True)
 def index_put(input, indices, values, accumulate=False):
     if not isinstance(indices, (tuple, list)):
         raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, "
@@ -583,6 +588,7 @@ _gather = defop("gather", _gather_k, {"x": _gather_vjp}, n_in=1, meta=("x",), up
                 node_name="GatherBackward0", family=INDEXING, dims=("dim",), linear=True)
 
 
+@public()
 def gather(input, dim, index, *, sparse_grad=False):
     _check_index_tensor(index, "gather", ("int64", "int32"), "gather(): Expected dtype int32/int64 for index")
     return _gather(input, dim, index, sparse_grad=sparse_grad)
@@ -660,6 +666,7 @@ _scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=
                        upcast=False, node_name="ScatterBackward1", family=INDEXING, dims=("dim",))
 
 
+@public(inplace=True)
 def scatter(input, dim, index, src=None, value=None, *, reduce=None):
     if src is None:
         src = value
@@ -692,12 +699,14 @@ _scatter_add = defop("scatter_add", _scatter_add_k,
                      family=INDEXING, dims=("dim",), linear=True)
 
 
+@public(inplace=True)
 def scatter_add(input, dim, index, src):
     _check_index_tensor(index, "scatter_add", ("int64", "int32"),
                         "scatter(): Expected dtype int32/int64 for index")
     return _scatter_add(input, dim, index, src)
 
 
+@public()
 def take_along_dim(input, indices, dim=None):
     if not isinstance(indices, Tensor) or indices._data.dtype != np.int64:
         t = _title(indices._data.dtype) if isinstance(indices, Tensor) else type(indices).__name__
@@ -746,6 +755,7 @@ _take = defop("take", _take_k, {"x": _take_vjp}, n_in=2, meta=("x",), upcast=Fal
               node_name="TakeBackward0", family=INDEXING, linear=True)
 
 
+@public()
 def take(input, index):
     _check_index_tensor(index, "take", msg="take(): Expected a long tensor for index, but got {t}")
     return _take(input, index)
@@ -793,6 +803,7 @@ _index_select = defop("index_select", _index_select_k, {"x": _index_select_vjp},
                       family=INDEXING, dims=("dim",), linear=True)
 
 
+@public()
 def index_select(input, dim, index):
     a = _check_index_tensor(index, "index_select", ("int64", "int32"),
                             "index_select(): Expected dtype int32 or int64 for index")
@@ -838,6 +849,7 @@ _index_add = defop("index_add", _index_add_k, {"x": "grad", "source": _index_add
                    family=INDEXING, dims=("dim",), linear=True)
 
 
+@public(inplace=True)
 def index_add(input, dim, index, source, *, alpha=1):
     a = _check_index_tensor(index, "index_add_", ("int64", "int32"),
                             "index_add_(): Expected dtype int32/int64 for index but got: {t}")
@@ -885,6 +897,7 @@ _index_fill_t = defop("index_fill_tensor", _index_fill_k,
                       family=INDEXING, dims=("dim",), linear=True)
 
 
+@public(inplace=True)
 def index_fill(input, dim, index, value):
     _check_index_tensor(index, "index_fill_", msg="index_fill_(): Expected dtype int64 for index.",
                         exc=IndexError)
@@ -926,6 +939,7 @@ _index_copy = defop("index_copy", _index_copy_k,
                     family=INDEXING, dims=("dim",), linear=True)
 
 
+@public(inplace=True)
 def index_copy(input, dim, index, source):
     a = _check_index_tensor(index, "index_copy_", ("int64",),
                             "index_copy_(): Expected a long tensor for index, but got {t}")
@@ -982,6 +996,7 @@ _masked_fill_t = defop("masked_fill_tensor", _masked_fill_k,
                        node_name="MaskedFillBackward1", family=ELEMENTWISE, linear=True)
 
 
+@public(inplace=True)
 def masked_fill(input, mask, value):
     _check_mask(mask, "masked_fill")
     if isinstance(value, Tensor):
@@ -1008,6 +1023,7 @@ _masked_select = defop("masked_select", _masked_select_k, {"x": _masked_select_v
                        family=INDEXING, linear=True)
 
 
+@public()
 def masked_select(input, mask):
     _check_mask(mask, "masked_select")
     return _masked_select(input, mask)
@@ -1022,6 +1038,7 @@ def _nonzero_k(x):
 _nonzero = defop("nonzero", _nonzero_k, None, upcast=False, family=OTHER)
 
 
+@public()
 def nonzero(input, *, as_tuple=False):
     r = _nonzero(input)
     if not as_tuple:
@@ -1032,5 +1049,6 @@ def nonzero(input, *, as_tuple=False):
     return tuple(_wrap(np.ascontiguousarray(d[:, k])) for k in range(d.shape[1]))
 
 
+@public()
 def argwhere(input):
     return _nonzero(input)

@@ -13,18 +13,7 @@ from .._tensor import Tensor, _wrap
 from .._tensor import _RETAIN_KEY
 from .core import copy_from, fill, view
 from .._autograd.grad_mode import state
-from ._registry import TRANSFORMS
-
-# ops whose in-place form PyTorch has (pointwise and a few others)
-INPLACE = """add sub mul div true_divide floor_divide remainder fmod pow float_power neg negative
-abs absolute sgn sign square reciprocal sqrt rsqrt exp exp2 expm1 log log2 log10 log1p sin cos tan
-asin acos atan sinh cosh tanh asinh acosh atanh arcsin arccos arctan arcsinh arccosh arctanh atan2
-arctan2 sigmoid relu silu erf erfc erfinv floor ceil trunc fix frac round clamp clip clamp_min
-clamp_max lerp eq ne lt le gt ge logical_and logical_or logical_xor logical_not bitwise_and
-bitwise_or bitwise_xor bitwise_not maximum minimum fmax fmin masked_fill masked_scatter index_fill
-index_add index_copy scatter scatter_add scatter_reduce index_put put copy_sign hypot squeeze
-unsqueeze transpose t swapaxes swapdims cumsum cumprod conj_physical tril triu addmm baddbmm""".split()
-
+from ._registry import TRANSFORMS, public
 
 def check_inplace(self, args):
     """PyTorch's checks before writing into ``self``."""
@@ -227,7 +216,8 @@ def _reshape_inplace(self, f, args, kwargs):
     return self
 
 
-def _make(f, name):
+def inplace_method(f, name):
+    """``Tensor.<name>_`` from the out-of-place function ``f``."""
     if name in _RESHAPING:
         def method(self, *args, **kwargs):
             return _reshape_inplace(self, f, args, kwargs)
@@ -240,6 +230,7 @@ def _make(f, name):
     return method
 
 
+@public()
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast and cast to ``self``) into ``self``; differentiable
     w.r.t. ``src``; the old value of ``self`` gets a zero gradient."""
@@ -248,29 +239,14 @@ def copy_(self, src, non_blocking=False):
     return apply_inplace(self, copy_from, (src,), {}, "copy")
 
 
+@public()
 def zero_(self):
     return fill_(self, 0)
 
 
+@public()
 def fill_(self, value):
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
     return apply_inplace(self, fill, (value,), {}, "fill")
-
-
-def make_inplace(Tensor, functions):
-    for n in INPLACE:
-        f = functions.get(n)
-        if f is not None and not hasattr(Tensor, n + "_"):
-            setattr(Tensor, n + "_", _make(f, n))
-    Tensor.copy_ = copy_
-    Tensor.zero_ = zero_
-    Tensor.fill_ = fill_
-    for op, n in (("add", "__iadd__"), ("sub", "__isub__"), ("mul", "__imul__"),
-                  ("div", "__itruediv__"), ("floor_divide", "__ifloordiv__"),
-                  ("remainder", "__imod__"), ("pow", "__ipow__"), ("bitwise_and", "__iand__"),
-                  ("bitwise_or", "__ior__"), ("bitwise_xor", "__ixor__")):
-        f = getattr(functions[op], "fast", functions[op])
-        setattr(Tensor, n, _make(f, op))
-    Tensor.__imatmul__ = _make(functions["matmul"], "matmul")

@@ -18,14 +18,18 @@ that dimension from the operand, so NumPy never has to broadcast.
 """
 import copy
 import functools
+import warnings
 
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import BILINEAR, LINALG, OTHER
-from ._registry import OpNode, defop, dispatch
+from ._registry import OpNode, defop, dispatch, public
 from .pointwise import conj
+
+__all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm",
+           "einsum", "tensordot", "inner", "cross"]
 
 # ---------------------------------------------------------------- argument checks
 _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
@@ -82,6 +86,7 @@ _mm = defop("mm", lambda x, y: np.matmul(x, y),
             n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_matmul_batch)
 
 
+@public()
 def mm(input, mat2):
     _tensor_arg("mm", "input", 1, input)
     _tensor_arg("mm", "mat2", 2, mat2)
@@ -112,6 +117,7 @@ def _bmm_checks(batch1, batch2):
                            f"but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
 
 
+@public()
 def bmm(input, mat2):
     _tensor_arg("bmm", "input", 1, input)
     _tensor_arg("bmm", "mat2", 2, mat2)
@@ -126,6 +132,7 @@ _mv = defop("mv", lambda x, v: np.matmul(x, v),
             n_in=2, node_name="MvBackward0", family=BILINEAR)
 
 
+@public()
 def mv(input, vec):
     _tensor_arg("mv", "input", 1, input)
     _tensor_arg("mv", "vec", 2, vec)
@@ -161,6 +168,7 @@ _dot = defop("dot", _dot_k, {"x": lambda g, y: g * conj(y), "y": lambda g, x: g 
              n_in=2, node_name="DotBackward0", family=BILINEAR)
 
 
+@public()
 def dot(input, tensor):
     _tensor_arg("dot", "input", 1, input)
     _tensor_arg("dot", "tensor", 2, tensor)
@@ -178,6 +186,7 @@ _vdot = defop("vdot", _vdot_k, {"x": lambda g, y: conj(g) * y, "y": lambda g, x:
               n_in=2, node_name="VdotBackward0", family=BILINEAR)
 
 
+@public()
 def vdot(input, other):
     _tensor_arg("vdot", "input", 1, input)
     _tensor_arg("vdot", "other", 2, other)
@@ -186,6 +195,7 @@ def vdot(input, other):
 
 
 # ---------------------------------------------------------------- outer / ger / kron
+@public()
 def outer(input, vec2):
     """Outer product: a broadcast ``mul`` (as in PyTorch, the node is ``MulBackward0``)."""
     _tensor_arg("outer", "input", 1, input)
@@ -197,6 +207,7 @@ def outer(input, vec2):
     return input.unsqueeze(1) * vec2
 
 
+@public()
 def ger(input, vec2):
     return outer(input, vec2)
 
@@ -204,6 +215,7 @@ def ger(input, vec2):
 from .core import _unsafe_view  # noqa: E402  (PyTorch's name for a reshape that copied)
 
 
+@public()
 def kron(input, other):
     """Kronecker product, as a broadcast ``mul`` of interleaved reshapes (the last
     reshape is PyTorch's ``_unsafe_view``, so the node is ``UnsafeViewBackward0``)."""
@@ -272,6 +284,7 @@ _addmm = defop("addmm", _addmm_k,
                n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER)
 
 
+@public(inplace=True)
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     for i, (nm, v) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
         _tensor_arg("addmm", nm, i + 1, v)
@@ -297,6 +310,7 @@ _baddbmm = defop("baddbmm", _addmm_k,
                  n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER)
 
 
+@public(inplace=True)
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     for i, (nm, v) in enumerate((("input", input), ("batch1", batch1), ("batch2", batch2))):
         _tensor_arg("baddbmm", nm, i + 1, v)
@@ -534,6 +548,7 @@ def _sublist_equation(args):
     return eq, ops
 
 
+@public(method=False)
 def einsum(*args):
     """``einsum(equation, *operands)`` or ``einsum(equation, [operands])``, or the
     sublist form ``einsum(op1, [0, 1], op2, [1, 2], [0, 2])``."""
@@ -592,6 +607,7 @@ def _wrap_dim(d, n):
     return d % n if n else 0
 
 
+@public(method=False)
 def tensordot(a, b, dims=2, out=None):
     _tensor_arg("tensordot", "a", 1, a)
     _tensor_arg("tensordot", "b", 2, b)
@@ -624,6 +640,7 @@ def tensordot(a, b, dims=2, out=None):
     return r
 
 
+@public()
 def inner(input, other):
     _tensor_arg("inner", "input", 1, input)
     _tensor_arg("inner", "other", 2, other)
@@ -637,3 +654,39 @@ def inner(input, other):
 
 from . import core as _core  # noqa: E402
 _core.MATMUL_CASES.update({(2, 2): mm, (2, 1): mv, (1, 1): dot})
+
+
+# ------------------------------------------------------------------ cross product
+def _cross_k(x, y, dim):
+    if x.ndim != y.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, x.ndim)
+    if x.shape[d] != 3 or y.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. "
+                           f"Got {x.shape[d]} and {y.shape[d]}")
+    x, y = np.broadcast_arrays(x, y)
+    return np.cross(x, y, axis=d)
+
+
+_linalg_cross = defop("linalg_cross", _cross_k,
+                       {"x": lambda g, y, dim: _linalg_cross(conj(y), g, dim),
+                        "y": lambda g, x, dim: _linalg_cross(g, conj(x), dim)},
+                       n_in=2, promote=True, node_name="LinalgCrossBackward0",
+                       family=BILINEAR, dims=("dim",))
+
+
+@public()
+def cross(input, other, dim=None):
+    if dim is None:
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+                      "dim will change to agree with that of linalg.cross in a future release.",
+                      UserWarning, stacklevel=2)
+        if input.ndim != other.ndim:
+            raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dims = [i for i, s in enumerate(shape) if s == 3]
+        if not dims:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = dims[0]
+    return _linalg_cross(input, other, dim)

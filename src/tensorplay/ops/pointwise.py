@@ -16,10 +16,23 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import state
-from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop,
+from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
                         record_pointwise, _NO_ARG, _result_dtype)
 from ._families import ELEMENTWISE
 from .._tensor import _wrap
+
+__all__ = ["conj", "conj_physical", "add", "sub", "subtract", "mul", "div", "true_divide",
+           "divide", "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
+           "positive", "abs", "absolute", "sgn", "sign", "square", "reciprocal", "sqrt", "rsqrt",
+           "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
+           "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "arcsin", "arccos",
+           "arctan", "arcsinh", "arccosh", "arctanh", "atan2", "arctan2", "sigmoid", "relu", "erf",
+           "erfc", "erfinv", "floor", "ceil", "trunc", "fix", "frac", "round", "clamp", "clip",
+           "clamp_min", "clamp_max", "maximum", "minimum", "fmax", "fmin", "where", "lerp", "eq",
+           "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
+           "not_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf",
+           "isneginf", "signbit"]
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -32,6 +45,7 @@ except ImportError:                    # NumPy-only kernels (ops/_special.py)
     from ._special import erf as _erf, erfc as _erfc, erfinv as _erfinv
 
 
+@public()
 def conj(x):
     """Complex conjugate; free for real tensors and Python reals."""
     if type(x) is float:
@@ -78,6 +92,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
         return out
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
+    fn.spelling = op.spelling
     fn.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     return fn
 
@@ -167,6 +182,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
             return dispatch(op, op.bind((input, other) + args, kwargs, name))
     fast.__name__ = fast.__qualname__ = fn.__name__ = fn.__qualname__ = name
     fn.op = fast.op = op
+    fn.spelling = op.spelling
     fn.fast = fast
     fn.rfast = rfast
     # for in-place ops outside autograd: compute straight into the tensor's memory
@@ -198,18 +214,21 @@ def _k_with_alpha(f):
 
 # --------------------------------------------------------------------- arithmetic
 conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.conj()},
-                             float_only=False, family=ELEMENTWISE)
+                             float_only=False, family=ELEMENTWISE, inplace=True)
 add = binary("add", _k_with_alpha(np.add),
              {"x": "grad",
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
-             fast_kernel=np.add, family=ELEMENTWISE, linear=True)
+             fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True,
+             operators=("__add__", "__radd__", "__iadd__"))
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
-             fast_kernel=np.subtract, family=ELEMENTWISE, linear=True)
+             fast_kernel=np.subtract, family=ELEMENTWISE, linear=True, inplace=True,
+             operators=("__sub__", "__rsub__", "__isub__"))
 subtract = sub
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
-                                  "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE)
+                                  "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
+             operators=("__mul__", "__rmul__", "__imul__"))
 
 
 def _div_kernel(x, y, rounding_mode=None):
@@ -237,9 +256,10 @@ _div_rounding = binary("div_rounding", _div_kernel, {"x": lambda g: _zl(g), "y":
                        node_name="DivBackward1", family=ELEMENTWISE)
 _div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
                                       "y": lambda g, x, y: -g * conj(x / (y * y))},
-              float_only=True, family=ELEMENTWISE)
+              float_only=True, family=ELEMENTWISE, inplace=True)
 
 
+@public(inplace=True, operators=("__truediv__", "__rtruediv__", "__itruediv__"))
 def div(input, other, *, rounding_mode=None):
     if rounding_mode is None:
         return _div(input, other)
@@ -257,11 +277,14 @@ def _no_derivative(name):
 
 floor_divide = binary("floor_divide", np.floor_divide,
                       {"x": _no_derivative("floor_divide"), "y": _no_derivative("floor_divide")},
-                      family=ELEMENTWISE)
+                      family=ELEMENTWISE, inplace=True,
+                      operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
 remainder = binary("remainder", np.remainder,
-                   {"x": "grad", "y": lambda g, x, y: -g * (x / y).floor()}, family=ELEMENTWISE)
+                   {"x": "grad", "y": lambda g, x, y: -g * (x / y).floor()}, family=ELEMENTWISE,
+                   inplace=True,
+                   operators=("__mod__", "__rmod__", "__imod__"))
 fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
-              family=ELEMENTWISE)
+              family=ELEMENTWISE, inplace=True)
 
 
 def _pow_vjp_x(g, x, e):
@@ -294,7 +317,8 @@ def _pow_kernel(x, e):
 
 
 pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
-             family=ELEMENTWISE)
+             family=ELEMENTWISE, inplace=True,
+             operators=("__pow__", "__rpow__", "__ipow__"))
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument
 _POW_TS = type("PowBackward0", (pow.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
@@ -303,6 +327,7 @@ pow.op.variants = lambda x, y: (_POW_TS if type(y) in (int, float) else
                                 _POW_ST if type(x) in (int, float) else pow.op.node_cls)
 
 
+@public(inplace=True)
 def float_power(input, exponent):
     """``pow`` computed in double precision (complex128 if either side is complex)."""
     def up(v):
@@ -313,17 +338,20 @@ def float_power(input, exponent):
 
 
 neg = unary("neg", np.negative, {"x": lambda g: -g}, float_only=False, family=ELEMENTWISE,
-            linear=True)
+            linear=True, inplace=True,
+            operators=("__neg__",))
 negative = neg
 positive = unary("positive", np.positive, {"x": "grad"}, float_only=False, family=ELEMENTWISE,
-                 linear=True)
+                 linear=True,
+                 operators=("__pos__",))
 
 
 def _abs_vjp(g, x):
     return g * x.sgn()
 
 
-abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE)
+abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
+            operators=("__abs__",))
 absolute = abs
 
 
@@ -341,34 +369,45 @@ def _sgn_vjp(g, result, x):
     return where(a == 0, 0.0, (g - (result.conj() * g).real * result) / where(a == 0, 1.0, a))
 
 
-sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE)
-sign = unary("sign", np.sign, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE)
+sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE, inplace=True)
+sign = unary("sign", np.sign, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE,
+             inplace=True)
 square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
-               family=ELEMENTWISE)
+               family=ELEMENTWISE, inplace=True)
 reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * conj(result * result)},
-                   family=ELEMENTWISE)
-sqrt = unary("sqrt", np.sqrt, {"x": lambda g, result: g / (2 * conj(result))}, family=ELEMENTWISE)
+                   family=ELEMENTWISE, inplace=True)
+sqrt = unary("sqrt", np.sqrt, {"x": lambda g, result: g / (2 * conj(result))}, family=ELEMENTWISE,
+             inplace=True)
 rsqrt = unary("rsqrt", lambda x: 1 / np.sqrt(x),
               {"x": lambda g, result: -0.5 * g * conj(result * result * result)},
-              family=ELEMENTWISE)
-exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)}, family=ELEMENTWISE)
-exp2 = unary("exp2", np.exp2, {"x": lambda g, result: g * conj(result * LN2)}, family=ELEMENTWISE)
-expm1 = unary("expm1", np.expm1, {"x": lambda g, result: g * conj(result + 1)}, family=ELEMENTWISE)
-log = unary("log", np.log, {"x": lambda g, x: g / conj(x)}, family=ELEMENTWISE)
-log2 = unary("log2", np.log2, {"x": lambda g, x: g / conj(x * LN2)}, family=ELEMENTWISE)
-log10 = unary("log10", np.log10, {"x": lambda g, x: g / conj(x * LN10)}, family=ELEMENTWISE)
-log1p = unary("log1p", np.log1p, {"x": lambda g, x: g / conj(x + 1)}, family=ELEMENTWISE)
-sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())}, family=ELEMENTWISE)
-cos = unary("cos", np.cos, {"x": lambda g, x: -g * conj(x.sin())}, family=ELEMENTWISE)
+              family=ELEMENTWISE, inplace=True)
+exp = unary("exp", np.exp, {"x": lambda g, result: g * conj(result)}, family=ELEMENTWISE,
+            inplace=True)
+exp2 = unary("exp2", np.exp2, {"x": lambda g, result: g * conj(result * LN2)}, family=ELEMENTWISE,
+             inplace=True)
+expm1 = unary("expm1", np.expm1, {"x": lambda g, result: g * conj(result + 1)}, family=ELEMENTWISE,
+              inplace=True)
+log = unary("log", np.log, {"x": lambda g, x: g / conj(x)}, family=ELEMENTWISE, inplace=True)
+log2 = unary("log2", np.log2, {"x": lambda g, x: g / conj(x * LN2)}, family=ELEMENTWISE,
+             inplace=True)
+log10 = unary("log10", np.log10, {"x": lambda g, x: g / conj(x * LN10)}, family=ELEMENTWISE,
+              inplace=True)
+log1p = unary("log1p", np.log1p, {"x": lambda g, x: g / conj(x + 1)}, family=ELEMENTWISE,
+              inplace=True)
+sin = unary("sin", np.sin, {"x": lambda g, x: g * conj(x.cos())}, family=ELEMENTWISE, inplace=True)
+cos = unary("cos", np.cos, {"x": lambda g, x: -g * conj(x.sin())}, family=ELEMENTWISE, inplace=True)
 tan = unary("tan", np.tan, {"x": lambda g, result: g * conj(1 + result * result)},
-            family=ELEMENTWISE)
+            family=ELEMENTWISE, inplace=True)
 asin = unary("asin", np.arcsin, {"x": lambda g, x: g * conj((1 - x * x).rsqrt())},
-             family=ELEMENTWISE)
+             family=ELEMENTWISE, inplace=True)
 acos = unary("acos", np.arccos, {"x": lambda g, x: -g * conj((1 - x * x).rsqrt())},
-             family=ELEMENTWISE)
-atan = unary("atan", np.arctan, {"x": lambda g, x: g / conj(1 + x * x)}, family=ELEMENTWISE)
-sinh = unary("sinh", np.sinh, {"x": lambda g, x: g * conj(x.cosh())}, family=ELEMENTWISE)
-cosh = unary("cosh", np.cosh, {"x": lambda g, x: g * conj(x.sinh())}, family=ELEMENTWISE)
+             family=ELEMENTWISE, inplace=True)
+atan = unary("atan", np.arctan, {"x": lambda g, x: g / conj(1 + x * x)}, family=ELEMENTWISE,
+             inplace=True)
+sinh = unary("sinh", np.sinh, {"x": lambda g, x: g * conj(x.cosh())}, family=ELEMENTWISE,
+             inplace=True)
+cosh = unary("cosh", np.cosh, {"x": lambda g, x: g * conj(x.sinh())}, family=ELEMENTWISE,
+             inplace=True)
 # backward kernels as ops of their own (as PyTorch has them): one dispatch instead
 # of three in the common backward pass, and still differentiable
 def _tanh_bw_k(g, y):
@@ -379,8 +418,10 @@ def _tanh_bw_k(g, y):
 
 tanh_backward = binary("tanh_backward", _tanh_bw_k,
                        {"g": lambda gg, y: tanh_backward(gg, conj(y)),
-                        "y": lambda gg, g, y: conj(gg) * g * (-2 * conj(y))}, family=ELEMENTWISE)
-tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)}, family=ELEMENTWISE)
+                        "y": lambda gg, g, y: conj(gg) * g * (-2 * conj(y))}, family=ELEMENTWISE,
+                       method=False)
+tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)}, family=ELEMENTWISE,
+             inplace=True)
 
 
 def _sigmoid_bw_k(g, y):
@@ -392,18 +433,19 @@ def _sigmoid_bw_k(g, y):
 sigmoid_backward = binary("sigmoid_backward", _sigmoid_bw_k,
                           {"g": lambda gg, y: sigmoid_backward(gg, conj(y)),
                            "y": lambda gg, g, y: conj(gg * conj(g) * (1 - 2 * y))},
-                          family=ELEMENTWISE)
+                          family=ELEMENTWISE, method=False)
 asinh = unary("asinh", np.arcsinh, {"x": lambda g, x: g * conj((x * x + 1).rsqrt())},
-              family=ELEMENTWISE)
+              family=ELEMENTWISE, inplace=True)
 acosh = unary("acosh", np.arccosh,
               {"x": lambda g, x: g * conj(((x - 1).sqrt() * (x + 1).sqrt()).reciprocal())},
-              family=ELEMENTWISE)
-atanh = unary("atanh", np.arctanh, {"x": lambda g, x: g / conj(1 - x * x)}, family=ELEMENTWISE)
+              family=ELEMENTWISE, inplace=True)
+atanh = unary("atanh", np.arctanh, {"x": lambda g, x: g / conj(1 - x * x)}, family=ELEMENTWISE,
+              inplace=True)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 # atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
 atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y / (y * y + x * x),
                                      "y": lambda g, x, y: -g * x / (y * y + x * x)},
-               float_only=True, family=ELEMENTWISE)
+               float_only=True, family=ELEMENTWISE, inplace=True)
 arctan2 = atan2
 
 
@@ -416,7 +458,7 @@ def _sigmoid_k(x):
 
 
 sigmoid = unary("sigmoid", _sigmoid_k, {"x": lambda g, result: sigmoid_backward(g, result)},
-                family=ELEMENTWISE)
+                family=ELEMENTWISE, inplace=True)
 
 
 def _logsigmoid_k(x):
@@ -424,7 +466,7 @@ def _logsigmoid_k(x):
 
 
 logsigmoid = unary("log_sigmoid", _logsigmoid_k, {"x": lambda g, x: g * (-x).sigmoid()},
-                   node_name="LogSigmoidBackward0", family=ELEMENTWISE)
+                   node_name="LogSigmoidBackward0", family=ELEMENTWISE, method=False)
 def _relu_bw_k(g, y):
     return _np_where(y > 0, g, np.zeros((), g.dtype))
 
@@ -434,10 +476,10 @@ def _relu_bw_k(g, y):
 relu_backward = binary("relu_backward", _relu_bw_k,
                        {"g": lambda gg, y: relu_backward(gg, y),
                         "y": lambda gg: _zl(gg)}, node_name="ThresholdBackwardBackward0",
-                       family=ELEMENTWISE)
+                       family=ELEMENTWISE, method=False)
 relu = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
              {"x": lambda g, result: relu_backward(g, result)}, float_only=False,
-             family=ELEMENTWISE)
+             family=ELEMENTWISE, inplace=True)
 _SQRT1_2, _2_SQRTPI = 1 / math.sqrt(2.0), 2 / math.sqrt(math.pi)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
@@ -461,7 +503,7 @@ def _gelu_vjp(g, x, approximate):
     return g * (cdf + x * pdf)
 
 
-gelu = defop("gelu", _gelu_k, {"x": _gelu_vjp}, float_only=True, family=ELEMENTWISE)
+gelu = defop("gelu", _gelu_k, {"x": _gelu_vjp}, float_only=True, family=ELEMENTWISE, method=False)
 
 
 def _silu_vjp(g, x):
@@ -469,7 +511,8 @@ def _silu_vjp(g, x):
     return g * conj(s * (1 + x * (1 - s)))
 
 
-silu = unary("silu", lambda x: x * _sigmoid_k(x), {"x": _silu_vjp}, family=ELEMENTWISE)
+silu = unary("silu", lambda x: x * _sigmoid_k(x), {"x": _silu_vjp}, family=ELEMENTWISE,
+             method=False)
 
 
 def _softplus_k(x, beta=1.0, threshold=20.0):
@@ -480,28 +523,30 @@ def _softplus_k(x, beta=1.0, threshold=20.0):
 softplus = defop("softplus", _softplus_k,
                  {"x": lambda g, x, beta, threshold:
                   where(x * beta > threshold, g, g * (x * beta).sigmoid())},
-                 float_only=True, family=ELEMENTWISE)
+                 float_only=True, family=ELEMENTWISE, method=False)
 erf = unary("erf", lambda x: _erf(x), {"x": lambda g, x: g * (_2_SQRTPI * (-x * x).exp())},
-            family=ELEMENTWISE)
+            family=ELEMENTWISE, inplace=True)
 erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-x * x).exp())},
-             family=ELEMENTWISE)
+             family=ELEMENTWISE, inplace=True)
 erfinv = unary("erfinv", _erfinv,
                {"x": lambda g, result: g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
-               family=ELEMENTWISE)
+               family=ELEMENTWISE, inplace=True)
 
 _zero_vjp = lambda g: _zl(g)   # noqa: E731  piecewise-constant ops
-floor = unary("floor", np.floor, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
-ceil = unary("ceil", np.ceil, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
-trunc = unary("trunc", np.trunc, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE)
+floor = unary("floor", np.floor, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE,
+              inplace=True)
+ceil = unary("ceil", np.ceil, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE, inplace=True)
+trunc = unary("trunc", np.trunc, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE,
+              inplace=True)
 fix = trunc
-frac = unary("frac", lambda x: x - np.trunc(x), {"x": "grad"}, family=ELEMENTWISE)
+frac = unary("frac", lambda x: x - np.trunc(x), {"x": "grad"}, family=ELEMENTWISE, inplace=True)
 
 
 def _round_k(x, decimals=0):
     return np.round(x, decimals)
 
 
-round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE)
+round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE, inplace=True)
 
 
 # --------------------------------------------------------------------- clamp, min/max, where, lerp
@@ -538,14 +583,16 @@ def _clamp_vjp_max(g, x, max):
 
 
 clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
-              n_in=3, promote=True, family=ELEMENTWISE)
+              n_in=3, promote=True, family=ELEMENTWISE, inplace=True)
 clip = clamp
 
 
+@public(inplace=True)
 def clamp_min(input, min):
     return clamp(input, min=min)
 
 
+@public(inplace=True)
 def clamp_max(input, max):
     return clamp(input, max=max)
 
@@ -613,6 +660,7 @@ def _where_dtype(x, y):
     return _result_dtype([x, y], 2)
 
 
+@public()
 def where(condition, input=None, other=None):
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
@@ -623,28 +671,42 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
              {"start": lambda g, weight: g * conj(1 - weight),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
-             n_in=3, promote=True, family=ELEMENTWISE)
+             n_in=3, promote=True, family=ELEMENTWISE, inplace=True)
 
 
 # --------------------------------------------------------------------- non-differentiable
-def _cmp(name, k):
-    return binary(name, k, None, out_dtype=D.bool_, family=ELEMENTWISE)
+def _cmp(name, k, operators=()):
+    return binary(name, k, None, out_dtype=D.bool_, family=ELEMENTWISE, inplace=True,
+                  operators=operators)
 
 
-eq, ne, lt, le, gt, ge = (_cmp(n, k) for n, k in (("eq", np.equal), ("ne", np.not_equal),
-                                                  ("lt", np.less), ("le", np.less_equal),
-                                                  ("gt", np.greater), ("ge", np.greater_equal)))
+# each comparison is also its operator: eq is __eq__, ...
+eq, ne, lt, le, gt, ge = (_cmp(n, k, (f"__{n}__",))
+                          for n, k in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                                       ("le", np.less_equal), ("gt", np.greater),
+                                       ("ge", np.greater_equal)))
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 logical_and = _cmp("logical_and", np.logical_and)
 logical_or = _cmp("logical_or", np.logical_or)
 logical_xor = _cmp("logical_xor", np.logical_xor)
 logical_not = unary("logical_not", np.logical_not, None, float_only=False, upcast=False,
-                    family=ELEMENTWISE)
-bitwise_and = binary("bitwise_and", np.bitwise_and, None, family=ELEMENTWISE)
-bitwise_or = binary("bitwise_or", np.bitwise_or, None, family=ELEMENTWISE)
-bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None, family=ELEMENTWISE)
+                    family=ELEMENTWISE, inplace=True)
+bitwise_and = binary("bitwise_and", np.bitwise_and, None, family=ELEMENTWISE, inplace=True,
+                     operators=("__and__", "__rand__", "__iand__"))
+bitwise_or = binary("bitwise_or", np.bitwise_or, None, family=ELEMENTWISE, inplace=True,
+                    operators=("__or__", "__ror__", "__ior__"))
+bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None, family=ELEMENTWISE, inplace=True,
+                     operators=("__xor__", "__rxor__", "__ixor__"))
 bitwise_not = unary("bitwise_not", np.invert, None, float_only=False, upcast=False,
-                    family=ELEMENTWISE)
+                    family=ELEMENTWISE, inplace=True)
+
+
+@public(method=False, operators=("__invert__",))
+def _invert(input):
+    """``~x``: logical not of a bool tensor, bitwise not of an integer one."""
+    return logical_not(input) if input.dtype.name == "bool" else bitwise_not(input)
+
+
 isnan = unary("isnan", np.isnan, None, float_only=False, upcast=False, family=ELEMENTWISE)
 isinf = unary("isinf", np.isinf, None, float_only=False, upcast=False, family=ELEMENTWISE)
 isfinite = unary("isfinite", np.isfinite, None, float_only=False, upcast=False, family=ELEMENTWISE)

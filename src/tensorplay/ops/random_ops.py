@@ -55,7 +55,10 @@ from .._autograd.grad_mode import state
 from .._autograd.graph import Node
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .inplace import apply_inplace as _apply_inplace
+from ._registry import public
 from ._util import size_arg
+
+__all__ = ["bernoulli", "multinomial", "normal"]
 
 REWARD_MSG = "differentiating stochastic functions requires providing a reward"
 
@@ -264,6 +267,7 @@ def _multinomial_score(replacement):
 
 
 # ------------------------------------------------------------------ bernoulli
+@public()
 def bernoulli(input, p=None, *, generator=None, out=None):
     """Draw 0/1 samples: ``P(1) = input`` elementwise, or ``= p`` for every element
     of a tensor shaped like ``input`` when ``p`` (a float) is given."""
@@ -355,12 +359,14 @@ def _expand_check(shape, to):
                                f"Target sizes: {list(to)}.  Tensor sizes: {list(shape)}")
 
 
-def _bernoulli_(self, p=0.5, *, generator=None):
+@public()
+def bernoulli_(self, p=0.5, *, generator=None):
     _apply_inplace(self, _bernoulli_fill, (p, generator), {}, "bernoulli")
     return self
 
 
 # ------------------------------------------------------------------ multinomial
+@public()
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Draw ``num_samples`` category indices from each row of ``input`` (weights,
     not necessarily normalised): int64 of shape ``(..., num_samples)``."""
@@ -435,6 +441,7 @@ def _float_or_raise(dt):
         raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{_scalar_name(dt)}\'')
 
 
+@public(method=False)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, pin_memory=False, requires_grad=False):
     """Samples of N(mean, std**2); ``mean`` and ``std`` are tensors (broadcast
@@ -515,7 +522,8 @@ def _fill(name, node_name, make):
     return f
 
 
-def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+@public()
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_or_raise(self._data.dtype)
     _check_std_number(std)
     f = _fill("normal", "NormalBackward0",
@@ -523,7 +531,8 @@ def _normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _apply_inplace(self, f, (generator,), {}, "normal")
 
 
-def _uniform_(self, *args, generator=None, **kwargs):
+@public()
+def uniform_(self, *args, generator=None, **kwargs):
     lo, hi = _bind(args, kwargs, ("from", "to"), (0.0, 1.0), "uniform_")
     dt = self._data.dtype
     if not _is_float(dt):
@@ -541,7 +550,8 @@ def _uniform_(self, *args, generator=None, **kwargs):
     return _apply_inplace(self, f, (generator,), {}, "uniform")
 
 
-def _exponential_(self, lambd=1.0, *, generator=None):
+@public()
+def exponential_(self, lambd=1.0, *, generator=None):
     dt = self._data.dtype
     if not _is_float(dt) or dt.kind == "c":
         raise RuntimeError("Exponential distribution is a continuous probability distribution. "
@@ -559,7 +569,8 @@ _C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "
 _MANTISSA = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
-def _random_(self, *args, generator=None, **kwargs):
+@public()
+def random_(self, *args, generator=None, **kwargs):
     if kwargs.keys() - {"from", "to"} or "from" in kwargs and "to" not in kwargs and not args:
         got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
                                                              for k, v in kwargs.items()])
@@ -644,7 +655,8 @@ def _stochastic_node(t):
     return fn if getattr(fn, "stochastic", False) else None
 
 
-def _reinforce(self, reward):
+@public()
+def reinforce(self, reward):
     """Legacy (PyTorch <= 0.3): register ``reward`` (a tensor of this sample's shape)
     for the stochastic op that produced this tensor.  A later backward that
     reaches the op gives its parameters ``-reward * d log P(sample) / d param``
@@ -676,10 +688,5 @@ def _volatile_set(self, value):
                   UserWarning, stacklevel=2)
 
 
-Tensor.reinforce = _reinforce
+# Variable.volatile, a property rather than an op
 Tensor.volatile = property(_volatile_get, _volatile_set)
-Tensor.bernoulli_ = _bernoulli_
-Tensor.normal_ = _normal_
-Tensor.uniform_ = _uniform_
-Tensor.exponential_ = _exponential_
-Tensor.random_ = _random_

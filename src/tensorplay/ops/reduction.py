@@ -26,18 +26,15 @@ from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE
-from ._registry import defop as _defop
-from ._util import dims_arg as _dims_arg
+from ._registry import defop as _defop, public as _public
+from ._util import dims_arg as _dims_arg, _tname
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
+from .shape import cat as _cat
 
-_TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16",
-                "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-                "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",
-                "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
+__all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
+           "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
+           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp"]
 
-
-def _tname(npdt):
-    return _TORCH_NAMES.get(D._FROM_NP[np.dtype(npdt)].name, str(npdt))
 
 
 # ------------------------------------------------------------------ helpers
@@ -194,6 +191,7 @@ _prod_dim = _defop("prod_dim", _prod_dim_k, {"x": _prod_dim_vjp}, node_name="Pro
                    family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     input = _with_dtype(input, dtype)
     if dim is None:
@@ -247,7 +245,8 @@ def _make_minmax(name, npred, nparg, binary, values_name):
                      family=REDUCTION, dims=("dim",))
     rt = _max_rt if name == "max" else _min_rt
 
-    def public(input, dim=None, keepdim=False, *, other=None):
+    @_public()
+    def fn(input, dim=None, keepdim=False, *, other=None):
         if other is not None:
             if dim is not None:
                 raise TypeError(f"{name}() received an invalid combination of arguments")
@@ -265,11 +264,11 @@ def _make_minmax(name, npred, nparg, binary, values_name):
                             f"({type(dim).__name__}), but expected one of:\n * ()\n * (Tensor other)\n"
                             f" * (int dim, bool keepdim = False)")
         return rt(*withdim(input, dim, keepdim))
-    public.__name__ = public.__qualname__ = name
-    public.__doc__ = (f"``{name}(input)``: the {values_name} of all elements; ``{name}(input, dim, "
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"``{name}(input)``: the {values_name} of all elements; ``{name}(input, dim, "
                       f"keepdim=False)``: ``(values, indices)``; ``{name}(input, other)``: "
                       f"``{binary.__name__}``.")
-    return public
+    return fn
 
 
 max = _make_minmax("max", np.max, np.argmax, _maximum, "largest")       # noqa: A001
@@ -327,6 +326,7 @@ _aminmax = _defop("aminmax", _aminmax_k, {"x": _aminmax_vjp}, node_name="Aminmax
                   family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def aminmax(input, *, dim=None, keepdim=False):
     return _aminmax_rt(*_aminmax(input, dim=dim, keepdim=keepdim))
 
@@ -413,21 +413,25 @@ def _correction(dim, unbiased, correction, name):
     return dim, correction
 
 
+@_public()
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "var")
     return _var(input, dim, c, keepdim)
 
 
+@_public()
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std")
     return _std(input, dim, c, keepdim)
 
 
+@_public(method=False)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "var_mean")
     return _var(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
 
+@_public(method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std_mean")
     return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
@@ -479,6 +483,7 @@ _vector_norm = _defop("linalg_vector_norm", _vnorm_k, {"x": _vnorm_vjp},
                       node_name="LinalgVectorNormBackward0", family=REDUCTION, dims=("dim",))
 
 
+@_public()
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """``torch.norm``: vector p-norms over ``dim`` (all elements by default);
     ``'fro'`` is the 2-norm over the given (at most two) dims."""
@@ -549,6 +554,7 @@ _cumsum = _defop("cumsum", _cumsum_k, {"x": _cumsum_vjp}, meta=("x",), node_name
                  family=ALONG_DIM, dims=("dim",), linear=True)
 
 
+@_public(inplace=True)
 def cumsum(input, dim, *, dtype=None):
     return _cumsum(_with_dtype(input, dtype), dim)
 
@@ -592,6 +598,7 @@ _cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="Cumprod
                   family=ALONG_DIM, dims=("dim",))
 
 
+@_public(inplace=True)
 def cumprod(input, dim, *, dtype=None):
     return _cumprod(_with_dtype(input, dtype), dim)
 
@@ -665,6 +672,7 @@ def _softmax_args(name, input, dim, dtype, stacklevel):
     return _with_dtype(input, dtype), dim
 
 
+@_public()
 def softmax(input, dim=None, dtype=None):
     """``tensorplay.softmax`` / ``Tensor.softmax``: ``dim`` is required, as in
     PyTorch (``nn.functional.softmax`` is the one that may infer it)."""
@@ -673,6 +681,7 @@ def softmax(input, dim=None, dtype=None):
     return _softmax(_with_dtype(input, dtype), dim)
 
 
+@_public()
 def log_softmax(input, dim=None, dtype=None):
     if dim is None:
         raise TypeError('log_softmax() missing 1 required positional arguments: "dim"')
@@ -688,3 +697,111 @@ def _functional_softmax(input, dim=None, _stacklevel=3, dtype=None):
 def _functional_log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     input, dim = _softmax_args("log_softmax", input, dim, dtype, _stacklevel)
     return _log_softmax(input, dim)
+
+
+# ------------------------------------------------------------------ nansum / nanmean
+def _nansum_k(x, dim=None, keepdim=False):
+    if x.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    axes = _axes(dim, x.ndim) if dim is not None else None
+    dt = np.int64 if x.dtype.kind in "biu" else None
+    return np.asarray(np.nansum(x, axis=axes, keepdims=keepdim, dtype=dt))
+
+
+def _nansum_vjp(g, x, dim, keepdim):
+    axes = _axes(dim, x.ndim) if dim is not None else None
+    return _where(x.isnan(), 0.0, _restore(g, x.shape, axes, keepdim).expand(*x.shape))
+
+
+_nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackward0",
+                 family=REDUCTION, dims=("dim",))
+
+
+@_public()
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    return _nansum(input, dim, keepdim)
+
+
+@_public()
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None:
+        input = input.to(D.to_dtype(dtype))
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but "
+                           f"got {_tname(input._data.dtype)}")
+    count = (~input.isnan()).sum(dim, keepdim=keepdim) if dim is not None else (~input.isnan()).sum()
+    return nansum(input, dim, keepdim) / count
+
+
+@_public()
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """Forward differences of order ``n`` along ``dim`` (composite: slices and sub)."""
+    if input.ndim == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    d = _wrap_dim(dim, input.ndim)
+    parts = []
+    for p in (prepend, input, append):
+        if p is None:
+            continue
+        if not isinstance(p, _Tensor):
+            p = input.new_tensor(p)
+        if p.ndim == 0:
+            shape = list(input.shape)
+            shape[d] = 1
+            p = p.expand(*shape)
+        elif p.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        parts.append(p)
+    x = parts[0] if len(parts) == 1 else _cat(parts, d)
+    for _ in range(n):
+        m = x.shape[d]
+        if m == 0:
+            break
+        hi, lo = x.narrow(d, 1, m - 1), x.narrow(d, 0, m - 1)
+        x = hi.logical_xor(lo) if x.dtype.name == "bool" else hi - lo
+    return x
+
+
+def _logcumsumexp_k(x, dim):
+    if x.dtype.kind in "biu":
+        raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_tname(x.dtype)}'")
+    if x.ndim == 0:
+        return x.copy()
+    d = _wrap_dim(dim, x.ndim)
+    if x.dtype.kind == "c":
+        xm = np.moveaxis(x, d, -1)
+        out = np.empty_like(xm)
+        if xm.shape[-1]:
+            cur = xm[..., 0]
+            out[..., 0] = cur
+            with np.errstate(all="ignore"):
+                for i in range(1, xm.shape[-1]):
+                    v = xm[..., i]
+                    m = np.maximum(cur.real, v.real)
+                    m = np.where(np.isinf(m), 0, m)
+                    cur = m + np.log(np.exp(cur - m) + np.exp(v - m))
+                    out[..., i] = cur
+        return np.moveaxis(out, -1, d)
+    with np.errstate(all="ignore"):
+        return np.logaddexp.accumulate(x, axis=d)
+
+
+def _logcumsumexp_vjp(g, result, x, dim):
+    """grad_i = sum_{j >= i} g_j * conj(exp(x_i - out_j)), built from the (n, n) table of
+    exponents (all <= 0 where used), so it is stable and differentiable again."""
+    if x.ndim == 0:
+        return g
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d]
+    xm, om, gm = x.transpose(d, -1), result.transpose(d, -1), g.transpose(d, -1)
+    upper = _wrap(np.triu(np.ones((n, n), dtype=bool)))          # [i, j]: j >= i
+    e = _where(upper, xm.unsqueeze(-1) - om.unsqueeze(-2), -float("inf")).exp()
+    return (gm.unsqueeze(-2) * _conj(e)).sum(-1).transpose(d, -1)
+
+
+logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, {"x": _logcumsumexp_vjp},
+                      node_name="LogcumsumexpBackward0", family=ALONG_DIM, dims=("dim",))

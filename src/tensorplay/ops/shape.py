@@ -8,14 +8,21 @@ return tuples of views of their input; ``cat``/``stack`` are variadic ops
 """
 import numpy as np
 
-from .._tensor import Tensor, _wrap_dim
+from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import VIEW, SHAPE
-from ._registry import defop
-from ._util import size_arg
+from ._registry import defop, public
+from ._util import size_arg, _tname
 from .indexing import _slice, _zeros
+
+__all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
+           "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
+           "row_stack", "dstack", "split_with_sizes", "split", "chunk", "tensor_split", "unbind",
+           "narrow", "diagonal", "tril", "triu", "diag", "diag_embed", "repeat_interleave",
+           "unflatten", "rot90"]
 
 
 # ----------------------------------------------------------------------------- movedim
+@public()
 def movedim(input, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -75,10 +82,12 @@ _repeat = defop("repeat", _repeat_k, {"x": _repeat_vjp}, meta=("x",), upcast=Fal
                 node_name="RepeatBackward0", family=SHAPE, linear=True)
 
 
+@public()
 def repeat(input, *sizes):
     return _repeat(input, size_arg(sizes))
 
 
+@public()
 def tile(input, dims):
     dims = size_arg((dims,)) if not isinstance(dims, int) else (dims,)
     if len(dims) < input.dim():
@@ -109,6 +118,7 @@ _flip = defop("flip", _flip_k, {"x": lambda g, dims: _flip(g, dims)}, upcast=Fal
               node_name="FlipBackward0", family=SHAPE, dims=("dims",), linear=True)
 
 
+@public()
 def flip(input, *dims):
     """``flip(x, (0, 1))``, and as a method also ``x.flip(0, 1)``."""
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
@@ -116,12 +126,14 @@ def flip(input, *dims):
     return _flip(input, tuple(dims))
 
 
+@public()
 def fliplr(input):
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
     return flip(input, (1,))
 
 
+@public()
 def flipud(input):
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
@@ -201,6 +213,7 @@ _cat = defop("cat", _cat_k, {"xs": _cat_vjp}, n_in=-1, meta=("xs",), promote=Tru
              upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
+@public(method=False)
 def cat(tensors, dim=0, *, out=None):
     ts = _check_list(tensors, "cat")
     if not ts:
@@ -246,6 +259,7 @@ _stack = defop("stack", _stack_k, {"xs": _stack_vjp}, n_in=-1, meta=("xs",), pro
                upcast=False, node_name="StackBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
+@public(method=False)
 def stack(tensors, dim=0, *, out=None):
     ts = _check_list(tensors, "stack")
     if not ts:
@@ -262,16 +276,19 @@ def stack(tensors, dim=0, *, out=None):
     return r
 
 
+@public(method=False)
 def atleast_1d(input):
     return input.reshape(1) if input.dim() == 0 else input
 
 
+@public(method=False)
 def atleast_2d(input):
     if input.dim() == 0:
         return input.reshape(1, 1)
     return input.unsqueeze(0) if input.dim() == 1 else input
 
 
+@public(method=False)
 def atleast_3d(input):
     if input.dim() == 0:
         return input.reshape(1, 1, 1)
@@ -280,6 +297,7 @@ def atleast_3d(input):
     return input.unsqueeze(-1) if input.dim() == 2 else input
 
 
+@public(method=False)
 def hstack(tensors):
     ts = [atleast_1d(t) for t in _check_list(tensors, "hstack")]
     if not ts:
@@ -287,6 +305,7 @@ def hstack(tensors):
     return cat(ts, 0 if ts[0].dim() == 1 else 1)
 
 
+@public(method=False)
 def vstack(tensors):
     ts = [atleast_2d(t) for t in _check_list(tensors, "vstack")]
     if not ts:
@@ -297,6 +316,7 @@ def vstack(tensors):
 row_stack = vstack
 
 
+@public(method=False)
 def dstack(tensors):
     ts = [atleast_3d(t) for t in _check_list(tensors, "dstack")]
     if not ts:
@@ -359,6 +379,7 @@ split_with_sizes = defop("split_with_sizes", _split_with_sizes_k, {"x": _split_v
                          dims=("dim",), linear=True)
 
 
+@public()
 def split(tensor, split_size_or_sections, dim=0):
     s = split_size_or_sections
     if isinstance(s, (list, tuple)):
@@ -366,6 +387,7 @@ def split(tensor, split_size_or_sections, dim=0):
     return _split_op(tensor, int(s), dim)
 
 
+@public()
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -378,6 +400,7 @@ def chunk(input, chunks, dim=0):
     return _split_op(input, size, dim)
 
 
+@public()
 def tensor_split(input, indices_or_sections, dim=0):
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
@@ -416,6 +439,7 @@ unbind = defop("unbind", _unbind_k, {"x": _unbind_vjp}, upcast=False, view=True,
 
 
 # ----------------------------------------------------------------------------- narrow / diagonal
+@public()
 def narrow(input, dim, start, length):
     if input.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -499,6 +523,129 @@ def _triu_k(x, diagonal=0):
 
 
 tril = defop("tril", _tril_k, {"x": lambda g, diagonal: tril(g, diagonal)}, upcast=False,
-             meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True)
+             meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True, inplace=True)
 triu = defop("triu", _triu_k, {"x": lambda g, diagonal: triu(g, diagonal)}, upcast=False,
-             meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True)
+             meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True, inplace=True)
+
+
+# ------------------------------------------------------------------ diagonals, repeats, rotation
+def _diag_embed_k(x, offset=0, dim1=-2, dim2=-1):
+    nd = x.ndim + 1
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = x.shape[-1] + abs(offset) if x.ndim else abs(offset) + 1
+    batch = x.shape[:-1]
+    out = np.zeros(batch + (n, n), x.dtype)
+    m = x.shape[-1] if x.ndim else 1
+    i = np.arange(m)
+    r, c = (i, i + offset) if offset >= 0 else (i - offset, i)
+    out[..., r, c] = x
+    # out is (..., n, n) with the diagonal in the last two dims: move them to d1, d2
+    src = list(range(len(batch))) + [nd - 2, nd - 1]
+    rest = [k for k in range(nd) if k not in (d1, d2)]
+    perm = [0] * nd
+    for k, a in zip(rest, range(len(batch))):
+        perm[k] = a
+    perm[d1], perm[d2] = nd - 2, nd - 1
+    del src
+    return np.ascontiguousarray(np.transpose(out, perm))
+
+
+diag_embed = defop("diag_embed", _diag_embed_k,
+                    {"x": lambda g, offset, dim1, dim2: g.diagonal(offset, dim1, dim2)},
+                    meta=("x",), upcast=False, node_name="DiagEmbedBackward0",
+                    family=SHAPE, dims=("dim1", "dim2"), linear=True)
+
+
+@public()
+def diag(input, diagonal=0):
+    if input.ndim == 1:
+        return diag_embed(input, diagonal)
+    if input.ndim == 2:
+        return input.diagonal(diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.ndim}D")
+
+
+@public()
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    if repeats is None:                       # repeat_interleave(repeats): the index form
+        r = input
+        if r.ndim != 1 and r.ndim != 0:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if r._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{_tname(r._data.dtype)}'")
+        rd = r._data.reshape(-1)
+        if (rd < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        return _wrap(np.repeat(np.arange(rd.size, dtype=np.int64), rd))
+    if dim is None:
+        input, d = input.reshape(-1), 0
+    else:
+        d = _wrap_dim(dim, input.ndim)
+    n = input.shape[d] if input.ndim else 1
+    if isinstance(repeats, Tensor):
+        if repeats.ndim > 1:
+            raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+        if repeats._data.dtype.kind not in "iu":
+            raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
+                                      f"'{_tname(repeats._data.dtype)}'")
+        rd = repeats._data.reshape(-1)
+        if rd.size == 1:
+            rd = np.repeat(rd, n)
+        elif rd.size != n:
+            raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                               f"repeats.size(0) = {rd.size} and input.size({d}) = {n}")
+        if (rd < 0).any():
+            raise RuntimeError("repeats can not be negative")
+    else:
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        rd = np.full(n, int(repeats))
+    idx = _wrap(np.repeat(np.arange(n, dtype=np.int64), rd))
+    if input.ndim == 0:
+        input = input.reshape(1)
+    return input.index_select(d, idx)
+
+
+@public()
+def unflatten(input, dim, sizes):
+    d = _wrap_dim(dim, input.ndim)
+    sizes = [int(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    n = input.shape[d]
+    known = int(np.prod([s for s in sizes if s != -1]))
+    if -1 in sizes:
+        if known == 0 or n % known:
+            raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                               f"dim {dim} ({n}) in the input tensor")
+        sizes[sizes.index(-1)] = n // known
+    elif known != n:
+        raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
+                           f"dim {dim} ({n}) in the input tensor")
+    shape = list(input.shape)
+    return input.reshape(*(shape[:d] + sizes + shape[d + 1:]))
+
+
+@public()
+def rot90(input, k=1, dims=(0, 1)):
+    dims = list(dims)
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input.ndim}")
+    d0, d1 = _wrap_dim(dims[0], input.ndim), _wrap_dim(dims[1], input.ndim)
+    if d0 == d1:
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}")
+    k %= 4
+    if k == 1:
+        return input.flip(d1).transpose(d0, d1)
+    if k == 2:
+        return input.flip((d0, d1))
+    if k == 3:
+        return input.flip(d0).transpose(d0, d1)
+    return input.clone()

@@ -1,0 +1,67 @@
+"""Tensors made from a tensor: ``x.new_zeros(...)``, ``new_ones``, ``new_empty``,
+``new_full``, ``new_tensor`` (the dtype defaults to ``x``'s) and ``x.type_as(y)``.
+Tensor methods only, as in PyTorch.
+"""
+import warnings
+
+from .._tensor import Tensor as _Tensor
+from ._registry import public as _public, spell as _spell
+
+__all__ = []
+
+
+def _creation():
+    from .. import _creation as c
+    return c
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    if len(size) == 1 and hasattr(size[0], "__iter__") and not isinstance(size[0], _Tensor):
+        return tuple(size[0])
+    return tuple(size)
+
+
+def _new_factory(name):
+    def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
+               pin_memory=False):
+        f = getattr(_creation(), name)
+        return f(*_size(size), dtype=self.dtype if dtype is None else dtype,
+                 requires_grad=requires_grad)
+    method.__name__ = method.__qualname__ = f"new_{name}"
+    return method
+
+
+@_public()
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
+              layout=None, pin_memory=False):
+    return _creation().full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
+                            requires_grad=requires_grad)
+
+
+@_public()
+def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
+                pin_memory=False):
+    c = _creation()
+    if isinstance(data, _Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
+        data = data.detach()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return c.tensor(data, dtype=self.dtype if dtype is None else dtype,
+                            requires_grad=requires_grad)
+    return c.tensor(data, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
+
+
+@_public()
+def type_as(self, other):
+    return self.to(other.dtype)
+
+
+new_zeros = _spell(_new_factory("zeros"))
+new_ones = _spell(_new_factory("ones"))
+new_empty = _spell(_new_factory("empty"))

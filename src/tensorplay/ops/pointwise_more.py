@@ -1,0 +1,191 @@
+"""Pointwise ops beyond arithmetic and elementary functions: comparisons with
+a tolerance (isclose, allclose, equal, heaviside), xlogy, hypot, logaddexp,
+logit, deg2rad/rad2deg and the fused addcmul/addcdiv.
+"""
+import numpy as np
+
+from .._tensor import Tensor as _Tensor
+from ._families import ELEMENTWISE
+from ._registry import defop as _defop, public as _public
+from ._util import _key, _tname
+from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
+
+__all__ = ["isclose", "allclose", "equal", "heaviside", "xlogy", "hypot", "logaddexp", "logit",
+           "deg2rad", "rad2deg", "addcmul", "addcdiv"]
+
+
+def _check_same_dtype(x, y):
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"{_tname(x.dtype)} did not match {_tname(y.dtype)}")
+
+
+def _isclose_k(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _check_same_dtype(x, y)
+    return np.isclose(_key(x), _key(y), rtol=rtol, atol=atol, equal_nan=equal_nan)
+
+
+isclose = _defop("isclose", _isclose_k, None, n_in=2, upcast=False, family=ELEMENTWISE)
+
+
+@_public()
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+@_public()
+def equal(input, other):
+    """True when both have the same shape and the same elements."""
+    for i, t in enumerate((input, other)):
+        if not isinstance(t, _Tensor):
+            raise TypeError(f"equal(): argument '{('input', 'other')[i]}' (position {i + 1}) must be "
+                            f"Tensor, not {type(t).__name__}")
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return bool(np.array_equal(_key(input._data), _key(other._data)))
+
+
+def _heaviside_k(x, values):
+    if x.dtype.kind == "c" or values.dtype.kind == "c":
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if x.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    kx, kv = _key(x), _key(values)
+    return np.where(kx == 0, kv, (kx > 0)).astype(x.dtype)
+
+
+heaviside = _defop("heaviside", _heaviside_k, None, n_in=2, upcast=False, family=ELEMENTWISE)
+
+
+def _lg(y):
+    return y.log() if isinstance(y, _Tensor) else float(np.log(y))
+
+
+def _xlogy_k(x, y):
+    dt = x.dtype if isinstance(x, np.ndarray) else y.dtype
+    if dt.kind == "c":
+        raise NotImplementedError(f"\"xlogy_cpu\" not implemented for '{_tname(dt)}'")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x, y = np.asarray(x, dt), np.asarray(y, dt)
+        r = x * np.log(y)
+        return np.where((x == 0) & ~np.isnan(y), np.zeros((), r.dtype), r).astype(r.dtype)
+
+
+def _xlogy_vjp_x(g, x, y):             # PyTorch: xlogy(g, y), 0 where x == 0 and y <= 0
+    r = g * _lg(y)
+    if isinstance(y, _Tensor):
+        return _where((x == 0) & (y <= 0), 0.0, r)
+    return _where(x == 0, 0.0, r) if y <= 0 else r
+
+
+xlogy = _binary("xlogy", _xlogy_k, {"x": _xlogy_vjp_x,
+                                    "y": lambda g, x, y: g * x / y},
+                float_only=True, family=ELEMENTWISE)
+_XLOGY_ST = type("XlogyBackward1", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
+_XLOGY_TS = type("XlogyBackward2", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
+xlogy.op.variants = lambda x, y: (_XLOGY_TS if type(y) in (int, float) else
+                                  _XLOGY_ST if type(x) in (int, float) else xlogy.op.node_cls)
+
+
+def _no_int(name, *arrs):
+    for a in arrs:
+        a = np.asarray(a)
+        if a.dtype.kind in "biuc":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(a.dtype)}'")
+
+
+def _hypot_k(x, y):
+    _no_int("hypot", x, y)
+    return np.hypot(x, y)
+
+
+hypot = _binary("hypot", _hypot_k, {"x": lambda g, result, x: g * x / result,
+                                    "y": lambda g, result, y: g * y / result},
+                family=ELEMENTWISE, inplace=True)
+
+
+def _logaddexp_k(x, y):
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype.kind == "c" or y.dtype.kind == "c":
+        with np.errstate(all="ignore"):
+            m = np.maximum(x.real, y.real)
+            m = np.where(np.isinf(m), 0, m)
+            return (m + np.log(np.exp(x - m) + np.exp(y - m))).astype(np.result_type(x, y))
+    _no_int("logaddexp", x, y)
+    return np.logaddexp(x, y)
+
+
+logaddexp = _binary("logaddexp", _logaddexp_k,
+                    {"x": lambda g, x, y: g * _conj((x - y).sigmoid()),
+                     "y": lambda g, x, y: g * _conj((y - x).sigmoid())},
+                    family=ELEMENTWISE)
+
+
+def _logit_k(x, eps=None):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"logit_cpu\" not implemented for '{_tname(x.dtype)}'")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if eps is not None:
+            x = np.clip(x, eps, 1 - eps)
+        return np.log(x / (1 - x))
+
+
+def _logit_vjp(g, x, eps):
+    d = g / (x * (1 - x))
+    if eps is None:
+        return d
+    return _where((x < eps) | (x > 1 - eps), 0.0, d)
+
+
+logit = _defop("logit", _logit_k, {"x": _logit_vjp}, float_only=True, node_name="LogitBackward0",
+               family=ELEMENTWISE)
+
+_D2R = np.pi / 180.0
+
+
+def _angle_k(factor, name):
+    def k(x):
+        if x.dtype.kind == "c":
+            raise RuntimeError(f"{name} is not supported for complex tensors.")
+        return x * np.asarray(factor, x.dtype)
+    return k
+
+
+deg2rad = _unary("deg2rad", _angle_k(_D2R, "deg2rad"), {"x": lambda g: g * _D2R},
+                 node_name="Deg2RadBackward0", family=ELEMENTWISE, linear=True)
+rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (1 / _D2R)},
+                 node_name="Rad2DegBackward0", family=ELEMENTWISE, linear=True)
+
+
+def _addcmul_k(x, a, b, *, value=1):
+    return x + value * a * b
+
+
+addcmul = _defop("addcmul", _addcmul_k,
+                 {"x": "grad",
+                  "a": lambda g, b, value: g * _conj(b * value),
+                  "b": lambda g, a, value: g * _conj(a * value)},
+                 n_in=3, promote=True, node_name="AddcmulBackward0", family=ELEMENTWISE)
+
+
+def _addcdiv_k(x, a, b, *, value=1):
+    return x + value * a / b
+
+
+_addcdiv = _defop("addcdiv", _addcdiv_k,
+                  {"x": "grad",
+                   "a": lambda g, b, value: g * _conj(value / b),
+                   "b": lambda g, a, b, value: -g * _conj(value * a / (b * b))},
+                  n_in=3, promote=True, node_name="AddcdivBackward0", family=ELEMENTWISE)
+
+
+@_public()
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    if all(isinstance(t, _Tensor) and t._data.dtype.kind in "biu" for t in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+            "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+            "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+            "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+            "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+            "for all dtypes.")
+    return _addcdiv(input, tensor1, tensor2, value=value)

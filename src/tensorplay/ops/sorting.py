@@ -1,0 +1,242 @@
+"""Sorting and selection: sort, argsort, topk, kthvalue, median, cummax/cummin.
+
+Selection ops send the gradient to the indices they return (PyTorch's
+``value_selecting_reduction_backward``); ``median()`` without ``dim`` shares
+it evenly among ties, as PyTorch does.
+"""
+import numpy as np
+
+from .._tensor import _wrap, _wrap_dim
+from ._families import REDUCTION, ALONG_DIM
+from ._registry import defop as _defop, public as _public
+from ._util import _key, _isfloat, _tname
+from .pointwise import where as _where
+from .reduction import _return_type
+
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "cummax", "cummin"]
+
+
+_sort_rt = _return_type("sort", ("values", "indices"))
+_topk_rt = _return_type("topk", ("values", "indices"))
+_kthvalue_rt = _return_type("kthvalue", ("values", "indices"))
+_median_rt = _return_type("median", ("values", "indices"))
+_cummax_rt = _return_type("cummax", ("values", "indices"))
+_cummin_rt = _return_type("cummin", ("values", "indices"))
+
+
+def _argsort_np(x, d, descending):
+    """Stable argsort along ``d``, NaN largest (as PyTorch)."""
+    x = _key(x)
+    if not descending:
+        return np.argsort(x, axis=d, kind="stable")
+    n = x.shape[d]
+    r = np.flip(x, d)
+    idx = np.flip(np.argsort(r, axis=d, kind="stable"), d)
+    return (n - 1) - idx
+
+
+def _sort_k(x, dim=-1, descending=False):
+    if x.dtype.kind == "c":
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = _argsort_np(x, d, descending)
+    return np.take_along_axis(x, idx, d), idx.astype(np.int64)
+
+
+def _scatter_back(g, idx, shape, d, keepdim=True):
+    """zeros(shape).scatter(d, idx, g): the gradient of a value-selecting op."""
+    if len(shape) == 0:
+        return g.reshape(())
+    if not keepdim:
+        g, idx = g.unsqueeze(d), idx.unsqueeze(d)
+    z = _wrap(np.zeros(shape, g._data.dtype))
+    return z.scatter(d, idx, g)
+
+
+def _sort_vjp(g, result, x, dim):
+    return _scatter_back(g[0], result[1].detach(), x.shape,
+                         _wrap_dim(dim, max(x.ndim, 1)) if x.ndim else 0)
+
+
+_sort = _defop("sort", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+               node_name="SortBackward0", family=ALONG_DIM, dims=("dim",))
+_sort_stable = _defop("sort_stable", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,),
+                      upcast=False, node_name="SortBackward1", family=ALONG_DIM, dims=("dim",))
+
+
+@_public()
+def sort(input, dim=-1, descending=False, *, stable=None):
+    if isinstance(dim, bool):
+        raise TypeError("sort() received an invalid combination of arguments")
+    if stable is None:
+        return _sort_rt(*_sort(input, dim, descending))
+    return _sort_rt(*_sort_stable(input, dim, descending))
+
+
+@_public()
+def argsort(input, dim=-1, descending=False, *, stable=False):
+    return _sort(input, dim, descending)[1].detach()
+
+
+def _topk_k(x, k, dim=-1, largest=True, sorted=True):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"topk_cpu\" not implemented for '{_tname(x.dtype)}'")
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not (0 <= k <= n):
+        raise RuntimeError("selected index k out of range")
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = np.take(_argsort_np(x, d, largest), np.arange(k), axis=d)
+    return np.take_along_axis(x, idx, d), idx.astype(np.int64)
+
+
+def _topk_vjp(g, result, x, dim):
+    return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim) if x.ndim else 0)
+
+
+_topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+               node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",))
+
+
+@_public()
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    return _topk_rt(*_topk(input, k, dim, largest, sorted))
+
+
+def _kthvalue_k(x, k, dim=-1, keepdim=False):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{_tname(x.dtype)}'")
+    d = _wrap_dim(dim, x.ndim)
+    n = x.shape[d] if x.ndim else 1
+    if not (1 <= k <= n):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = np.take(_argsort_np(x, d, False), [k - 1], axis=d)
+    vals = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        idx, vals = idx.squeeze(d), vals.squeeze(d)
+    return vals, idx.astype(np.int64)
+
+
+def _kthvalue_vjp(g, result, x, dim, keepdim):
+    if x.ndim == 0:
+        return g[0]
+    return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
+
+
+_kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), nondiff_out=(1,),
+                   upcast=False, node_name="KthvalueBackward0", family=REDUCTION, dims=("dim",))
+
+
+@_public()
+def kthvalue(input, k, dim=-1, keepdim=False):
+    return _kthvalue_rt(*_kthvalue(input, k, dim, keepdim))
+
+
+def _median_all_k(x):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"median_cpu\" not implemented for '{_tname(x.dtype)}'")
+    f = x.reshape(-1)
+    if f.size == 0:
+        return np.array(np.nan, x.dtype) if x.dtype.kind == "f" else np.zeros((), x.dtype)
+    s = f[np.argsort(_key(f), kind="stable")]
+    if _isfloat(x) and np.isnan(_key(s[-1:]))[0]:
+        return np.array(np.nan, x.dtype)
+    return np.asarray(s[(f.size - 1) // 2])
+
+
+def _median_all_vjp(g, result, x):       # PyTorch's evenly_distribute_backward
+    mask = x.isnan() if bool(result.isnan()) else (x == result)
+    return _where(mask, g / mask.sum(), 0.0)
+
+
+def _median_dim_k(x, dim, keepdim=False):
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"median_out\" not implemented for '{_tname(x.dtype)}'")
+    d = _wrap_dim(dim, x.ndim)
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    n = x.shape[d]
+    if n == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    order = _argsort_np(x, d, False)
+    idx = np.take(order, [(n - 1) // 2], axis=d)
+    if _isfloat(x):                    # a NaN in the slice: the first NaN is the median
+        nan = np.isnan(_key(x))
+        has = nan.any(axis=d, keepdims=True)
+        first = np.argmax(nan, axis=d, keepdims=True)
+        idx = np.where(has, first, idx)
+    vals = np.take_along_axis(x, idx, d)
+    if not keepdim:
+        idx, vals = idx.squeeze(d), vals.squeeze(d)
+    return vals, idx.astype(np.int64)
+
+
+def _median_dim_vjp(g, result, x, dim, keepdim):
+    if x.ndim == 0:
+        return g[0]
+    return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
+
+
+_median_all = _defop("median", _median_all_k, {"x": _median_all_vjp}, upcast=False,
+                     node_name="MedianBackward0", family=REDUCTION)
+_median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=("x",),
+                     nondiff_out=(1,), upcast=False, node_name="MedianBackward1",
+                     family=REDUCTION, dims=("dim",))
+
+
+@_public()
+def median(input, dim=None, keepdim=False):
+    if dim is None:
+        return _median_all(input)
+    return _median_rt(*_median_dim(input, dim, keepdim))
+
+
+def _make_cum(name, better):
+    def k(x, dim):
+        if x.dtype.kind == "c":
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(x.dtype)}'")
+        d = _wrap_dim(dim, x.ndim)
+        if x.ndim == 0:
+            return x.copy(), np.zeros((), np.int64)
+        xm = np.moveaxis(_key(x), d, -1)
+        vals = np.empty_like(xm)
+        idx = np.zeros(xm.shape, np.int64)
+        n = xm.shape[-1]
+        if n:
+            cur, ci = xm[..., 0].copy(), np.zeros(xm.shape[:-1], np.int64)
+            vals[..., 0], idx[..., 0] = cur, ci
+            for i in range(1, n):
+                v = xm[..., i]
+                take = better(v, cur)
+                if _isfloat(x):
+                    take = (take | np.isnan(v)) & ~np.isnan(cur)
+                cur = np.where(take, v, cur)
+                ci = np.where(take, i, ci)
+                vals[..., i], idx[..., i] = cur, ci
+        return np.moveaxis(vals, -1, d).astype(x.dtype), np.moveaxis(idx, -1, d)
+
+    def vjp(g, result, x, dim):           # PyTorch's cummaxmin_backward: scatter_add
+        g, idx = g[0], result[1].detach()
+        if x.ndim == 0:
+            return g
+        z = _wrap(np.zeros(x.shape, g._data.dtype))
+        return z.scatter_add(_wrap_dim(dim, x.ndim), idx, g)
+
+    op = _defop(name, k, {"x": vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+                node_name=f"{name.capitalize()}Backward0", family=ALONG_DIM, dims=("dim",))
+    rt = _cummax_rt if name == "cummax" else _cummin_rt
+
+    @_public()
+    def fn(input, dim):
+        return rt(*op(input, dim))
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+cummax = _make_cum("cummax", np.greater_equal)
+cummin = _make_cum("cummin", np.less_equal)
