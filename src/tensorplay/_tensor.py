@@ -18,14 +18,36 @@ from ._print import tensor_repr
 _ndarray = np.ndarray
 _new = object.__new__
 _getrefcount = sys.getrefcount
-# references to a gradient tensor that only the engine holds when AccumulateGrad
-# runs: the node's input buffer, the argument, getrefcount's own (engine.py
-# clears its loop variables, the last gradient and the last node's results,
-# before running a node, so this count is exact: one more reference, say a
-# tensor a hook returned and the user kept, and the gradient is copied).
-# Counted on CPython up to 3.13; newer interpreters may borrow references
-# without counting them, so there every first gradient is copied instead.
-_PRIVATE_REFS = 3 if (sys.implementation.name == "cpython" and sys.version_info < (3, 14)) else -1
+# How many references a gradient has when only the engine holds it as
+# AccumulateGrad runs: the node's input buffer, what the call of
+# ``_accumulate_grad(grads[0], ...)`` holds (interpreters differ: 3.9 and 3.10
+# keep one more than 3.11), the parameter, getrefcount's own.  engine.py clears
+# its loop variables (the last gradient, the last node's results) before it
+# runs a node, so one more reference, say a tensor a hook returned and the user
+# kept, means the gradient is shared and is copied.  The count is measured here
+# on a call of the same shape rather than assumed.  Checked on CPython up to
+# 3.13; newer interpreters may borrow references without counting them, so
+# there every first gradient is copied instead.
+
+
+class _Holder:
+    def _accumulate_grad(self, g, create_graph):
+        return _getrefcount(g)
+
+
+class _Probe:
+    """Calls as ``AccumulateGrad.apply`` does."""
+
+    def __init__(self):
+        self.variable = _Holder()
+
+    def apply(self, grads):
+        return self.variable._accumulate_grad(grads[0], False)
+
+
+_PRIVATE_REFS = (_Probe().apply([object()])
+                 if sys.implementation.name == "cpython" and sys.version_info < (3, 14) else -1)
+del _Holder, _Probe
 
 
 class TensorMeta:
