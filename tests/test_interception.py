@@ -87,3 +87,32 @@ def test_a_transform_computes_below_itself():
 
 def test_no_transform_no_detour():
     assert not TRANSFORMS
+
+
+def test_custom_function_reaches_the_interception_point():
+    class Square(tp.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g
+
+    class FunctionRecorder(Recorder):
+        def process_function(self, cls, args, kwargs):
+            self.seen.append(cls.__name__)
+            return cls.apply(*args, **kwargs)       # below this transform: the plain path
+
+    r = FunctionRecorder()
+    x = tp.tensor([3.0], requires_grad=True)
+    TRANSFORMS.append(r)
+    try:
+        y = Square.apply(x)
+    finally:
+        TRANSFORMS.remove(r)
+    assert r.seen == ["Square"]          # the ops inside forward ran below the transform
+    y.backward()
+    assert x.grad.item() == 6.0

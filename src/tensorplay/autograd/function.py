@@ -29,6 +29,7 @@ from .._autograd.graph import Node
 from .._tensor import Tensor, _wrap, validate_grad
 from ..ops.inplace import _standin, adopt
 from ..ops.views import copy_slices, regenerate_views
+from ..ops._registry import TRANSFORMS, intercept_function
 from .saved import SavedTensor
 
 
@@ -171,6 +172,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if TRANSFORMS:
+            return intercept_function(cls, args, kwargs)
         return _apply(cls, args, kwargs)
 
 

@@ -822,6 +822,17 @@ def intercept(op, args):
         TRANSFORMS.append(t)
 
 
+def intercept_function(cls, args, kwargs):
+    """The same for a custom ``autograd.Function``: the transform's
+    ``process_function(cls, args, kwargs)`` decides (its ``jvp``, its
+    ``vmap`` rule...), computing below itself as for an op."""
+    t = TRANSFORMS.pop()
+    try:
+        return t.process_function(cls, args, kwargs)
+    finally:
+        TRANSFORMS.append(t)
+
+
 def dispatch(op, args):
     """The general path: any signature.  ``args`` is the full positional list."""
     if TRANSFORMS:
