@@ -196,6 +196,8 @@ def test_group4_api(T):
     assert lst(x.diag(-1)) == [4.0, 9.0] and tuple(T.diag(x, 5).shape) == (0,)
     assert tuple(T.diag_embed(T.zeros(2, 3), 1, 0, 2).shape) == (4, 2, 4)
     assert lst(T.repeat_interleave(T.tensor([1, 2, 0]))) == [0, 1, 1]
+    # the index form runs no registered op (NumPy directly), so it is not an op-table row
+    assert lst(T.repeat_interleave(T.tensor([1, 0, 2, 3, 1]))) == [0, 2, 2, 3, 3, 3, 4]
     assert lst(T.tensor([[1, 2], [3, 4]]).repeat_interleave(2)) == [1, 1, 2, 2, 3, 3, 4, 4]
     assert lst(T.repeat_interleave(T.tensor([[1, 2], [3, 4]]), T.tensor([1, 2]), dim=0)) == [[1, 2], [3, 4], [3, 4]]
     assert tuple(T.unflatten(x, 1, (-1, 2)).shape) == (3, 2, 2) and tuple(x.unflatten(0, (3, 1)).shape) == (3, 1, 4)
