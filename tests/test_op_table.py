@@ -801,6 +801,8 @@ def test_every_declared_argument_is_read():
     from tensorplay.ops._registry import TRANSFORMS
     read, declared = set(), set()
     for case in DIFF:
+        if "gradcheck" in case.xfail:       # a row that is known not to run
+            continue
         for sample in case.samples:
             xs = _tensors(tp, sample)
             rec = _Calls()
