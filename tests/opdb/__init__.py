@@ -74,6 +74,7 @@ class OpCase:
     op: str = None                      # the registry op the row is about (default: name if
                                         # registered, else covers[0]); its entry gives the defaults
     func: str = None                    # public function (dotted under T) for the default fn
+                                        # (default: the row's name if T has it, else op)
     complex: bool = True                # also gradcheck with complex128 inputs
     gradgrad: bool = True               # run gradgradcheck
     differentiable: bool = None         # None: REGISTRY[op].differentiable. False: values only
@@ -113,7 +114,8 @@ class OpCase:
         if self.family is _UNSET:
             self.family = getattr(entry, "family", None)
         if self.plain:
-            self.func = self.func or self.op
+            import tensorplay
+            self.func = self.func or (self.name if callable(getattr(tensorplay, self.name, None)) else self.op)
             self.fn = _function_spelling(self.func)
         self.samples = list(self.samples)
         self.errors = list(self.errors)
