@@ -72,9 +72,14 @@ class OpCase:
     samples: Sequence[Sample] = ()
     covers: Sequence[str] = ()          # registry op names exercised (default: (op,))
     op: str = None                      # the registry op the row is about (default: name if
-                                        # registered, else covers[0]); its entry gives the defaults
+                                        # registered, else covers[0], else func); its entry gives
+                                        # the defaults
     func: str = None                    # public function (dotted under T) for the default fn
                                         # (default: the row's name if T has it, else op)
+    args: Sequence[str] = None          # the default fn's positional parameters, where a non-tensor
+                                        # comes before a tensor: T.gather(x, dim, index) is
+                                        # args=("x", "dim", "index"); names found in a sample's kwargs
+                                        # come from there, the others are its arrays in order
     complex: bool = True                # also gradcheck with complex128 inputs
     gradgrad: bool = True               # run gradgradcheck
     differentiable: bool = None         # None: REGISTRY[op].differentiable. False: values only
@@ -103,7 +108,8 @@ class OpCase:
         from tensorplay.ops import REGISTRY
         self.plain = self.fn is None
         if self.op is None:
-            self.op = self.name if self.name in REGISTRY else (self.covers[0] if self.covers else self.name)
+            self.op = self.name if self.name in REGISTRY else (
+                self.covers[0] if self.covers else self.func if self.func in REGISTRY else self.name)
         if not self.covers:
             self.covers = (self.op,)
         entry = REGISTRY.get(self.op)       # None: an unregistered name (a test reports it)
@@ -116,19 +122,36 @@ class OpCase:
         if self.plain:
             import tensorplay
             self.func = self.func or (self.name if callable(getattr(tensorplay, self.name, None)) else self.op)
-            self.fn = _function_spelling(self.func)
+            self.fn = _function_spelling(self.func, self.arrange)
         self.samples = list(self.samples)
         self.errors = list(self.errors)
 
+    def arrange(self, xs, kwargs):
+        """The positional and keyword arguments of the function spelling, from a
+        sample's tensors and keyword arguments (see ``args``)."""
+        if not self.args:
+            return list(xs), dict(kwargs)
+        kw, it, pos = dict(kwargs), iter(xs), []
+        for a in self.args:
+            if a in kw:
+                pos.append(kw.pop(a))
+            else:
+                try:
+                    pos.append(next(it))
+                except StopIteration:       # fewer tensors (an error input): what is there
+                    break
+        return pos + list(it), kw
 
-def _function_spelling(func):
+
+def _function_spelling(func, arrange):
     path = func.split(".")
 
-    def fn(T, *xs, **kw):
+    def fn(T, *xs, **kwargs):
         f = T
         for p in path:
             f = getattr(f, p)
-        return f(*xs, **kw)
+        pos, kw = arrange(xs, kwargs)
+        return f(*pos, **kw)
     fn.__name__ = fn.__qualname__ = func
     return fn
 
