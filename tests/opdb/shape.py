@@ -138,7 +138,16 @@ CASES = [
     OpCase("unbind_iter", lambda T, x: tuple(x) + x.unbind(1), [Sample([A]), Sample([B], desc="3-d")],
            covers=("unbind",)),
     OpCase("unbind_partial", lambda T, x: x.unbind(0)[2] + 1, [Sample([A])], covers=("unbind", "add")),
+    OpCase("select", samples=[Sample([A], {"dim": 1, "index": 2}), Sample([A], {"dim": -1, "index": -1}, desc="neg"),
+                              Sample([B], {"dim": 0, "index": 1}, desc="3-d")],
+           ref=lambda x, dim, index: np.take(x, index, dim),
+           operator=lambda x, dim, index: x[(slice(None),) * (dim % x.dim()) + (index,)],      # x[:, i]
+           errors=[E(IndexError, "select(): index 4 out of range for tensor of size [3, 4] at dimension 1", A,
+                     dim=1, index=4, desc="oob"),
+                   E(IndexError, _range(2), A, dim=2, index=0, desc="dim out of range")]),
     OpCase("narrow", op="slice",
+           operator=lambda x, dim, start, length: x[(slice(None),) * (dim % x.dim())                 # x[:, a:b]
+                                                     + (slice(start % x.shape[dim], start % x.shape[dim] + length),)],
            samples=[Sample([A], {"dim": 1, "start": 1, "length": 2}),
                     Sample([A], {"dim": -1, "start": -3, "length": 2}, desc="neg"),
                     Sample([A], {"dim": 0, "start": 0, "length": 0}, desc="empty"),
