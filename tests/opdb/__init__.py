@@ -97,7 +97,8 @@ class OpCase:
     method: object = None
     inplace: object = None
     operator: Callable = None
-    noncontig: bool = True              # generate a non-contiguous sample (False: say why)
+    noncontig: object = True            # generate a non-contiguous sample (False: say why;
+                                        # "refused": the op refuses one, as PyTorch's does)
     zero_size: bool = True              # generate a sample with a size-0 dimension (False: say why)
     ref: Callable = None                # NumPy reference ref(*arrays, **kwargs): values, and the
                                         # zero-size shapes when torch is not installed
