@@ -72,7 +72,8 @@ def _get_t(key):
 
 
 def _shape(a, b):
-    return f"The shape of the mask {a} at index {b[1]} does not match the shape of the indexed tensor {b[0]} at index {b[1]}"
+    return (f"The shape of the mask {a} at index {b[1]} does not match the shape of the indexed tensor {b[0]} "
+            f"at index {b[1]}")
 
 
 OOB = "index {} is out of bounds for dimension {} with size {}"
@@ -196,7 +197,8 @@ CASES = [
                      "to be no larger size than src [2, 2]", XI, np.zeros((2, 3), np.int64), np.ones((2, 2)), dim=1,
                      desc="index size")]),
     OpCase("scatter_value", func="scatter", args=("x", "dim", "index", "value"),
-           samples=[Sample([A, SI], {"dim": 1, "value": 2.5}), Sample([A, SI], {"dim": -1, "value": -1.0}, desc="neg dim")],
+           samples=[Sample([A, SI], {"dim": 1, "value": 2.5}),
+                    Sample([A, SI], {"dim": -1, "value": -1.0}, desc="neg dim")],
            errors=[E(RuntimeError, "scatter(): Expected dtype int32/int64 for index", XI, np.array([[0.0]]), dim=1,
                      value=1.0, desc="float index"),
                    E(RuntimeError, "Index tensor must have the same number of dimensions as self tensor", XI, I(0),
@@ -220,12 +222,14 @@ CASES = [
     OpCase("index_select", args=IDX,
            samples=[Sample([A, I(0, 3, 0)], {"dim": 1}, desc="dup"), Sample([A, I(0, 3) % 3], {"dim": -2}, desc="neg"),
                     Sample([A, np.array(0)], {"dim": 0}, desc="0-d index"),
-                    Sample([B, I(1, 1, 0)], {"dim": 1}, desc="3-d"), Sample([B, I(1, 1) % 3], {"dim": -2}, desc="3-d neg"),
+                    Sample([B, I(1, 1, 0)], {"dim": 1}, desc="3-d"),
+                    Sample([B, I(1, 1) % 3], {"dim": -2}, desc="3-d neg"),
                     Sample([B, np.array(1)], {"dim": 0}, desc="3-d 0-d index")],
            ref=lambda x, i, dim: np.take(x, np.reshape(i, -1), dim),
            # x[:, ..., idx] is index_select along dim for a 1-d index
            operator=lambda x, i, dim: x[(slice(None),) * (dim % x.dim()) + (i.reshape(-1),)],
-           errors=[E(IndexError, "index_select(): Index is supposed to be a vector", XI, I([0]), dim=1, desc="2-d index"),
+           errors=[E(IndexError, "index_select(): Index is supposed to be a vector", XI, I([0]), dim=1,
+                     desc="2-d index"),
                    E(RuntimeError, "index_select(): Expected dtype int32 or int64 for index", XI, np.array([0.0]),
                      dim=1, desc="float index"),
                    E(RuntimeError, "INDICES element is out of DATA bounds, id=4 axis_dim=4", XI, I(0, 4), dim=1,
@@ -248,7 +252,8 @@ CASES = [
                     Sample([B, I(-1, 1)], {"dim": -1, "value": 0.5}, desc="3-d neg dim")],
            errors=[E(IndexError, OOB.format(4, 1, 4), XI, I(4), dim=1, value=1.0, desc="oob")]),
     OpCase("index_fill_tensor", func="index_fill", args=("x", "dim", "index", "value"),
-           samples=[Sample([A, I(0, 3, 0), Z], {"dim": 1}), Sample([A, I(0, 3, 0) % 3, Z], {"dim": -2}, desc="neg dim")],
+           samples=[Sample([A, I(0, 3, 0), Z], {"dim": 1}),
+                    Sample([A, I(0, 3, 0) % 3, Z], {"dim": -2}, desc="neg dim")],
            errors=[E(RuntimeError, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with 1 "
                      "dimension(s).", XI, I(0), np.array([1.0]), dim=1, desc="1-d value")]),
     OpCase("index_copy", args=("x", "dim", "index", "source"),
@@ -262,7 +267,8 @@ CASES = [
     OpCase("masked_fill",
            samples=[Sample([A, MASK], {"value": 2.5}), Sample([A, MASK[0]], {"value": -1}, desc="row mask"),
                     Sample([A, ~MASK], {"value": 0.0}, desc="negated"),
-                    Sample([B, MASK], {"value": 2.5}, desc="3-d"), Sample([B, MASK[0]], {"value": -1}, desc="3-d row mask"),
+                    Sample([B, MASK], {"value": 2.5}, desc="3-d"),
+                    Sample([B, MASK[0]], {"value": -1}, desc="3-d row mask"),
                     Sample([B, ~MASK], {"value": 0.0}, desc="3-d negated"),
                     Sample([Z, np.array(True)], {"value": 2.5}, desc="0-d"),
                     Sample([Z, np.array(False)], {"value": 1}, desc="0-d false"),

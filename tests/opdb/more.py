@@ -1,7 +1,7 @@
 """Table entries for ops/more.py."""
 import numpy as np
 
-from . import E, OpCase, Sample, arr, exact, pos, unit
+from . import E, OpCase, Sample, arr, exact, pos
 
 A = arr(2, 3, 4, seed=31)
 M = arr(3, 5, seed=32)
@@ -55,14 +55,16 @@ def _sort_stable(T, x, **kw):
 
 CASES = [
     # ------------------------------------------------------------ sorting and selection
-    OpCase("sort", samples=[Sample([M]), Sample([A], {"dim": 1}), Sample([A], {"dim": 0, "descending": True}, desc="desc"),
+    OpCase("sort", samples=[Sample([M]), Sample([A], {"dim": 1}),
+                            Sample([A], {"dim": 0, "descending": True}, desc="desc"),
                             Sample([S0], desc="0-d"), Sample([V], {"descending": True}, desc="1-d desc")],
            complex=False,
            errors=[E(IndexError, _range(2), Z34, dim=2, desc="dim out of range"),
                    E(RuntimeError, exact(" Sort does not support complex dtypes on CPU"), C64, regex=True,
                      desc="complex")]),
     OpCase("sort_stable", func="sort",
-           samples=[Sample([M], {"stable": True}), Sample([A], {"dim": 0, "descending": True, "stable": True}, desc="desc")],
+           samples=[Sample([M], {"stable": True}),
+                    Sample([A], {"dim": 0, "descending": True, "stable": True}, desc="desc")],
            complex=False),
     OpCase("sort_indices", lambda T, x, **kw: _sort_stable(T, x, **kw) + (T.argsort(x, **kw),),
            [Sample([TIES]), Sample([TIES], {"descending": True}, desc="ties desc"),
@@ -95,7 +97,8 @@ CASES = [
            samples=[Sample([TIES], desc="ties"), Sample([NANS], desc="nan"), Sample([INT], desc="int")],
            complex=False, differentiable=False),
     OpCase("median_dim", func="median",
-           samples=[Sample([M], {"dim": 1}), Sample([A], {"dim": 0}), Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"),
+           samples=[Sample([M], {"dim": 1}), Sample([A], {"dim": 0}),
+                    Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"),
                     Sample([S0], {"dim": 0}, desc="0-d")],
            complex=False),
     OpCase("median_dim_indices", op="median_dim", func="median",
@@ -156,7 +159,8 @@ CASES = [
                    E(RuntimeError, "^Integer division with addcdiv is no longer supported", np.ones(2, np.float32),
                      I64, I64, regex=True, desc="int tensors")]),
     # ------------------------------------------------------------ nansum / nanmean
-    OpCase("nansum", samples=[Sample([PN]), Sample([PN], {"dim": 1}), Sample([PN], {"dim": (0, 1), "keepdim": True}, desc="dims"),
+    OpCase("nansum", samples=[Sample([PN]), Sample([PN], {"dim": 1}),
+                              Sample([PN], {"dim": (0, 1), "keepdim": True}, desc="dims"),
                               Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"), Sample([S0], desc="0-d")],
            complex=False, ref=lambda x, dim=None, keepdim=False: np.nansum(x, axis=dim, keepdims=keepdim),
            errors=[E(RuntimeError, "nansum on CPU does not support complex inputs", C64, desc="complex")]),
@@ -195,12 +199,14 @@ CASES = [
                      desc="broadcast")]),
     OpCase("diag_embed",
            samples=[Sample([M]), Sample([A], {"offset": 1, "dim1": 0, "dim2": 2}, desc="offset dims"),
-                    Sample([V], {"offset": -2}, desc="1-d neg offset"), Sample([A], {"dim1": -1, "dim2": 1}, desc="swapped")],
+                    Sample([V], {"offset": -2}, desc="1-d neg offset"),
+                    Sample([A], {"dim1": -1, "dim2": 1}, desc="swapped")],
            errors=[E(RuntimeError, "diagonal dimensions cannot be identical 1, 1", np.zeros((2, 3), np.float32),
                      offset=0, dim1=1, dim2=1)]),
     OpCase("diag", op="diag_embed",
            samples=[Sample([V]), Sample([V], {"diagonal": 2}, desc="1-d offset"), Sample([M]),
-                    Sample([M], {"diagonal": -1}, desc="2-d offset"), Sample([M], {"diagonal": 3}, desc="2-d offset 3")],
+                    Sample([M], {"diagonal": -1}, desc="2-d offset"),
+                    Sample([M], {"diagonal": 3}, desc="2-d offset 3")],
            covers=("diag_embed", "diagonal"), ref=lambda x, diagonal=0: np.diag(x, diagonal),
            errors=[E(RuntimeError, "diag(): Supports 1D or 2D tensors. Got 3D", np.zeros((2, 2, 2), np.float32),
                      desc="3-d"),
@@ -221,7 +227,8 @@ CASES = [
                    _not_for("repeat_interleave_cpu", "Float", np.zeros((3, 2), np.float32),
                             np.array([1.0, 2.0], np.float32), dim=1)]),
     OpCase("repeat_interleave_tensor", op="index_select", func="repeat_interleave",
-           samples=[Sample([M, np.array([1, 0, 2, 3, 1])], {"dim": 1}), Sample([M, np.array([2])], {"dim": 1}, desc="one")],
+           samples=[Sample([M, np.array([1, 0, 2, 3, 1])], {"dim": 1}),
+                    Sample([M, np.array([2])], {"dim": 1}, desc="one")],
            ref=lambda x, r, dim: np.repeat(x, r, axis=dim)),
     OpCase("unflatten", op="view",
            samples=[Sample([arr(3, 4, seed=46)], {"dim": 1, "sizes": (2, 2)}),

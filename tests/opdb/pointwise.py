@@ -215,7 +215,8 @@ CASES = [
                             Sample([X, arr(4, seed=2), arr(1, seed=3)], desc="broadcast")],
            ref=lambda a, b, w: a + w * (b - a)),
     # comparisons and logical ops (the masks are those of the former combined row)
-    binary("lt", a=X, b=Y, errors=[_no_complex("lt_cpu", C1, C1)]), binary("le", a=X, b=Y), binary("gt", a=X, b=Y), binary("ge", a=X, b=Y),
+    binary("lt", a=X, b=Y, errors=[_no_complex("lt_cpu", C1, C1)]),
+    binary("le", a=X, b=Y), binary("gt", a=X, b=Y), binary("ge", a=X, b=Y),
     binary("eq", a=X, b=np.where(X > 0, X, Y)), binary("ne", a=X, b=np.where(X > 0, X, Y)),
     binary("logical_and", a=BX, b=BY), binary("logical_or", a=BX, b=BY), binary("logical_xor", a=BX, b=BY),
     unary("logical_not", BX, extra=[Sample([X], desc="float")]),
