@@ -261,6 +261,7 @@ _OPERATORS = {
     "ge": lambda x, y: x >= y, "neg": lambda x: -x, "positive": lambda x: +x,
     "abs": lambda x: abs(x), "bitwise_not": lambda x: ~x,
 }
+_REFLECTED_OR_INPLACE = re.compile(r"^__[ri](add|sub|mul|truediv|floordiv|mod|pow|matmul|and|or|xor)__$")
 # augmented assignment (an in-place operator): x.clone() op= y
 _IOPERATORS = {"add": "__iadd__", "sub": "__isub__", "mul": "__imul__", "div": "__itruediv__",
                "floor_divide": "__ifloordiv__", "remainder": "__imod__", "pow": "__ipow__",
@@ -298,11 +299,14 @@ def _operator(case):
         return None
     if callable(case.operator):
         return case.operator
-    dunders = getattr(REGISTRY.get(case.op), "operators", ())
-    if dunders:
+    if case.func != case.op:
+        return None
+    dunders = [d for d in getattr(REGISTRY.get(case.op), "operators", ()) or ()
+               if isinstance(d, str) and d.startswith("__") and not _REFLECTED_OR_INPLACE.match(d)]
+    if dunders:             # an entry's own operator spelling (its first forward dunder)
         d = dunders[0]
         return lambda x, *rest: getattr(x, d)(*rest)
-    return _OPERATORS.get(case.func) if case.func == case.op else None
+    return _OPERATORS.get(case.func)
 
 
 def _ioperator(case):
