@@ -752,6 +752,16 @@ def test_error_inputs(case, err, lib):
 
 
 # ----------------------------------------------------------------- the table covers the registry
+_CHECKS = {"gradcheck", "gradgradcheck", "complex", "float32", "low_precision", "against_torch", "covers",
+           "spellings", "spellings_exist", "noncontig", "zero_size", "ref", "float_only", "view"}
+
+
+def test_xfails_name_checks():
+    """A row's expected failures name checks that exist (a typo would silently not apply)."""
+    bad = sorted((c.name, k) for c in CASES for k in c.xfail if k not in _CHECKS)
+    assert not bad, f"(row, check) pairs naming no check: {bad}"
+
+
 def test_rows_name_registered_ops():
     """A row's op and every name in its covers are registry ops (what the coverage
     test below counts)."""

@@ -13,14 +13,25 @@ row's error inputs.
 
 Rows default from the registry.  A row that leaves ``fn`` out is the plain
 function spelling ``T.<func>(*tensors, **kwargs)`` (``func`` defaults to the
-op's name); only such rows get their method, in-place and operator spellings
-compared automatically.  ``differentiable``, ``float_only`` and ``family``
-default to what ``REGISTRY[op]`` says (``None`` in a row means "ask the
-registry"); a row sets them only to override.
+row's name if tensorplay has that function, else the op's; ``args`` orders
+the positional arguments where a non-tensor comes first, as in
+``T.gather(x, dim, index)``); only such rows get their method, in-place and
+operator spellings compared automatically.  ``differentiable``,
+``float_only`` and ``family`` default to what ``REGISTRY[op]`` says (``None``
+in a row means "ask the registry"; ``family`` may well be ``None``); a row
+sets them only to override.  Several rows may be about one op: the plain one,
+and variants for other spellings or special inputs (OpInfo's
+``variant_test_name``).
 
 Sample inputs are NumPy arrays (float64 unless noted); the generic tests make
 tensors of them, with ``requires_grad`` on the floating ones listed in
 ``grad``.  Non-tensor arguments go in ``kwargs`` or are closed over in ``fn``.
+``errors`` lists inputs the op refuses, with PyTorch's exception type and
+message.  A known discrepancy in src/ is a strict expected failure with its
+reason: ``xfail={"<check>": why}`` on a row (checks: gradcheck,
+gradgradcheck, complex, float32, low_precision, against_torch, covers,
+spellings, spellings_exist, noncontig, zero_size, ref, float_only, view),
+``xfail=why`` on an error input.
 """
 import re
 from dataclasses import dataclass, field
