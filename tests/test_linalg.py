@@ -1,6 +1,6 @@
-"""Behaviour of the matrix-product and complex ops against PyTorch: errors (type
-and message), result shapes and dtypes, node names, views sharing memory.
-Gradients are checked by the op table (tests/opdb/linalg.py, complex_ops.py)."""
+"""Behaviour of the matrix-product and complex ops against PyTorch: result shapes
+and dtypes, node names, views sharing memory.  Gradients and error inputs (type
+and message) are checked by the op table (tests/opdb/linalg.py, complex_ops.py)."""
 import numpy as np
 import pytest
 
@@ -31,108 +31,6 @@ def both(f):
     if torch is None:
         pytest.skip("torch not installed")
     return _outcome(f, tp), _outcome(f, torch)
-
-
-# ----------------------------------------------------------------- errors as PyTorch's
-ERRORS = {
-    "mm_1d_self": lambda T: T.mm(mk(T, 3), mk(T, 3, 4)),
-    "mm_1d_mat2": lambda T: T.mm(mk(T, 3, 4), mk(T, 4)),
-    "mm_3d": lambda T: T.mm(mk(T, 2, 3, 4), mk(T, 4, 5)),
-    "mm_shapes": lambda T: T.mm(mk(T, 2, 3), mk(T, 4, 5)),
-    "mm_dtype": lambda T: T.mm(mk(T, 2, 3), mk(T, 3, 5, dtype="float64")),
-    "mm_dtype_half": lambda T: T.mm(mk(T, 2, 3, dtype="float16"), mk(T, 3, 5)),
-    "mm_dtype_complex": lambda T: T.mm(mk(T, 2, 3, dtype="complex64"), mk(T, 3, 5)),
-    "mm_dtype_long": lambda T: T.mm(T.ones(2, 3, dtype=T.int64), mk(T, 3, 5)),
-    "mm_shape_before_dtype": lambda T: T.mm(mk(T, 2, 3), mk(T, 4, 5, dtype="float64")),
-    "mm_not_tensor": lambda T: T.mm(mk(T, 2, 3), 3),
-    "bmm_2d": lambda T: T.bmm(mk(T, 3, 4), mk(T, 3, 4, 5)),
-    "bmm_2d_second": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 4, 5)),
-    "bmm_batch": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 3, 4, 5)),
-    "bmm_inner": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 2, 5, 5)),
-    "bmm_dtype": lambda T: T.bmm(mk(T, 2, 3, 4), mk(T, 2, 4, 5, dtype="float64")),
-    "mv_dims": lambda T: T.mv(mk(T, 3), mk(T, 3)),
-    "mv_vec_2d": lambda T: T.mv(mk(T, 3, 4), mk(T, 4, 1)),
-    "mv_size": lambda T: T.mv(mk(T, 3, 4), mk(T, 5)),
-    "mv_dtype": lambda T: T.mv(mk(T, 3, 4), mk(T, 4, dtype="float64")),
-    "dot_2d": lambda T: T.dot(mk(T, 3, 2), mk(T, 3, 2)),
-    "dot_1d_2d": lambda T: T.dot(mk(T, 3), mk(T, 3, 1)),
-    "dot_size": lambda T: T.dot(mk(T, 3), mk(T, 4)),
-    "dot_dtype": lambda T: T.dot(mk(T, 3), mk(T, 3, dtype="float64")),
-    "dot_dtype_complex": lambda T: T.dot(mk(T, 3, dtype="complex64"), mk(T, 3, dtype="complex128")),
-    "vdot_2d": lambda T: T.vdot(mk(T, 3, 2), mk(T, 3)),
-    "vdot_dtype": lambda T: T.vdot(mk(T, 3), mk(T, 3, dtype="float64")),
-    "outer_2d": lambda T: T.outer(mk(T, 3, 2), mk(T, 4)),
-    "outer_2d_second": lambda T: T.outer(mk(T, 3), mk(T, 4, 2)),
-    "inner_last": lambda T: T.inner(mk(T, 3), mk(T, 4)),
-    "inner_last_2d": lambda T: T.inner(mk(T, 2, 3), mk(T, 4, 4, dtype="float64")),
-    "inner_dtype": lambda T: T.inner(mk(T, 2, 3), mk(T, 4, 3, dtype="float64")),
-    "tensordot_size": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 4, 5), dims=1),
-    "tensordot_size2": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 2), dims=2),
-    "tensordot_size_lists": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=([1], [1])),
-    "tensordot_dtype": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 2, 3, dtype="float64"), dims=2),
-    "tensordot_neg": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=-1),
-    "tensordot_too_many": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=3),
-    "tensordot_lengths": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 4), dims=([1, 0], [0])),
-    "tensordot_dim_range": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 5), dims=([1], [2])),
-    "tensordot_repeat": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 2), dims=([1, 1], [0, 0])),
-    "tensordot_float": lambda T: T.tensordot(mk(T, 2, 3), mk(T, 3, 2), dims=1.5),
-    "einsum_size": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), mk(T, 4, 4)),
-    "einsum_dtype": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), mk(T, 3, 4, dtype="float64")),
-    "einsum_dtype_complex": lambda T: T.einsum("ij,jk", mk(T, 2, 2), mk(T, 2, 2, dtype="complex64")),
-    "einsum_out_missing": lambda T: T.einsum("ij->ik", mk(T, 2, 3)),
-    "einsum_out_repeat": lambda T: T.einsum("ij->iij", mk(T, 2, 3)),
-    "einsum_ndim": lambda T: T.einsum("ijk->ij", mk(T, 2, 3)),
-    "einsum_ndim_second": lambda T: T.einsum("ij,i", mk(T, 2, 3), mk(T, 2, 3)),
-    "einsum_fewer": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3)),
-    "einsum_more": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), mk(T, 3, 4), mk(T, 3)),
-    "einsum_repeat_size": lambda T: T.einsum("ii->i", mk(T, 2, 3)),
-    "einsum_broadcast": lambda T: T.einsum("i,i", mk(T, 2), mk(T, 3)),
-    "einsum_dot": lambda T: T.einsum("i.j", mk(T, 2, 3)),
-    "einsum_two_ellipses": lambda T: T.einsum("...i...", mk(T, 2, 3)),
-    "einsum_bad_char": lambda T: T.einsum("i1", mk(T, 2, 3)),
-    "einsum_two_arrows": lambda T: T.einsum("i->i->i", mk(T, 2)),
-    "einsum_not_tensor": lambda T: T.einsum("ij,jk->ik", mk(T, 2, 3), 3),
-    "einsum_no_operand": lambda T: T.einsum("ij,jk->ik"),
-    "trace_1d": lambda T: T.trace(mk(T, 3)),
-    "trace_3d": lambda T: T.trace(mk(T, 2, 3, 4)),
-    "trace_bool": lambda T: T.trace(T.ones(2, 2, dtype=T.bool)),
-    "addmm_mat1_1d": lambda T: T.addmm(mk(T, 3), mk(T, 3), mk(T, 3, 3)),
-    "addmm_shapes": lambda T: T.addmm(mk(T, 3), mk(T, 2, 3), mk(T, 4, 3)),
-    "addmm_input_shape": lambda T: T.addmm(mk(T, 5), mk(T, 2, 3), mk(T, 3, 3)),
-    "addmm_dtype_mat2": lambda T: T.addmm(mk(T, 3), mk(T, 2, 3), mk(T, 3, 3, dtype="float64")),
-    "addmm_dtype_input": lambda T: T.addmm(mk(T, 3, dtype="float64"), mk(T, 2, 3), mk(T, 3, 3)),
-    "baddbmm_2d": lambda T: T.baddbmm(mk(T, 3), mk(T, 2, 3), mk(T, 2, 3, 3)),
-    "baddbmm_batch": lambda T: T.baddbmm(mk(T, 3), mk(T, 2, 2, 3), mk(T, 2, 4, 3)),
-    "baddbmm_input_shape": lambda T: T.baddbmm(mk(T, 5), mk(T, 2, 2, 3), mk(T, 2, 3, 3)),
-    "baddbmm_dtype": lambda T: T.baddbmm(mk(T, 3), mk(T, 2, 2, 3), mk(T, 2, 3, 3, dtype="float64")),
-    "baddbmm_dtype_input": lambda T: T.baddbmm(mk(T, 3, dtype="float64"), mk(T, 2, 2, 3), mk(T, 2, 3, 3)),
-    # complex ops
-    "complex_dtype": lambda T: T.complex(mk(T, 2), mk(T, 2, dtype="float64")),
-    "complex_long": lambda T: T.complex(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
-    "complex_complex": lambda T: T.complex(mk(T, 2, dtype="complex64"), mk(T, 2, dtype="complex64")),
-    "complex_bfloat16": lambda T: T.complex(mk(T, 2, dtype="bfloat16"), mk(T, 2, dtype="bfloat16")),
-    "complex_shapes": lambda T: T.complex(mk(T, 2), mk(T, 3)),
-    "polar_dtype": lambda T: T.polar(mk(T, 2), mk(T, 2, dtype="float64")),
-    "polar_long": lambda T: T.polar(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64)),
-    "view_as_real_real": lambda T: T.view_as_real(mk(T, 2)),
-    "view_as_complex_last3": lambda T: T.view_as_complex(mk(T, 2, 3)),
-    "view_as_complex_sliced": lambda T: T.view_as_complex(mk(T, 2, 3)[:, :2]),
-    "view_as_complex_transposed": lambda T: T.view_as_complex(mk(T, 3, 2).t()),
-    "view_as_complex_stride1": lambda T: T.view_as_complex(mk(T, 2, 4).t().contiguous().t()[:2]),
-    "view_as_complex_offset": lambda T: T.view_as_complex(mk(T, 6)[1:5].reshape(2, 2)),
-    "view_as_complex_long": lambda T: T.view_as_complex(T.ones(2, dtype=T.int64)),
-    "view_as_complex_bfloat16": lambda T: T.view_as_complex(mk(T, 2, dtype="bfloat16")),
-    "view_as_complex_0d": lambda T: T.view_as_complex(mk(T)),
-}
-
-
-@pytest.mark.parametrize("name", list(ERRORS))
-def test_errors_match_torch(name):
-    a, b = both(ERRORS[name])
-    assert b[0] == "error", f"torch accepted {name}"
-    assert a[0] == "error", f"tensorplay accepted {name}: {a[1]}"
-    assert a[1] == b[1], f"{name}: {a[1]} vs torch {b[1]}: {a[2]!r} / {b[2]!r}"
-    assert a[2] == b[2], name
 
 
 def test_half_complex_is_refused():

@@ -1,7 +1,7 @@
 """Table entries for ops/reduction.py."""
 import numpy as np
 
-from . import OpCase, Sample, arr, pos
+from . import E, OpCase, Sample, arr, pos
 
 A = arr(2, 3, 4, seed=11)
 M = arr(3, 5, seed=12)
@@ -47,34 +47,79 @@ MINMAX_DIM_SAMPLES = [
     Sample([M], {"dim": 0}), Sample([S0], {"dim": 0}, desc="0-d"),
     Sample([S0], {"dim": -1, "keepdim": True}, desc="0-d keepdim")]
 
+EMPTY = np.zeros((0, 3))
+CX = A.astype(np.complex128)
+
+
+def _range(got, lo=-3, hi=2):
+    return f"Dimension out of range (expected to be in range of [{lo}, {hi}], but got {got})"
+
+
+def _np_reduce(f):
+    def ref(x, dim=None, keepdim=False):
+        if isinstance(dim, list) or dim == ():
+            dim = tuple(dim) or None
+        return f(x, axis=dim, keepdims=keepdim)
+    return ref
+
+
+def _no_dim(name, exc=RuntimeError):
+    return E(exc, f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+             f"reduction dim with the 'dim' argument.", EMPTY, desc="empty")
+
+
+def _empty_dim(name, dim=0, exc=IndexError):
+    return E(exc, f"{name}(): Expected reduction dim 0 to have non-zero size.", EMPTY, dim=dim, desc="empty dim")
+
+
+def _bad_dim(got, **kw):
+    return E(IndexError, _range(got), A, desc="dim out of range", **kw)
+
+
+def _not_float(msg, x, **kw):
+    return E(RuntimeError, msg, x, desc=f"{x.dtype}", **kw)
+
+
+MAX_ARGS = r"^max\(\) received an invalid combination of arguments - got \("   # the parsers' wordings differ
+
 CASES = [
     # ------------------------------------------------------------ prod
-    OpCase("prod", lambda T, x: T.prod(x),
-           [Sample([M]), Sample([S0], desc="0-d"), Sample([ZFULL1], desc="one zero"),
-            Sample([ZFULL2], desc="two zeros"), Sample([Z3], desc="three zeros")],
-           covers=("prod", "cumprod", "_shift_dim", "_flip_dim")),
-    OpCase("prod_dim", lambda T, x, dim=1, keepdim=False: x.prod(dim, keepdim),
-           [Sample([A]), Sample([A], {"dim": -1, "keepdim": True}, desc="neg keepdim"),
-            Sample([A], {"dim": 0}), Sample([S0], {"dim": 0}, desc="0-d"),
-            Sample([Z1], {"dim": 1}, desc="one zero"), Sample([Z1], {"dim": 0}, desc="one zero d0"),
-            Sample([Z2], {"dim": 1}, desc="zeros"), Sample([Z3], {"dim": -1}, desc="three zeros")],
-           covers=("prod_dim", "cumprod", "_shift_dim", "_flip_dim")),
+    OpCase("prod", samples=[Sample([M]), Sample([S0], desc="0-d"), Sample([ZFULL1], desc="one zero"),
+                            Sample([ZFULL2], desc="two zeros"), Sample([Z3], desc="three zeros")],
+           covers=("prod", "cumprod", "_shift_dim", "_flip_dim"), ref=np.prod),
+    OpCase("prod_dim", func="prod",
+           samples=[Sample([A], {"dim": 1}), Sample([A], {"dim": -1, "keepdim": True}, desc="neg keepdim"),
+                    Sample([A], {"dim": 0}), Sample([S0], {"dim": 0}, desc="0-d"),
+                    Sample([Z1], {"dim": 1}, desc="one zero"), Sample([Z1], {"dim": 0}, desc="one zero d0"),
+                    Sample([Z2], {"dim": 1}, desc="zeros"), Sample([Z3], {"dim": -1}, desc="three zeros")],
+           covers=("prod_dim", "cumprod", "_shift_dim", "_flip_dim"), ref=_np_reduce(np.prod),
+           errors=[_bad_dim(3, dim=3),
+                   E(TypeError, r"^prod\(\) received an invalid combination of arguments - got \(tuple\)", A,
+                     fn=lambda T, x: x.prod((0, 1)), regex=True, desc="tuple dim")]),
     OpCase("prod_dtype", lambda T, x: T.prod(x, 1, dtype=T.float64) + x.prod(dtype=T.float64),
-           [Sample([M])], covers=("prod", "prod_dim", "_to_copy"), preserves_dtype=False, complex=False,
+           [Sample([M])], covers=("prod", "prod_dim"), preserves_dtype=False, complex=False,
            low_precision=False),
     # ------------------------------------------------------------ max / min
-    OpCase("max_min_full", lambda T, x: (T.max(x), x.min()),
-           [Sample([M]), Sample([A]), Sample([S0], desc="0-d")],
-           covers=("max", "min"), complex=False),
+    *[OpCase(n, samples=[Sample([M]), Sample([A]), Sample([S0], desc="0-d")], complex=False,
+             ref=getattr(np, n),
+             errors=[_no_dim(n),
+                     E(NotImplementedError, f"\"{n}_all\" not implemented for 'ComplexDouble'", CX,
+                       desc="complex")])
+      for n in ("max", "min")],
     OpCase("max_min_full_ties", lambda T, x: (x.max(), T.min(x)),
            [Sample([T2], desc="2-way ties")], covers=("max", "min"), complex=False, gradgrad=False),
-    # gradcheck takes only differentiable outputs: the values here, the indices below
-    OpCase("max_min_dim", lambda T, x, dim=1, keepdim=False: (T.max(x, dim, keepdim)[0],
-                                                             x.min(dim=dim, keepdim=keepdim).values),
-           MINMAX_DIM_SAMPLES, covers=("max_dim", "min_dim"), complex=False),
-    OpCase("max_min_dim_indices", lambda T, x, dim=1, keepdim=False: tuple(T.max(x, dim, keepdim)) +
-           tuple(x.min(dim=dim, keepdim=keepdim)),
-           MINMAX_DIM_SAMPLES, covers=("max_dim", "min_dim"), complex=False, differentiable=False),
+    # values and indices; gradcheck differentiates the values
+    *[OpCase(f"{n}_dim", func=n, samples=[Sample([A], {"dim": 1}), *MINMAX_DIM_SAMPLES[1:]], complex=False,
+             ref=lambda x, dim, keepdim=False, n=n: (getattr(np, n)(x, axis=dim, keepdims=keepdim),
+                                                     getattr(np, f"arg{n}")(x, axis=dim, keepdims=keepdim)),
+             errors=[_empty_dim(n), _empty_dim(n, dim=-2), _bad_dim(3, dim=3), _bad_dim(-4, dim=-4),
+                     E(IndexError, _range(1, -1, 0), np.array(0.5), dim=1, desc="0-d dim out of range"),
+                     E(RuntimeError, f"{n}(): does not support complex input", CX, dim=0, desc="complex"),
+                     E(TypeError, MAX_ARGS.replace("max", n), A, regex=True, dim=(0, 1), desc="tuple dim")])
+      for n in ("max", "min")],
+    OpCase("max_min_dim_method", lambda T, x, dim=1, keepdim=False: (x.max(dim, keepdim)[0],
+                                                                    x.min(dim=dim, keepdim=keepdim).values),
+           MINMAX_DIM_SAMPLES[:2], covers=("max_dim", "min_dim"), complex=False),
     OpCase("max_min_dim_ties", lambda T, x, dim=1: (x.max(dim).values, x.max(dim).indices,
                                                     x.min(dim)[0], x.min(dim)[1]),
            [Sample([T3]), Sample([T3], {"dim": 0}), Sample([INT], desc="int"),
@@ -82,115 +127,159 @@ CASES = [
            covers=("max_dim", "min_dim"), complex=False, differentiable=False),
     OpCase("max_binary", lambda T, x, y: (T.max(x, y), T.min(x, y), T.max(x, other=y)),
            [Sample([M, arr(3, 5, seed=3)]), Sample([M, arr(5, seed=4)], desc="broadcast")],
-           covers=("maximum", "minimum"), complex=False),
-    OpCase("amax_amin", lambda T, x, dim=(), keepdim=False: (T.amax(x, dim, keepdim), x.amin(dim, keepdim)),
-           [Sample([A]), Sample([A], {"dim": 1}), Sample([A], {"dim": (0, -1)}, desc="dims"),
-            Sample([A], {"dim": [-1], "keepdim": True}, desc="neg keepdim"),
-            Sample([A], {"dim": (0, 1, 2), "keepdim": True}, desc="all keepdim"),
-            Sample([S0], desc="0-d"), Sample([S0], {"dim": 0}, desc="0-d dim")],
-           covers=("amax", "amin"), complex=False),
+           covers=("maximum", "minimum"), complex=False,
+           errors=[E(TypeError, MAX_ARGS, A, fn=lambda T, x: T.max(x, 1.0), regex=True, desc="float other")]),
+    *[OpCase(n, samples=[Sample([A]), Sample([A], {"dim": 1}), Sample([A], {"dim": (0, -1)}, desc="dims"),
+                         Sample([A], {"dim": [-1], "keepdim": True}, desc="neg keepdim"),
+                         Sample([A], {"dim": (0, 1, 2), "keepdim": True}, desc="all keepdim"),
+                         Sample([S0], desc="0-d"), Sample([S0], {"dim": 0}, desc="0-d dim")],
+             complex=False, ref=_np_reduce(getattr(np, n)),
+             errors=[_no_dim(n), _empty_dim(n), _bad_dim(5, dim=(0, 5)),
+                     E(RuntimeError, "dim 0 appears multiple times in the list of dims", A, dim=(0, 0),
+                       desc="repeated dim"),
+                     E(NotImplementedError, f"\"{n[1:]}_values_cpu\" not implemented for 'ComplexDouble'", CX,
+                       desc="complex")])
+      for n in ("amax", "amin")],
     OpCase("amax_amin_ties", lambda T, x, dim=(), keepdim=False: (x.amax(dim, keepdim), T.amin(x, dim, keepdim)),
            [Sample([T2], desc="all"), Sample([T2], {"dim": 1}, desc="rows"),
             Sample([T2], {"dim": -1, "keepdim": True}, desc="rows keepdim")],
            covers=("amax", "amin"), complex=False, gradgrad=False),
-    OpCase("aminmax", lambda T, x, **kw: tuple(T.aminmax(x, **kw)),
-           [Sample([A]), Sample([A], {"dim": 1}), Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"),
-            Sample([S0], desc="0-d")],
-           covers=("aminmax",), complex=False),
+    OpCase("aminmax", samples=[Sample([A]), Sample([A], {"dim": 1}),
+                               Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"), Sample([S0], desc="0-d")],
+           complex=False,
+           ref=lambda x, dim=None, keepdim=False: (np.amin(x, axis=dim, keepdims=keepdim),
+                                                   np.amax(x, axis=dim, keepdims=keepdim)),
+           errors=[E(RuntimeError, "aminmax(): cannot compute aminmax over an empty dimension as the operation "
+                     "has no identity.", EMPTY, desc="empty"),
+                   E(IndexError, "aminmax: Expected reduction dim 0 to have non-zero size.", EMPTY, dim=0,
+                     desc="empty dim"),
+                   E(NotImplementedError, "\"aminmax_cpu\" not implemented for 'ComplexDouble'", CX, desc="complex"),
+                   E(TypeError, "aminmax() takes 1 positional argument but 2 were given", A,
+                     fn=lambda T, x: T.aminmax(x, 0), desc="positional dim")]),
     OpCase("aminmax_ties", lambda T, x, **kw: tuple(x.aminmax(**kw)),
            [Sample([T2]), Sample([T2], {"dim": 1}, desc="rows")],
            covers=("aminmax",), complex=False, gradgrad=False),
-    OpCase("argmax_argmin", lambda T, x, **kw: (T.argmax(x, **kw), x.argmin(**kw)),
-           [Sample([A]), Sample([A], {"dim": 1}), Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"),
-            Sample([A], {"keepdim": True}, desc="all keepdim"), Sample([S0], desc="0-d"),
-            Sample([S0], {"dim": 0}, desc="0-d dim"), Sample([T3], desc="ties"),
-            Sample([T3], {"dim": 1}, desc="ties rows"), Sample([INT], {"dim": 0}, desc="int"),
-            Sample([INT.astype(np.uint8)], desc="uint8")],
-           covers=("argmax", "argmin"), complex=False, differentiable=False),
+    *[OpCase(n, samples=[Sample([A]), Sample([A], {"dim": 1}),
+                         Sample([A], {"dim": -1, "keepdim": True}, desc="keepdim"),
+                         Sample([A], {"keepdim": True}, desc="all keepdim"), Sample([S0], desc="0-d"),
+                         Sample([S0], {"dim": 0}, desc="0-d dim"), Sample([T3], desc="ties"),
+                         Sample([T3], {"dim": 1}, desc="ties rows"), Sample([INT], {"dim": 0}, desc="int"),
+                         Sample([INT.astype(np.uint8)], desc="uint8")],
+             complex=False, differentiable=False,
+             errors=[E(IndexError, f"{n}(): Expected reduction dim to be specified for input.numel() == 0.",
+                       EMPTY, desc="empty"),
+                     _empty_dim(n), _bad_dim(3, dim=3),
+                     E(RuntimeError, f"{n}(): does not support complex input", CX, desc="complex"),
+                     E(RuntimeError, f"{n}(): does not support bool input", A > 0, desc="bool"),
+                     E(TypeError, r"argument 'dim' (\(position 1\) )?must be int, not tuple", A, regex=True,
+                       fn=lambda T, x, n=n: getattr(x, n)((0, 1)), desc="tuple dim")])
+      for n in ("argmax", "argmin")],
     # ------------------------------------------------------------ var / std
-    OpCase("var", lambda T, x, **kw: T.var(x, **kw),
-           [Sample([A]), Sample([A], {"dim": 1}), Sample([A], {"dim": (0, -1), "keepdim": True}, desc="dims keepdim"),
-            Sample([A], {"dim": -1, "unbiased": False}, desc="biased"),
-            Sample([A], {"dim": 2, "correction": 2}, desc="correction 2"),
-            Sample([S0], {"correction": 0}, desc="0-d")],
-           covers=("var",)),
-    OpCase("std", lambda T, x, **kw: x.std(**kw),
-           [Sample([A]), Sample([A], {"dim": 1}), Sample([A], {"dim": (0, -1), "keepdim": True}, desc="dims keepdim"),
-            Sample([A], {"dim": -1, "correction": 0}, desc="correction 0"),
-            Sample([M], {"dim": 0, "unbiased": True}, desc="unbiased")],
-           covers=("std",)),
+    OpCase("var", samples=[Sample([A]), Sample([A], {"dim": 1}),
+                           Sample([A], {"dim": (0, -1), "keepdim": True}, desc="dims keepdim"),
+                           Sample([A], {"dim": -1, "unbiased": False}, desc="biased"),
+                           Sample([A], {"dim": 2, "correction": 2}, desc="correction 2"),
+                           Sample([S0], {"correction": 0}, desc="0-d")],
+           errors=[_bad_dim(-4, dim=-4),
+                   _not_float("std and var only support floating point and complex dtypes", INT)]),
+    OpCase("std", samples=[Sample([A]), Sample([A], {"dim": 1}),
+                           Sample([A], {"dim": (0, -1), "keepdim": True}, desc="dims keepdim"),
+                           Sample([A], {"dim": -1, "correction": 0}, desc="correction 0"),
+                           Sample([M], {"dim": 0, "unbiased": True}, desc="unbiased")],
+           errors=[_bad_dim(5, dim=5),
+                   _not_float("std and var only support floating point and complex dtypes", BOOLS)]),
     OpCase("var_std_positional", lambda T, x: (x.var(1, False, True), T.std(x, 0, True), x.var(False)),
            [Sample([M])], covers=("var", "std")),
     OpCase("var_mean_std_mean", lambda T, x: T.var_mean(x, 1) + T.std_mean(x, (0, 1), keepdim=True),
            [Sample([A])], covers=("var", "std", "mean")),
     # ------------------------------------------------------------ norm
-    OpCase("norm", lambda T, x, p=2, **kw: T.norm(x, p, **kw),
-           [Sample([A], desc="2"), Sample([A], {"p": 1}, desc="1"), Sample([A], {"p": 3}, desc="3"),
-            Sample([A], {"p": 0.5}, desc="0.5"), Sample([A], {"p": 1.5}, desc="1.5"),
-            Sample([A], {"p": float("inf")}, desc="inf"), Sample([A], {"p": -float("inf")}, desc="-inf"),
-            Sample([A], {"p": 0}, desc="0"), Sample([A], {"p": "fro"}, desc="fro"),
-            Sample([S0], desc="0-d")],
-           covers=("linalg_vector_norm",)),
-    OpCase("norm_dim", lambda T, x, p=2, **kw: x.norm(p, **kw),
-           [Sample([A], {"dim": 1}, desc="2"), Sample([A], {"dim": -1, "keepdim": True}, desc="2 keepdim"),
-            Sample([A], {"p": 1, "dim": (0, 2)}, desc="1 dims"),
-            Sample([A], {"p": float("inf"), "dim": 0}, desc="inf"),
-            Sample([A], {"p": -float("inf"), "dim": -2, "keepdim": True}, desc="-inf"),
-            Sample([A], {"p": 3, "dim": 1}, desc="3"), Sample([A], {"p": 0.5, "dim": 2}, desc="0.5"),
-            Sample([A], {"p": "fro", "dim": (1, 2)}, desc="fro dims")],
-           covers=("linalg_vector_norm",)),
-    OpCase("norm_at_zero", lambda T, x, p=2, **kw: T.norm(x, p, **kw),
-           [Sample([NZ], {"dim": 1}, desc="2"), Sample([np.zeros((2, 3))], desc="2 all zero"),
-            Sample([NZ], {"p": 3, "dim": 1}, desc="3"), Sample([NZ], {"p": 1.5, "dim": -1}, desc="1.5")],
-           covers=("linalg_vector_norm",), gradgrad=False, complex=False),
+    OpCase("norm", op="linalg_vector_norm", func="norm",
+           samples=[Sample([A], {"p": 2}, desc="2"), Sample([A], {"p": 1}, desc="1"), Sample([A], {"p": 3}, desc="3"),
+                    Sample([A], {"p": 0.5}, desc="0.5"), Sample([A], {"p": 1.5}, desc="1.5"),
+                    Sample([A], {"p": float("inf")}, desc="inf"), Sample([A], {"p": -float("inf")}, desc="-inf"),
+                    Sample([A], {"p": 0}, desc="0"), Sample([A], {"p": "fro"}, desc="fro"),
+                    Sample([S0], {"p": 2}, desc="0-d"),
+                    Sample([A], {"p": 2, "dim": 1}, desc="dim 2"),
+                    Sample([A], {"p": 2, "dim": -1, "keepdim": True}, desc="dim 2 keepdim"),
+                    Sample([A], {"p": 1, "dim": (0, 2)}, desc="dim 1 dims"),
+                    Sample([A], {"p": float("inf"), "dim": 0}, desc="dim inf"),
+                    Sample([A], {"p": -float("inf"), "dim": -2, "keepdim": True}, desc="dim -inf"),
+                    Sample([A], {"p": 3, "dim": 1}, desc="dim 3"), Sample([A], {"p": 0.5, "dim": 2}, desc="dim 0.5"),
+                    Sample([A], {"p": "fro", "dim": (1, 2)}, desc="dim fro dims")],
+           errors=[E(RuntimeError, "linalg.vector_norm cannot compute the inf norm on an empty tensor because "
+                     "the operation does not have an identity", EMPTY, p=float("inf"), desc="inf empty"),
+                   _bad_dim(4, dim=4),
+                   _not_float("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                              "Got Long", INT),
+                   _not_float("linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                              "Got Bool", BOOLS),
+                   E(RuntimeError, "linalg.vector_norm: the dtype of the input (Double) should be convertible "
+                     "without narrowing to the specified dtype (Float)", A,
+                     fn=lambda T, x: x.norm(dtype=T.float32), desc="narrowing dtype"),
+                   E(RuntimeError, "linalg.matrix_norm: Order abc not supported.", A, p="abc", desc="bad p")]),
+    OpCase("norm_at_zero", op="linalg_vector_norm", func="norm",
+           samples=[Sample([NZ], {"p": 2, "dim": 1}, desc="2"), Sample([np.zeros((2, 3))], {"p": 2}, desc="2 all zero"),
+                    Sample([NZ], {"p": 3, "dim": 1}, desc="3"), Sample([NZ], {"p": 1.5, "dim": -1}, desc="1.5")],
+           gradgrad=False, complex=False),
     # ------------------------------------------------------------ logsumexp
-    OpCase("logsumexp", lambda T, x, dim=1, keepdim=False: T.logsumexp(x, dim, keepdim),
-           [Sample([A]), Sample([A], {"dim": (0, 2)}, desc="dims"),
-            Sample([A], {"dim": -1, "keepdim": True}, desc="neg keepdim"),
-            Sample([S0], {"dim": 0}, desc="0-d"), Sample([BIG], {"dim": 1}, desc="large")]),
-    OpCase("logsumexp_neginf", lambda T, x, dim=1: x.logsumexp(dim),
-           [Sample([NINF]), Sample([NINF], {"dim": 0}, desc="d0")],
-           covers=("logsumexp",), complex=False),
-    OpCase("logsumexp_inf", lambda T, x, dim=1: T.logsumexp(x, dim),
-           [Sample([INFS]), Sample([INFS], {"dim": 0}, desc="d0")],
-           covers=("logsumexp",), complex=False, differentiable=False),
-    OpCase("logsumexp_int", lambda T, x: T.logsumexp(x, 0), [Sample([INT])],      # -> float32
-           covers=("logsumexp",), complex=False, differentiable=False, low_precision=False),
+    OpCase("logsumexp", samples=[Sample([A], {"dim": 1}), Sample([A], {"dim": (0, 2)}, desc="dims"),
+                                 Sample([A], {"dim": -1, "keepdim": True}, desc="neg keepdim"),
+                                 Sample([S0], {"dim": 0}, desc="0-d"), Sample([BIG], {"dim": 1}, desc="large")],
+           errors=[_bad_dim(3, dim=3),
+                   E(TypeError, r"^logsumexp\(\) missing (1 )?required (positional )?argument", A, regex=True,
+                     desc="no dim")]),
+    OpCase("logsumexp_neginf", op="logsumexp", func="logsumexp",
+           samples=[Sample([NINF], {"dim": 1}), Sample([NINF], {"dim": 0}, desc="d0")], complex=False),
+    OpCase("logsumexp_inf", op="logsumexp", func="logsumexp",
+           samples=[Sample([INFS], {"dim": 1}), Sample([INFS], {"dim": 0}, desc="d0")],
+           complex=False, differentiable=False),
+    OpCase("logsumexp_int", op="logsumexp", func="logsumexp", samples=[Sample([INT], {"dim": 0})],  # -> float32
+           complex=False, differentiable=False, low_precision=False),
     # ------------------------------------------------------------ cumsum / cumprod
-    OpCase("cumsum", lambda T, x, dim=1: T.cumsum(x, dim),
-           [Sample([A]), Sample([A], {"dim": -1}, desc="neg"), Sample([A], {"dim": 0}),
-            Sample([S0], {"dim": 0}, desc="0-d")],
-           covers=("cumsum", "_flip_dim")),
+    OpCase("cumsum", samples=[Sample([A], {"dim": 1}), Sample([A], {"dim": -1}, desc="neg"), Sample([A], {"dim": 0}),
+                              Sample([S0], {"dim": 0}, desc="0-d")],
+           covers=("cumsum", "_flip_dim"), ref=lambda x, dim: np.cumsum(x, axis=dim) if x.ndim else x,
+           errors=[_bad_dim(3, dim=3)]),
     OpCase("cumsum_dtype", lambda T, x: x.cumsum(0, dtype=T.float64), [Sample([M])],
-           covers=("cumsum", "_to_copy"), preserves_dtype=False, low_precision=False, complex=False),
+           covers=("cumsum",), preserves_dtype=False, low_precision=False, complex=False),
     OpCase("cumsum_cumprod_int", lambda T, x: (x.cumsum(1), T.cumprod(x, 0), x.prod(), x.prod(1)),
            [Sample([INT]), Sample([BOOLS], desc="bool")],
            covers=("cumsum", "cumprod", "prod", "prod_dim"), differentiable=False, complex=False),
-    OpCase("cumprod", lambda T, x, dim=1: T.cumprod(x, dim),
-           [Sample([A]), Sample([A], {"dim": -1}, desc="neg"), Sample([A], {"dim": 0}),
-            Sample([S0], {"dim": 0}, desc="0-d"), Sample([Z1], {"dim": 1}, desc="one zero"),
-            Sample([Z2], {"dim": 1}, desc="zeros"), Sample([Z2], {"dim": 0}, desc="zeros d0"),
-            Sample([Z3], {"dim": -1}, desc="three zeros")],
-           covers=("cumprod", "_flip_dim")),
+    OpCase("cumprod", samples=[Sample([A], {"dim": 1}), Sample([A], {"dim": -1}, desc="neg"), Sample([A], {"dim": 0}),
+                               Sample([S0], {"dim": 0}, desc="0-d"), Sample([Z1], {"dim": 1}, desc="one zero"),
+                               Sample([Z2], {"dim": 1}, desc="zeros"), Sample([Z2], {"dim": 0}, desc="zeros d0"),
+                               Sample([Z3], {"dim": -1}, desc="three zeros")],
+           covers=("cumprod", "_flip_dim"), ref=lambda x, dim: np.cumprod(x, axis=dim) if x.ndim else x,
+           errors=[_bad_dim(-4, dim=-4)]),
     # ------------------------------------------------------------ all / any
-    OpCase("all_any", lambda T, x, **kw: (T.all(x, **kw), x.any(**kw)),
-           [Sample([BOOLS]), Sample([BOOLS], {"dim": 1}, desc="dim"),
-            Sample([BOOLS], {"dim": 0, "keepdim": True}, desc="keepdim"),
-            Sample([T3], {"dim": -1}, desc="float"), Sample([INT - 1], desc="int"),
-            Sample([(INT % 2).astype(np.uint8)], {"dim": 1}, desc="uint8"),
-            Sample([np.array(0.0)], desc="0-d"), Sample([np.zeros((0, 3))], desc="empty"),
-            Sample([T3], {"dim": (0, 1)}, desc="dims")],
-           covers=("all", "any"), complex=False, differentiable=False),
+    *[OpCase(n, samples=[Sample([BOOLS]), Sample([BOOLS], {"dim": 1}, desc="dim"),
+                         Sample([BOOLS], {"dim": 0, "keepdim": True}, desc="keepdim"),
+                         Sample([T3], {"dim": -1}, desc="float"), Sample([INT - 1], desc="int"),
+                         Sample([(INT % 2).astype(np.uint8)], {"dim": 1}, desc="uint8"),
+                         Sample([np.array(0.0)], desc="0-d"), Sample([np.zeros((0, 3))], desc="empty"),
+                         Sample([T3], {"dim": (0, 1)}, desc="dims")],
+             complex=False, ref=_np_reduce(getattr(np, n)),
+             errors=[_bad_dim(3 if n == "all" else -4, dim=3 if n == "all" else -4)])
+      for n in ("all", "any")],
     # ------------------------------------------------------------ softmax / log_softmax
-    OpCase("softmax", lambda T, x, dim=1: (T.softmax(x, dim), x.log_softmax(dim)),
-           [Sample([A]), Sample([A], {"dim": -1}, desc="neg"), Sample([A], {"dim": 0}),
-            Sample([S0], {"dim": 0}, desc="0-d"), Sample([BIG], {"dim": 1}, desc="large")],
-           covers=("softmax", "log_softmax"), complex=False),
+    *[OpCase(n, samples=[Sample([A], {"dim": 1}), Sample([A], {"dim": -1}, desc="neg"), Sample([A], {"dim": 0}),
+                         Sample([S0], {"dim": 0}, desc="0-d"), Sample([BIG], {"dim": 1}, desc="large")],
+             complex=False, errors=errs)
+      for n, errs in (("softmax", [_bad_dim(3, dim=3),
+                                   E(NotImplementedError, "\"softmax_lastdim_kernel_impl\" not implemented for "
+                                     "'ComplexDouble'", CX, dim=-1, desc="complex"),
+                                   E(NotImplementedError, "\"softmax_kernel_impl\" not implemented for 'Long'",
+                                     INT, dim=0, desc="int")]),
+                      ("log_softmax", [_bad_dim(3, dim=3),
+                                       E(NotImplementedError, "\"log_softmax_lastdim_kernel_impl\" not implemented "
+                                         "for 'Long'", INT, dim=-1, desc="int")]))],
+    OpCase("softmax_method", lambda T, x, dim=1: (T.softmax(x, dim), x.log_softmax(dim)),
+           [Sample([A]), Sample([A], {"dim": -1}, desc="neg")], covers=("softmax", "log_softmax"), complex=False),
     OpCase("softmax_functional", lambda T, x: (T.nn.functional.softmax(x, dim=-1),
                                                T.nn.functional.log_softmax(x, 0)),
            [Sample([M])], covers=("softmax", "log_softmax"), complex=False),
     OpCase("softmax_dtype", lambda T, x: (T.softmax(x, 1, dtype=T.float64), x.log_softmax(0, dtype=T.float64)),
-           [Sample([M])], covers=("softmax", "log_softmax", "_to_copy"), complex=False,
+           [Sample([M])], covers=("softmax", "log_softmax"), complex=False,
            preserves_dtype=False, low_precision=False),
 ]
 
