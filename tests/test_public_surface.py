@@ -50,7 +50,13 @@ EXTRAS = {
 }
 
 # attributes every Python class has, which are not API
-_PLUMBING = {"__slots__", "__dict__", "__weakref__", "__module__", "__doc__"}
+# what Python puts on a class it makes (the set grows with the interpreter: 3.13 adds
+# __firstlineno__ and __static_attributes__), not names tensorplay chose
+class _Plain:
+    __slots__ = ()
+
+
+_PLUMBING = {"__slots__", "__dict__", "__weakref__", "__module__", "__doc__"} | set(vars(_Plain))
 
 # registry machinery and internal ops, once tensorplay.<name>: they live in their modules now
 INTERNALS = {

@@ -804,6 +804,17 @@ def _prep_list(op, ts):
     return [t._data if t._data.dtype == npdt else t._data.astype(npdt) for t in ts]
 
 
+def broadcast_error(a, b):
+    """PyTorch's error for shapes that do not broadcast."""
+    n = max(len(a), len(b))
+    a1, b1 = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
+    for i in range(n - 1, -1, -1):
+        if a1[i] != b1[i] and a1[i] != 1 and b1[i] != 1:
+            return RuntimeError(f"The size of tensor a ({a1[i]}) must match the size of tensor b "
+                                f"({b1[i]}) at non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
+
+
 # ------------------------------------------------------------------ the interception point
 # The active transforms (forward-mode levels, vmap levels, ...), innermost last.
 # Every call of every op checks this list first (the fast paths too), so with
@@ -842,7 +853,6 @@ def dispatch(op, args):
         r = op.kernel(*kargs)
     except ValueError as e:
         if op.promote and op.n_in >= 2 and "broadcast" in str(e):
-            from .pointwise import broadcast_error
             shapes = [np.shape(a) for a in kargs[:op.n_in]]
             raise broadcast_error(shapes[0], shapes[1]) from None
         raise

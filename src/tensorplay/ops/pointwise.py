@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
-                        record_pointwise, _NO_ARG, _result_dtype)
+                        record_pointwise, _NO_ARG, _result_dtype, broadcast_error)
 from ._families import ELEMENTWISE
 from .._tensor import _wrap
 
@@ -188,17 +188,6 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
     # for in-place ops outside autograd: compute straight into the tensor's memory
     fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     return fn
-
-
-def broadcast_error(a, b):
-    """PyTorch's error for shapes that do not broadcast."""
-    n = max(len(a), len(b))
-    a1, b1 = (1,) * (n - len(a)) + tuple(a), (1,) * (n - len(b)) + tuple(b)
-    for i in range(n - 1, -1, -1):
-        if a1[i] != b1[i] and a1[i] != 1 and b1[i] != 1:
-            return RuntimeError(f"The size of tensor a ({a1[i]}) must match the size of tensor b "
-                                f"({b1[i]}) at non-singleton dimension {i}")
-    return RuntimeError(f"shapes {list(a)} and {list(b)} cannot be broadcast together")
 
 
 def _zl(g):
