@@ -1,4 +1,5 @@
-"""Table entries for ops/more.py."""
+"""Table entries for the ops of sorting.py, pointwise_more.py, factories.py and the
+shape/reduction/linalg helpers that used to live in one ops/more.py."""
 import numpy as np
 
 from . import E, OpCase, Sample, arr, exact, pos
@@ -30,9 +31,6 @@ C64 = np.array([1.0, 2.0], np.complex64)
 Z34 = np.zeros((3, 4), np.float32)
 
 
-# ops that PyTorch has an in-place form of and tensorplay does not (ops/inplace.py's INPLACE)
-NO_INPLACE = {"spellings_exist": "no in-place form (Tensor.<op>_), which torch has: missing from "
-                                 "ops/inplace.py's INPLACE"}
 
 
 def _range(got, lo=-2, hi=1):
@@ -122,7 +120,7 @@ CASES = [
            errors=[E(RuntimeError, "Float did not match Long", np.array([1.0], np.float32), I64[:1], desc="dtypes")]),
     OpCase("heaviside", samples=[Sample([HV, np.array([0.5])]), Sample([HV, arr(5, seed=3)], desc="tensor values"),
                                  Sample([INT, np.array([7])], desc="int")],
-           complex=False, ref=np.heaviside, xfail=NO_INPLACE,
+           complex=False, ref=np.heaviside,
            errors=[E(RuntimeError, "heaviside is not yet implemented for tensors with different dtypes.",
                      np.array([-1.0, 0.0, 2.0], np.float32), np.array(1), desc="dtypes"),
                    E(RuntimeError, "heaviside is not yet implemented for complex tensors.", C64, C64,
@@ -130,7 +128,7 @@ CASES = [
     # ------------------------------------------------------------ pointwise extras
     OpCase("xlogy", samples=[Sample([B, PM]), Sample([XZ, PM], desc="zeros in x"),
                              Sample([B, pos(5, seed=4)], desc="broadcast")],
-           complex=False, ref=lambda x, y: np.where(x == 0, 0.0, x * np.log(y)), xfail=NO_INPLACE,
+           complex=False, ref=lambda x, y: np.where(x == 0, 0.0, x * np.log(y)),
            errors=[_not_for("xlogy_cpu", "ComplexFloat", C64, C64)]),
     OpCase("xlogy_scalar", lambda T, x: (T.xlogy(x, 2.5), x.xlogy(x * x + 0.5), T.xlogy(3.0, x * x + 0.5)),
            [Sample([B]), Sample([XZ], desc="zeros")], covers=("xlogy",), complex=False),
@@ -140,20 +138,19 @@ CASES = [
                                  Sample([B, arr(5, seed=6)], desc="broadcast")],
            ref=np.logaddexp, errors=[_not_for("logaddexp_cpu", "Long", I64, I64)]),
     OpCase("logit", samples=[Sample([P01]), Sample([P01], {"eps": 0.2}, desc="eps"), Sample([S0], desc="0-d")],
-           complex=False, xfail=NO_INPLACE,
+           complex=False,
            ref=lambda x, eps=None: np.log(np.clip(x, eps, 1 - eps) / (1 - np.clip(x, eps, 1 - eps)))
            if eps is not None else np.log(x / (1 - x)),
            errors=[_not_for("logit_cpu", "ComplexFloat", C64)]),
-    OpCase("deg2rad", samples=[Sample([M]), Sample([S0], desc="0-d")], complex=False, ref=np.deg2rad, xfail=NO_INPLACE,
+    OpCase("deg2rad", samples=[Sample([M]), Sample([S0], desc="0-d")], complex=False, ref=np.deg2rad,
            errors=[E(RuntimeError, "deg2rad is not supported for complex tensors.", C64, desc="complex")]),
-    OpCase("rad2deg", samples=[Sample([M]), Sample([S0], desc="0-d")], complex=False, ref=np.rad2deg,
-           xfail=NO_INPLACE),
+    OpCase("rad2deg", samples=[Sample([M]), Sample([S0], desc="0-d")], complex=False, ref=np.rad2deg),
     OpCase("addcmul", samples=[Sample([M, B, PM]), Sample([M, B, PM], {"value": -0.5}, desc="value"),
                                Sample([M, arr(5, seed=7), arr(3, 1, seed=8)], {"value": 2}, desc="broadcast")],
-           ref=lambda x, a, b, value=1: x + value * a * b, xfail=NO_INPLACE),
+           ref=lambda x, a, b, value=1: x + value * a * b),
     OpCase("addcdiv", samples=[Sample([M, B, PM]), Sample([M, B, PM], {"value": -0.5}, desc="value"),
                                Sample([M, arr(5, seed=7), pos(3, 1, seed=8)], {"value": 2}, desc="broadcast")],
-           ref=lambda x, a, b, value=1: x + value * a / b, xfail=NO_INPLACE,
+           ref=lambda x, a, b, value=1: x + value * a / b,
            errors=[E(RuntimeError, "^Integer division with addcdiv is no longer supported", I64, I64, I64,
                      regex=True, desc="int"),
                    E(RuntimeError, "^Integer division with addcdiv is no longer supported", np.ones(2, np.float32),

@@ -53,7 +53,8 @@ def _heaviside_k(x, values):
     return np.where(kx == 0, kv, (kx > 0)).astype(x.dtype)
 
 
-heaviside = _defop("heaviside", _heaviside_k, None, n_in=2, upcast=False, family=ELEMENTWISE)
+heaviside = _defop("heaviside", _heaviside_k, None, n_in=2, upcast=False, family=ELEMENTWISE,
+                   inplace=True)
 
 
 def _lg(y):
@@ -79,7 +80,7 @@ def _xlogy_vjp_x(g, x, y):             # PyTorch: xlogy(g, y), 0 where x == 0 an
 
 xlogy = _binary("xlogy", _xlogy_k, {"x": _xlogy_vjp_x,
                                     "y": lambda g, x, y: g * x / y},
-                float_only=True, family=ELEMENTWISE)
+                float_only=True, family=ELEMENTWISE, inplace=True)
 _XLOGY_ST = type("XlogyBackward1", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
 _XLOGY_TS = type("XlogyBackward2", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
 xlogy.op.variants = lambda x, y: (_XLOGY_TS if type(y) in (int, float) else
@@ -137,7 +138,7 @@ def _logit_vjp(g, x, eps):
 
 
 logit = _defop("logit", _logit_k, {"x": _logit_vjp}, float_only=True, node_name="LogitBackward0",
-               family=ELEMENTWISE)
+               family=ELEMENTWISE, inplace=True)
 
 _D2R = np.pi / 180.0
 
@@ -151,9 +152,9 @@ def _angle_k(factor, name):
 
 
 deg2rad = _unary("deg2rad", _angle_k(_D2R, "deg2rad"), {"x": lambda g: g * _D2R},
-                 node_name="Deg2RadBackward0", family=ELEMENTWISE, linear=True)
+                 node_name="Deg2RadBackward0", family=ELEMENTWISE, linear=True, inplace=True)
 rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (1 / _D2R)},
-                 node_name="Rad2DegBackward0", family=ELEMENTWISE, linear=True)
+                 node_name="Rad2DegBackward0", family=ELEMENTWISE, linear=True, inplace=True)
 
 
 def _addcmul_k(x, a, b, *, value=1):
@@ -164,7 +165,8 @@ addcmul = _defop("addcmul", _addcmul_k,
                  {"x": "grad",
                   "a": lambda g, b, value: g * _conj(b * value),
                   "b": lambda g, a, value: g * _conj(a * value)},
-                 n_in=3, promote=True, node_name="AddcmulBackward0", family=ELEMENTWISE)
+                 n_in=3, promote=True, node_name="AddcmulBackward0", family=ELEMENTWISE,
+                 inplace=True)
 
 
 def _addcdiv_k(x, a, b, *, value=1):
@@ -178,7 +180,7 @@ _addcdiv = _defop("addcdiv", _addcdiv_k,
                   n_in=3, promote=True, node_name="AddcdivBackward0", family=ELEMENTWISE)
 
 
-@_public()
+@_public(inplace=True)
 def addcdiv(input, tensor1, tensor2, *, value=1):
     if all(isinstance(t, _Tensor) and t._data.dtype.kind in "biu" for t in (tensor1, tensor2)):
         raise RuntimeError(
