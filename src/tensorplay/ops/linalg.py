@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap, _wrap_dim
+from .._tensor import Tensor, _wrap
 from ._families import BILINEAR, LINALG, OTHER
 from ._registry import OpNode, defop, dispatch, public
 from .pointwise import conj
