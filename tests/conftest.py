@@ -44,3 +44,31 @@ def assert_close(a, b, atol=1e-6, rtol=1e-5, msg=""):
     b = np.asarray(b, dtype=np.complex128 if np.iscomplexobj(b) else np.float64)
     assert a.shape == b.shape, f"{msg} shape {a.shape} != {b.shape}"
     np.testing.assert_allclose(a, b, atol=atol, rtol=rtol, err_msg=msg, equal_nan=True)
+
+
+class OpRecorder:
+    """A transform (``tensorplay.ops._registry.TRANSFORMS``) that notes every op
+    call it sees (``seen``: names; ``calls``: op, arguments, result) and computes
+    it as usual."""
+
+    def __init__(self):
+        self.seen, self.calls = [], []
+
+    def process(self, op, args):
+        from tensorplay.ops._registry import dispatch
+        self.seen.append(op.name)
+        out = dispatch(op, args)
+        self.calls.append((op, list(args), out))
+        return out
+
+
+def record_ops(f, recorder=None):
+    """Run ``f`` under ``recorder`` (a new ``OpRecorder`` by default); return the recorder."""
+    from tensorplay.ops._registry import TRANSFORMS
+    rec = OpRecorder() if recorder is None else recorder
+    TRANSFORMS.append(rec)
+    try:
+        f()
+    finally:
+        TRANSFORMS.remove(rec)
+    return rec

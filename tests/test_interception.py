@@ -5,26 +5,11 @@ import pytest
 import tensorplay as tp
 from tensorplay.ops._registry import TRANSFORMS, dispatch
 
-
-class Recorder:
-    """A transform that only notes which ops it saw, then computes them as usual."""
-
-    def __init__(self):
-        self.seen = []
-
-    def process(self, op, args):
-        self.seen.append(op.name)
-        return dispatch(op, args)
+from conftest import OpRecorder, record_ops
 
 
 def _seen(f):
-    r = Recorder()
-    TRANSFORMS.append(r)
-    try:
-        f()
-    finally:
-        TRANSFORMS.remove(r)
-    return r.seen
+    return record_ops(f).seen
 
 
 tp.manual_seed(0)
@@ -70,7 +55,7 @@ def test_in_place_ufunc_path_is_not_taken_under_a_transform():
 
 def test_a_transform_computes_below_itself():
     """While a transform handles an op, the ops it calls do not come back to it."""
-    class Doubler(Recorder):
+    class Doubler(OpRecorder):
         def process(self, op, args):
             self.seen.append(op.name)
             return dispatch(op, args) * 2
@@ -101,7 +86,7 @@ def test_custom_function_reaches_the_interception_point():
             x, = ctx.saved_tensors
             return 2 * x * g
 
-    class FunctionRecorder(Recorder):
+    class FunctionRecorder(OpRecorder):
         def process_function(self, cls, args, kwargs):
             self.seen.append(cls.__name__)
             return cls.apply(*args, **kwargs)       # below this transform: the plain path

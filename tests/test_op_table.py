@@ -15,9 +15,8 @@ import pytest
 
 import tensorplay as tp
 from tensorplay.ops import REGISTRY
-from tensorplay.ops._registry import TRANSFORMS, dispatch
 
-from conftest import assert_close, torch
+from conftest import assert_close, record_ops, torch
 from opdb import CASES
 
 IDS = [c.name for c in CASES]
@@ -184,25 +183,8 @@ def test_against_torch(case, sample, complex_):
 
 
 # ----------------------------------------------------------------- covers: the ops that ran
-class _Recorder:
-    """A transform that notes the name of every op it sees and computes it as usual."""
-
-    def __init__(self):
-        self.seen = set()
-
-    def process(self, op, args):
-        self.seen.add(op.name)
-        return dispatch(op, args)
-
-
 def _record(f):
-    rec = _Recorder()
-    TRANSFORMS.append(rec)
-    try:
-        f()
-    finally:
-        TRANSFORMS.remove(rec)
-    return rec.seen
+    return set(record_ops(f).seen)
 
 
 def _run_forward_backward(case, sample, complex_=False):
@@ -501,10 +483,10 @@ def _noncontiguous(a):
     return buf[sl]
 
 
-def _from_arrays(arrays, sample, requires_grad):
+def _from_arrays(arrays, sample, requires_grad, T=tp):
     out = []
     for i, a in enumerate(arrays):
-        t = tp.from_numpy(a)
+        t = T.from_numpy(a)
         if requires_grad and a.dtype.kind in "fc" and (sample.grad is None or i in sample.grad):
             t.requires_grad_(True)
         out.append(t)
@@ -516,16 +498,6 @@ def _first_sample(case, pred=None):
         if pred is None or pred(s):
             return s
     return None
-
-
-def _torch_from(arrays, sample, requires_grad):
-    out = []
-    for i, a in enumerate(arrays):
-        t = torch.from_numpy(a)
-        if requires_grad and a.dtype.kind in "fc" and (sample.grad is None or i in sample.grad):
-            t.requires_grad_(True)
-        out.append(t)
-    return out
 
 
 def _call(T, case, xs, kwargs):
@@ -556,7 +528,7 @@ def test_noncontiguous_sample(case):
     if case.noncontig == "refused":
         assert isinstance(err, RuntimeError), f"{case.name}: a non-contiguous input is not refused ({err!r})"
     if torch is not None:
-        terr, _ = _call(torch, case, _torch_from(nc, s, case.differentiable),
+        terr, _ = _call(torch, case, _from_arrays(nc, s, case.differentiable, torch),
                         s.kwargs)
         if terr is not None:
             assert err is not None, f"{case.name}: torch refuses the non-contiguous sample ({terr!r})"
@@ -802,19 +774,6 @@ for _m in ("add radd sub rsub mul rmul truediv rtruediv pow rpow neg pos abs eq 
     setattr(_Poison, f"__{_m}__", _raise)
 
 
-class _Calls:
-    """A transform that records every op call it sees, with its arguments and result."""
-
-    def __init__(self):
-        self.calls = []
-
-    def process(self, op, args):
-        from tensorplay.ops._registry import dispatch
-        out = dispatch(op, args)
-        self.calls.append((op, list(args), out))
-        return out
-
-
 def _value(op, args, out, name):
     if name == "result":
         return out
@@ -835,19 +794,13 @@ def test_every_declared_argument_is_read():
     handed nothing else, so nothing undeclared can be read); here, every name a
     derivative declares is shown to be read by it, on some call in the op
     table, by handing it a stand-in that raises when used."""
-    from tensorplay.ops._registry import TRANSFORMS
     read, declared = set(), set()
     rows = [c for c in DIFF if "gradcheck" not in c.xfail]     # rows known not to run are out
     runs = [(c, s, False) for c in rows for s in c.samples]
     runs += [(c, s, True) for c in rows if c.complex for s in c.samples]
     for case, sample, complex_ in runs:
         xs = _tensors(tp, sample, complex_=complex_)
-        rec = _Calls()
-        TRANSFORMS.append(rec)
-        try:
-            case.fn(tp, *xs, **sample.kwargs)
-        finally:
-            TRANSFORMS.remove(rec)
+        rec = record_ops(lambda: case.fn(tp, *xs, **sample.kwargs))
         for op, args, out in rec.calls:
             if not isinstance(out, (tp.Tensor, tuple)):
                 continue
