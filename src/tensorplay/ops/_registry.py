@@ -151,9 +151,10 @@ class Op:
                 raise TypeError(f"{self.name}: meta names {m!r}, not a parameter")
         self.meta_mask = sum(1 << (i + 1) for i, n in enumerate(self.names) if n in meta) \
             | (_ALL_INPUTS if ("*" in meta or (self.star in meta and self.variadic)) else 0)
-        self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if i >= 0)
+        self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if 0 <= i < _VARARGS)
                            + (1 if -1 in u else 0) for u in uses)
-        self.keep_args = any(_PARAM in u for u in uses)
+        # a derivative reads parameters that are never tensors: keep the arguments
+        self.keep_args = any(_PARAM in u or _VARARGS in u for u in uses)
 
     def _forward_rule(self, f):
         """An entry's own jvp, written as in derivatives.yaml: its parameters name
@@ -331,7 +332,7 @@ def spell(fn, *, method=True, inplace=False, operators=()):
 
 
 _MISSING = object()
-_VARARGS = 40           # a derivative reads ``*size``: every position from n_pos on
+_VARARGS = 40           # a derivative reads a non-variadic op's ``*size`` (positions from n_pos on)
 _PARAM = -3             # a derivative of a variadic op reads a keyword parameter
 
 
