@@ -73,6 +73,7 @@ class Op:
         self.jvp = self._forward_rule(jvp) if jvp is not None else (
             family.jvp if family is not None else None)
         self.batch = batch if batch is not None else (family.batch if family is not None else None)
+        self.elementwise = getattr(family, "name", None) == "elementwise"
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
         self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
@@ -129,32 +130,52 @@ class Op:
                             f"tensor inputs of the op (its inputs: {inputs})")
         self.joint = self.variadic
         self.derivatives = {}                 # input name -> (function, names it reads)
-        vjps, uses, ident = [], [], []
+        vjps, reads, ident = [], [], []
         for inp in inputs:
             f = derivatives.get(inp)
-            if f is None:
-                vjps.append(None), uses.append(frozenset()), ident.append(False)
+            if f is None or f == "grad":
+                if f == "grad":
+                    self.derivatives[inp] = ("grad", ())
+                vjps.append(_IDENTITY if f == "grad" else None)
+                reads.append(()), ident.append(f == "grad")
                 continue
-            if f == "grad":
-                self.derivatives[inp] = ("grad", ())
-                vjps.append(_IDENTITY), uses.append(frozenset()), ident.append(True)
-                continue
-            reads = self._reads(f)
-            self.derivatives[inp] = (f, reads)
-            vjps.append(self._bind(f, reads))
-            uses.append(frozenset(self._position(r) for r in reads if r not in meta))
-            ident.append(False)
+            names = self._reads(f)
+            self.derivatives[inp] = (f, names)
+            vjps.append(self._bind(f, names))
+            reads.append(names), ident.append(False)
         self.vjp = vjps[0] if self.joint else tuple(vjps)
-        self.uses, self.ident = uses, tuple(ident)
+        self.ident = tuple(ident)
         for m in meta:
             if m != "*" and m not in self.names and m != self.star:
                 raise TypeError(f"{self.name}: meta names {m!r}, not a parameter")
-        self.meta_mask = sum(1 << (i + 1) for i, n in enumerate(self.names) if n in meta) \
-            | (_ALL_INPUTS if ("*" in meta or (self.star in meta and self.variadic)) else 0)
-        self.masks = tuple(_ALL_INPUTS * (-2 in u) + sum(1 << (i + 1) for i in u if 0 <= i < _VARARGS)
-                           + (1 if -1 in u else 0) for u in uses)
-        # a derivative reads parameters that are never tensors: keep the arguments
-        self.keep_args = any(_PARAM in u or _VARARGS in u for u in uses)
+        self.meta = meta
+        self.reads = reads          # per tensor input: the names its derivative reads
+        self.plans = {}             # which inputs require grad -> SavePlan
+        self.plan = self._plan      # (an instance attribute: record calls it on a cache miss)
+
+    def _plan(self, key, n_in):
+        """The ``SavePlan`` for a call whose inputs that require grad are the bits
+        of ``key`` (a variadic op's one derivative runs whenever any does: its
+        key is ``-n_in``)."""
+        inputs = range(n_in)
+        running = [0] if self.joint else [i for i in inputs if key >> i & 1]
+        values, metas, result, keep = set(), set(), False, False
+        for i in running:
+            for name in self.reads[i]:
+                where = self._position(name)
+                if where == -1:
+                    result = True
+                    continue
+                if where in (_VARARGS, _PARAM):
+                    keep = True     # ``*size`` / a keyword parameter: kept with the arguments
+                    continue
+                positions = inputs if where == -2 else (where,)
+                (metas if name in self.meta else values).update(positions)
+        unread = tuple(i for i in inputs if i not in values and i not in metas)
+        plan = SavePlan(tuple(sorted(values)), tuple(sorted(metas)), unread,
+                        keep or bool(values or metas), result)
+        self.plans[key] = plan
+        return plan
 
     def _forward_rule(self, f):
         """An entry's own jvp, written as in derivatives.yaml: its parameters name
@@ -510,96 +531,136 @@ def _saved_version(t):
     return v
 
 
+class SavePlan:
+    """What a node keeps for one pattern of inputs that require grad, read from
+    the names the derivatives that will run declare:
+
+    ``values``  argument positions saved as they are (tensors get a version stamp)
+    ``metas``   argument positions of which only shape and dtype are saved
+    ``unread``  tensor-input positions that are not saved
+    ``keep``    whether the argument list is kept at all (else nothing is saved)
+    ``result``  whether the output is saved (with a version stamp)
+    """
+    __slots__ = ("values", "metas", "unread", "keep", "result")
+
+    def __init__(self, values, metas, unread, keep, result):
+        self.values, self.metas, self.unread = values, metas, unread
+        self.keep, self.result = keep, result
+
+    def __repr__(self):
+        return (f"SavePlan(values={self.values}, metas={self.metas}, unread={self.unread}, "
+                f"keep={self.keep}, result={self.result})")
+
+
 def record(op, args, outs):
-    """Attach a backward node for ``op`` called with ``args`` producing ``outs``
-    (a Tensor or a tuple of Tensors).  Called only when grad mode is on and a
-    tensor input requires grad."""
-    if type(outs) is tuple:
+    """Attach a backward node for ``op`` called with ``args`` (the full positional
+    list; Python numbers allowed) producing ``outs`` (a Tensor or a tuple of
+    Tensors).  Called only when grad mode is on and a tensor input requires grad.
+
+    1. the node: one edge per tensor input (``None`` where no gradient flows),
+       and the inputs' shapes and dtypes for checking the gradients that come back;
+    2. the save plan for this pattern of inputs that require grad (``SavePlan``);
+    3. the saved arguments and output, each saved tensor with a version stamp
+       ``(counter, version it had, tensor or data, output index or None)``;
+    4. the outputs take the node as their history.
+    """
+    single = type(outs) is not tuple
+    if not single:
         node = op.multi_node_cls()
+    elif op.variants is None:
+        node = op.node_cls()
     else:
-        node = op.node_cls() if op.variants is None else op.variants(args[0], args[1])()
+        node = op.variants(args[0], args[1])()
     if anomaly.enabled:
         note_creation(node)
-    n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
-    masks = op.masks
-    edges = [None] * n_in
-    metas = [None] * (2 * n_in)
-    need = 0
+    n_in = op.n_in
+    if n_in < 0:
+        n_in = len(args) - op.n_kw
+    # 1. edges, and the inputs' shapes and dtypes to check the gradients that come
+    #    back against; an elementwise op whose inputs have the output's shape and
+    #    dtype (float32/float64) gets them right by construction: no check
+    edges = []
+    key = 0
+    checked = not (single and op.elementwise)
     for i in range(n_in):
         t = args[i]
         if isinstance(t, Tensor) and t._rg:
             fn = t._grad_fn
-            if fn is not None:
-                edges[i] = (fn, t._out_nr)
-            else:
-                if getattr(t, "_inference", False):
-                    raise RuntimeError("Inference tensors cannot be saved for backward. To work "
-                                       "around you can make a clone to get a normal tensor and use "
-                                       "it in autograd.")
-                edges[i] = t._edge()
-            d = t._data
-            metas[2 * i] = d.shape
-            metas[2 * i + 1] = d.dtype
-            need |= masks[0 if op.joint else i]
+            edges.append((fn, t._out_nr) if fn is not None else _leaf_edge(t))
+            key |= 1 << i
+            if not checked:
+                d = t._data
+                dt = d.dtype
+                checked = dt not in _EXACT or dt is not outs._data.dtype or d.shape != outs._data.shape
+        else:
+            edges.append(None)
     node.next_edges = tuple(edges)
-    node.input_meta = tuple(metas)
-    if need & _ALL_INPUTS:                  # a variadic vjp that reads all its tensor inputs
-        need |= (1 << (n_in + 1)) - 2
-    versions = None
-    meta_mask = op.meta_mask
-    if need > 1 or meta_mask or op.keep_args:
+    if checked:
+        metas = []
+        for e, t in zip(edges, args):
+            if e is None:
+                metas.append(None), metas.append(None)
+            else:
+                metas.append(t._data.shape), metas.append(t._data.dtype)
+        node.input_meta = tuple(metas)
+    else:
+        node.input_meta = None
+    # 2. the plan
+    if op.joint:
+        key = -n_in
+    plan = op.plans.get(key)
+    if plan is None:
+        plan = op.plan(key, n_in)
+    # 3. what is saved
+    stamps = None
+    if plan.keep:
         saved = list(args)
-        for i in range(n_in):
-            t = saved[i]
+        for i in plan.unread:
+            saved[i] = None                 # an input no derivative that will run reads
+        for i in plan.metas:
+            t = args[i]
             if isinstance(t, Tensor):
-                if need >> (i + 1) & 1:
-                    v = _saved_version(t)
-                    if versions is None:
-                        versions = []
-                    versions.append((v, v[0], t, None))
-                elif meta_mask & (_ALL_INPUTS | 1 << (i + 1)):
-                    saved[i] = TensorMeta(t._data)
-                else:
-                    saved[i] = None         # read by no vjp that will run
-        for i in range(n_in, len(saved)):
-            t = saved[i]                    # a tensor parameter (gather's index...) that a
-            if isinstance(t, Tensor) and need >> (i + 1) & 1:   # vjp reads: check it too
+                saved[i] = TensorMeta(t._data)
+        for i in plan.values:       # (the pointwise fast paths pass no defaulted parameters)
+            t = args[i] if i < len(args) else None
+            if isinstance(t, Tensor):
                 v = _saved_version(t)
-                if versions is None:
-                    versions = []
-                versions.append((v, v[0], t, None))
+                if stamps is None:
+                    stamps = [(v, v[0], t, None)]
+                else:
+                    stamps.append((v, v[0], t, None))
         node.args = saved
     else:
-        node.args = _NONES[len(args)]       # no vjp that will run reads an argument
-    single = type(outs) is not tuple
-    if need & 1:
+        node.args = _NONES[len(args)]
+    if plan.result:
         if single:
-            node.out = outs._data
+            node.out = o = outs._data
             v = _saved_version(outs)
-            if versions is None:
-                versions = []
-            versions.append((v, v[0], outs._data, 0))     # the data, not the tensor: no cycle
+            if stamps is None:
+                stamps = []
+            stamps.append((v, v[0], o, 0))          # the data, not the tensor: no cycle
         else:
             node.out = tuple(o._data for o in outs)
             for k, o in enumerate(outs):
                 if op.out_saved is not None and k not in op.out_saved:
-                    continue                # the vjps read only the others (max's indices)
+                    continue                        # the vjps read only the others (max's indices)
                 v = _saved_version(o)
-                if versions is None:
-                    versions = []
-                versions.append((v, v[0], o._data, k))
+                if stamps is None:
+                    stamps = []
+                stamps.append((v, v[0], o._data, k))
     else:
         node.out = None
         if not single:
             node.__dict__["out_meta"] = tuple(o._data for o in outs)   # for zero-filling
-    node.versions = versions
-    if versions is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
+    node.versions = stamps
+    if stamps is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
+    # 4. the outputs' history
     if single:
         outs._rg = True
         outs._grad_fn = node
         outs._out_nr = 0
-        if not need & 1 and not op.view:
+        if not plan.result and not op.view:
             outs._vc = None        # so that saving it later needs no exception
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
@@ -619,97 +680,7 @@ def _leaf_edge(t):
                            "make a clone to get a normal tensor and use it in autograd.")
     return t._edge()
 
-
-def record_pointwise(op, x, y, out):
-    """``record`` specialised for the fast paths of one- and two-input pointwise
-    ops (``y`` is ``_NO_ARG`` for one input; it may be a Python number).  A real
-    pointwise op's gradient has its input's shape and dtype by construction, so
-    such nodes carry no input metadata (``input_meta = None``)."""
-    node = op.node_cls() if op.variants is None else op.variants(x, y)()
-    if anomaly.enabled:
-        note_creation(node)
-    masks = op.masks
-    need = 0
-    tx = type(x)
-    x_num = tx is float or tx is int
-    if not x_num and x._rg:
-        fn = x._grad_fn
-        e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
-        d0 = x._data.dtype
-        need = masks[0]
-    else:
-        e0 = d0 = None
-    versions = None
-    if y is _NO_ARG:
-        node.next_edges = (e0,)
-        node.input_meta = None if d0 in _EXACT else (x._data.shape, d0)
-        if need & 2:
-            v = _saved_version(x)
-            versions = [(v, v[0], x, None)]
-            node.args = (x,)
-        else:
-            node.args = _NONES[1]
-    else:
-        ty = type(y)
-        y_num = ty is float or ty is int
-        if not y_num and y._rg:
-            fn = y._grad_fn
-            e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
-            yd = y._data
-            if yd.dtype in _EXACT and (x_num or yd.shape == x._data.shape):
-                node.input_meta = None
-            else:
-                node.input_meta = (None if e0 is None else x._data.shape, d0, yd.shape, yd.dtype)
-            need |= masks[1]
-        else:
-            e1 = None
-            if d0 in _EXACT and (y_num or y._data.shape == x._data.shape):
-                node.input_meta = None
-            else:
-                node.input_meta = (x._data.shape, d0, None, None)
-        node.next_edges = (e0, e1)
-        if x_num:
-            a0 = x
-        elif need & 2:
-            v = _saved_version(x)
-            versions = [(v, v[0], x, None)]
-            a0 = x
-        else:
-            a0 = None
-        if y_num:
-            a1 = y
-        elif need & 4:
-            v = _saved_version(y)
-            if versions is None:
-                versions = [(v, v[0], y, None)]
-            else:
-                versions.append((v, v[0], y, None))
-            a1 = y
-        else:
-            a1 = None
-        node.args = (a0, a1)
-    if need & 1:
-        node.out = o = out._data
-        v = out._vc = [0]
-        if versions is None:
-            versions = [(v, 0, o, 0)]
-        else:
-            versions.append((v, 0, o, 0))
-    else:
-        node.out = None
-        out._vc = None
-    node.versions = versions
-    if versions is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
-        node._pack(*hook_state.stack[-1])
-    out._rg = True
-    out._grad_fn = node
-    out._out_nr = 0
-    return node
-
-
-_NO_ARG = object()
 _EXACT = frozenset(np.dtype(t) for t in (np.float32, np.float64))
-_ALL_INPUTS = 1 << 62
 _NONES = [(None,) * k for k in range(64)]
 
 

@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
-                        record_pointwise, _NO_ARG, _result_dtype, broadcast_error)
+                         _result_dtype, broadcast_error)
 from ._families import ELEMENTWISE
 from .._tensor import _wrap
 
@@ -86,7 +86,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
         out._grad_fn = None
         if state.enabled:
             if input._rg and diff:
-                record_pointwise(op, input, _NO_ARG, out)
+                record(op, (input,), out)
         elif state.inference:
             out._inference = True
         return out
@@ -144,7 +144,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         out._grad_fn = None
         if state.enabled:
             if grad and diff:
-                record_pointwise(op, input, other, out)
+                record(op, (input, other), out)
         elif state.inference:
             out._inference = True
         return out
@@ -168,7 +168,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         out._grad_fn = None
         if state.enabled:
             if input._rg and diff:
-                record_pointwise(op, other, input, out)
+                record(op, (other, input), out)
         elif state.inference:
             out._inference = True
         return out
