@@ -128,6 +128,7 @@ def _wrap(data, rg=False):
     t._data = data
     t._rg = rg
     t._grad_fn = None
+    t._vc = t._base = None
     return t
 
 
@@ -205,8 +206,11 @@ def _to_nested(x):
 
 
 class Tensor:
-    __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_vc", "_base", "_grad", "_acc",
-                 "_meta", "_view_version", "_inference", "__dict__", "__weakref__")
+    __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_vc", "_base", "_grad",
+                 "_meta", "_view_version", "__dict__", "__weakref__")
+    # rarely set, so not slots: a tensor without them reads these defaults (no exception)
+    _inference = False          # made under inference_mode
+    _acc = None                 # a leaf's AccumulateGrad, by weak reference
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -218,6 +222,7 @@ class Tensor:
             self._data = np.zeros(tuple(args), dt.np)
         self._rg = False
         self._grad_fn = None
+        self._vc = self._base = None
         if requires_grad:
             self.requires_grad_()
 
@@ -367,7 +372,7 @@ class Tensor:
         fn = self._grad_fn
         if fn is not None:
             return (fn, getattr(self, "_out_nr", 0))
-        ref = getattr(self, "_acc", None)
+        ref = self._acc
         acc = ref() if ref is not None else None
         if acc is None:
             acc = AccumulateGrad(self)

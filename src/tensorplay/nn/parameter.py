@@ -17,6 +17,7 @@ class Parameter(Tensor):
         p._data = arr
         p._rg = False
         p._grad_fn = None
+        p._vc = p._base = None
         if data is not None:
             p._vc = data._shared_version()
         if requires_grad:

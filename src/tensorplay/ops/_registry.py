@@ -579,21 +579,23 @@ def record(op, args, outs):
     # 1. edges, and the inputs' shapes and dtypes to check the gradients that come
     #    back against; an elementwise op whose inputs have the output's shape and
     #    dtype (float32/float64) gets them right by construction: no check
-    edges = []
+    edges = [None] * n_in
     key = 0
-    checked = not (single and op.elementwise)
     for i in range(n_in):
         t = args[i]
         if isinstance(t, Tensor) and t._rg:
             fn = t._grad_fn
-            edges.append((fn, t._out_nr) if fn is not None else _leaf_edge(t))
+            edges[i] = (fn, t._out_nr) if fn is not None else _leaf_edge(t)
             key |= 1 << i
-            if not checked:
-                d = t._data
-                dt = d.dtype
-                checked = dt not in _EXACT or dt is not outs._data.dtype or d.shape != outs._data.shape
-        else:
-            edges.append(None)
+    checked = True
+    if single and op.elementwise:
+        od = outs._data
+        dt, shape = od.dtype, od.shape
+        if dt in _EXACT:
+            checked = False
+            for e, t in zip(edges, args):
+                if e is not None and (t._data.dtype is not dt or t._data.shape != shape):
+                    checked = True
     node.next_edges = tuple(edges)
     if checked:
         metas = []
@@ -660,8 +662,6 @@ def record(op, args, outs):
         outs._rg = True
         outs._grad_fn = node
         outs._out_nr = 0
-        if not plan.result and not op.view:
-            outs._vc = None        # so that saving it later needs no exception
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
         nd = op.nondiff_out
@@ -675,7 +675,8 @@ def record(op, args, outs):
 
 
 def _leaf_edge(t):
-    if getattr(t, "_inference", False):
+    """The edge into a leaf's AccumulateGrad."""
+    if t._inference:
         raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can "
                            "make a clone to get a normal tensor and use it in autograd.")
     return t._edge()
@@ -692,6 +693,7 @@ def _wrap_result(r):
     t._data = r
     t._rg = False
     t._grad_fn = None
+    t._vc = t._base = None
     return t
 
 
@@ -844,6 +846,7 @@ def dispatch(op, args):
         outs._data = r
         outs._rg = False
         outs._grad_fn = None
+        outs._vc = outs._base = None
     if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
         _mark_view(args[0], outs, op, args)
     if state.enabled and op.differentiable:
@@ -862,37 +865,41 @@ def dispatch(op, args):
 def _mark_view(base, outs, op, args):
     """View outputs share the version counter (and so in-place checks) with their
     base, and remember how to remake themselves from their root base (the chain
-    of view ops), so that an in-place op on a view can be differentiated."""
+    of view ops), so that an in-place op on a view can be differentiated.  The
+    root keeps weak references to its live views, whose histories it remakes
+    when its own changes in place (``views.regenerate_views``)."""
     try:
         v = base._vc
     except AttributeError:
         v = None
     if v is None:
         v = base._vc = [0]
-    bd = base.__dict__
     try:
         root = base._base
-        chain = bd.get("_view_chain", ())
     except AttributeError:
+        root = None
+    if root is None:
         root, chain = base, ()
+    else:
+        chain = base.__dict__["_view_chain"]
     views = root.__dict__.get("_views")
     if views is None:
         views = root.__dict__["_views"] = ViewList()
-    if type(outs) is tuple:
-        params = tuple(args[1:])
-        for k, o in enumerate(outs):
-            o._vc, o._base, o._view_version = v, root, v[0]
-            o.__dict__["_view_chain"] = chain + ((op, params, k),)
-            if not state.enabled:
-                o.__dict__["_nograd_view"] = True
-            views.add(o)
-    else:
-        outs._vc, outs._base, outs._view_version = v, root, v[0]
-        d = outs.__dict__
-        d["_view_chain"] = chain + ((op, tuple(args[1:]), None),)
-        if not state.enabled:           # PyTorch forbids writing through it later with grad on
+    refs = views.refs
+    params = args[1:] if type(args) is tuple else tuple(args[1:])
+    nograd = not state.enabled          # PyTorch forbids writing through it later with grad on
+    for k, o in (enumerate(outs) if type(outs) is tuple else ((None, outs),)):
+        o._vc, o._base, o._view_version = v, root, v[0]
+        d = o.__dict__
+        d["_view_chain"] = chain + ((op, params, k),)
+        if nograd:
             d["_nograd_view"] = True
-        views.add(outs)
+        refs.append(_weakref(o))
+    if len(refs) > views.limit:
+        views.prune()
+
+
+_weakref = weakref.ref
 
 
 class ViewList:
@@ -904,11 +911,14 @@ class ViewList:
         self.refs, self.limit = [], 8
 
     def add(self, t):
+        self.refs.append(_weakref(t))
+        if len(self.refs) > self.limit:
+            self.prune()
+
+    def prune(self):
         refs = self.refs
-        refs.append(weakref.ref(t))
-        if len(refs) > self.limit:
-            refs[:] = [r for r in refs if r() is not None]
-            self.limit = max(8, 2 * len(refs))
+        refs[:] = [r for r in refs if r() is not None]
+        self.limit = max(8, 2 * len(refs))
 
     def __iter__(self):
         return iter([t for t in (r() for r in self.refs) if t is not None])

@@ -175,6 +175,15 @@ def _reshape_k(x, *shape):
 
 
 def _view_k(x, *shape):
+    if x.flags.c_contiguous:        # NumPy's reshape is a view; it checks the sizes (our words below)
+        s = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
+        try:
+            r = x.reshape(s)
+        except (TypeError, ValueError):
+            pass
+        else:
+            if r.shape == tuple(s) or min(s) == -1 and s.count(-1) == 1:
+                return r            # (NumPy reads any negative size as "infer"; PyTorch only -1)
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
         raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
     new = _infer_shape(size_arg(shape), x.size)

@@ -84,6 +84,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
         out._data = r
         out._rg = False
         out._grad_fn = None
+        out._vc = out._base = None
         if state.enabled:
             if input._rg and diff:
                 record(op, (input,), out)
@@ -142,6 +143,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         out._data = r
         out._rg = False
         out._grad_fn = None
+        out._vc = out._base = None
         if state.enabled:
             if grad and diff:
                 record(op, (input, other), out)
@@ -166,6 +168,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         out._data = r
         out._rg = False
         out._grad_fn = None
+        out._vc = out._base = None
         if state.enabled:
             if input._rg and diff:
                 record(op, (other, input), out)
