@@ -24,6 +24,12 @@ from opdb import CASES
 from test_op_table import _tensors, _outputs
 
 DIFF = [c for c in CASES if c.differentiable]
+# (row, sample desc) where torch's forward rule is the one that is off: ours agrees
+# with finite differences and with the vjps there
+_TORCH_OFF = {
+    ("logcumsumexp", "large"): "torch's logcumsumexp jvp loses the terms of large inputs "
+                               "(d r_0 / d x_0 = 1 comes out ~1e-15)",
+}
 # rows whose reverse-mode checks are known to fail: their forward checks say nothing new
 _KNOWN = ("gradcheck",)
 
@@ -125,7 +131,7 @@ def _check(case, sample, complex_):
         rhs = sum(np.real(np.vdot(g.numpy(), v)) for g, v in
                   zip(gs, [v for v in vs if v is not None]) if g is not None)
         assert lhs == pytest.approx(rhs, rel=1e-7, abs=1e-9), f"{case.name}: <Jv,u> != <v,J^H u>"
-    if torch is not None:
+    if torch is not None and (case.name, sample.desc) not in _TORCH_OFF:
         _against_torch(case, sample, complex_, vs, tan)
 
 
