@@ -117,8 +117,9 @@ class DualLevel:
         outs = result if type(result) is tuple else (result,)
         if not any(o._data.dtype.kind in "fc" for o in outs if isinstance(o, Tensor)):
             return result           # integer and boolean outputs carry no tangent
-        if not op.differentiable:
-            return result
+        if not op.differentiable:          # PyTorch refuses too (heaviside)
+            raise NotImplementedError(f"Trying to use forward AD with {op.name} that does not "
+                                      f"support it.")
         rule = op.jvp
         if rule is None:
             raise _no_rule(op)
