@@ -23,6 +23,7 @@ PATTERNS = {
     "sin": (F.ELEMENTWISE, lambda: [t(3, 4)]),
     "mul": (F.ELEMENTWISE, lambda: [t(3, 4), t(4)]),
     "sum": (F.REDUCTION, lambda: [t(3, 4), 1, False]),
+    "prod_dim": (F.REDUCTION, lambda: [t(3, 4), 1, False]),     # the family's own (non-linear) rule
     "softmax": (F.ALONG_DIM, lambda: [t(3, 4), 1]),
     "transpose": (F.VIEW, lambda: [t(2, 3, 4), 0, 2]),
     "mm": (F.BILINEAR, lambda: [t(3, 4), t(4, 2)]),

@@ -17,6 +17,7 @@ from . import function  # noqa: F401
 from .function import Function, InplaceFunction, NestedIOFunction, once_differentiable  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
 from . import functional  # noqa: F401
+from . import forward_ad  # noqa: F401
 
 __all__ = ["Function", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable",
            "backward", "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck",

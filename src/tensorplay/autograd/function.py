@@ -73,8 +73,12 @@ class BackwardCFunction(Node, FunctionCtx):
     validate = validate_grad     # gradients are tensors: fit them as op nodes do
 
     # -- what backward reads
+    _fw_saved = None       # while jvp runs: what forward saved with save_for_forward
+
     @property
     def saved_tensors(self):
+        if self._fw_saved is not None:
+            return tuple(self._fw_saved)
         if self._saved is None:
             if self._had_saved:
                 raise RuntimeError(FREED_MSG)
@@ -178,6 +182,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
 
 def _apply(cls, args, kwargs):
+    return _apply_with_ctx(cls, args, kwargs)[0]
+
+
+def _apply_with_ctx(cls, args, kwargs):
+    """``apply`` below the transforms: the outputs, and the ctx (the node) that
+    forward filled, which a forward-mode level hands to ``jvp``."""
     T = Tensor
     node = cls._backward_cls()
     if anomaly.enabled:
@@ -202,7 +212,7 @@ def _apply(cls, args, kwargs):
     outs = (outputs,) if single else outputs
     node.num_outputs = len(outs)
     if not recording:
-        return outputs
+        return outputs, node
     # edges and metadata per tensor input (PyTorch gives non-tensor arguments no edge)
     edges, meta = [], []
     for a, t, rg in zip(args, is_tensor, needs):
@@ -260,7 +270,7 @@ def _apply(cls, args, kwargs):
     if dirty_views:
         for v in dirty_views:
             _rebase_dirty_view(v)
-    return new_outs[0] if single else tuple(new_outs)
+    return (new_outs[0] if single else tuple(new_outs)), node
 
 
 def _differentiable(npdt):

@@ -108,6 +108,50 @@ def jvp_bilinear(op, args, tangents, result):
     return total
 
 
+def jvp_reduction(op, args, tangents, result):
+    """A reduction (over ``dim``, or all dimensions for an entry without one):
+    each output element depends only on the input elements it reduces, so the
+    vjp of ones holds, at each input element, the conjugated derivative of its
+    output element (max/min and their ties: the share the gradient gives it).
+    The tangent is then ``sum over the reduced dimensions of conj(vjp(1)) * t``,
+    its real part for a real output (``df = Re(conj(grad) dz)`` for a real
+    function of a complex input).  Outputs that are indices get none."""
+    if op.linear:
+        return jvp_linear(op, args, tangents, result)
+    t = tangents[0]
+    if t is None:
+        return None
+    names = op.names
+    dim = args[names.index("dim")] if "dim" in names and names.index("dim") < len(args) else None
+    keep = args[names.index("keepdim")] if "keepdim" in names and names.index("keepdim") < len(args) \
+        else False
+    multi = type(result) is tuple
+    outs = result if multi else (result,)
+    tans = []
+    for k, o in enumerate(outs):
+        if k in op.nondiff_out or not (o.is_floating_point() or o.is_complex()):
+            tans.append(None)
+            continue
+        if multi:
+            g = tuple(x.new_ones(x.shape) if j == k else x.new_zeros(x.shape) for j, x in enumerate(outs))
+        else:
+            g = o.new_ones(o.shape)
+        p = _conj(op.vjp[0](g, result, *args)) * t
+        if p.is_complex() and not o.is_complex():
+            p = p.real
+        tans.append(p.sum() if dim is None and not keep else p.sum(dim, keepdim=keep) if dim is not None
+                    else p.sum_to_size(o.shape))
+    return tuple(tans) if multi else tans[0]
+
+
+def jvp_select_along(op, args, tangents, result):
+    """``values, indices`` ops that pick input elements along ``dim`` (sort, topk,
+    cummax): the tangent picks the same elements."""
+    dim = args[op.names.index("dim")] if op.names.index("dim") < len(args) else \
+        op.defaults[op.names.index("dim")]
+    return tangents[0].gather(dim, result[1]), None
+
+
 def jvp_default(op, args, tangents, result):
     """Linear ops map tangents as values; others have no default."""
     if op.linear:
@@ -174,7 +218,7 @@ def batch_dims(op, args, bdims):
 
 
 ELEMENTWISE = Family("elementwise", jvp_auto_element_wise, batch_elementwise)
-REDUCTION = Family("reduction", jvp_default, batch_dims)
+REDUCTION = Family("reduction", jvp_reduction, batch_dims)
 ALONG_DIM = Family("along_dim", jvp_default, batch_dims)
 VIEW = Family("view", jvp_linear)        # batching: each view op's shape parameters differ
 SHAPE = Family("shape", jvp_default)

@@ -53,8 +53,16 @@ def _angle_vjp(g, x):
     return where(zero, 0.0, g * x * 1j / where(zero, 1.0, x.abs() ** 2))
 
 
+def _angle_jvp(x_t, x):
+    # d arg(z) = Im(conj(z) dz) / |z|^2 (not holomorphic); zero for real inputs
+    if not x.is_complex():
+        return x_t * 0
+    zero = x == 0
+    return where(zero, 0.0, (x.conj() * x_t).imag / where(zero, 1.0, x.abs() ** 2))
+
+
 angle = defop("angle", _angle_k, {"x": _angle_vjp}, float_only=True, node_name="AngleBackward0",
-              family=ELEMENTWISE)
+              family=ELEMENTWISE, jvp=_angle_jvp)
 
 
 # ---------------------------------------------------------------- complex / polar
@@ -116,7 +124,10 @@ def _polar_k(abs, angle):
 _polar = defop("polar", _polar_k,
                {"abs": lambda g, result: (g.conj() * result.sgn()).real,
                 "angle": lambda g, result: (g.conj() * result * 1j).real},
-               n_in=2, upcast=False, node_name="PolarBackward0", family=ELEMENTWISE)
+               n_in=2, upcast=False, node_name="PolarBackward0", family=ELEMENTWISE,
+               # real inputs, complex output: d(r e^{it}) = dr e^{it} + i r e^{it} dt
+               jvp=lambda abs_t, angle_t, result, angle:
+               abs_t * _complex(angle.cos(), angle.sin()) + 1j * angle_t * result)
 
 
 @public(method=False)

@@ -663,7 +663,9 @@ _scatter = defop("scatter", _scatter_k, {"x": _scatter_vjp_x, "src": _scatter_vj
                  family=INDEXING, dims=("dim",), linear=True)
 # the value is a Python number: affine in x, not linear
 _scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=1, meta=("x",),
-                       upcast=False, node_name="ScatterBackward1", family=INDEXING, dims=("dim",))
+                       upcast=False, node_name="ScatterBackward1", family=INDEXING, dims=("dim",),
+                       jvp=lambda x_t, dim, index, src, reduce: _scatter_value(
+                           x_t, dim, index, src if reduce == "multiply" else 0, reduce=reduce))
 
 
 @public(inplace=True)
@@ -890,7 +892,8 @@ def _index_fill_vjp_v(g, x, dim, index):
 # a Python-number value: affine in x, not linear; a 0-dim tensor value: linear in (x, value)
 _index_fill = defop("index_fill", _index_fill_k, {"x": _index_fill_vjp_x}, n_in=3,
                     meta=("x",), upcast=False, node_name="IndexFillBackward0",
-                    family=INDEXING, dims=("dim",))
+                    family=INDEXING, dims=("dim",),
+                    jvp=lambda x_t, dim, index: _index_fill(x_t, dim, index, 0))
 _index_fill_t = defop("index_fill_tensor", _index_fill_k,
                       {"x": _index_fill_vjp_x, "value": _index_fill_vjp_v}, n_in=4,
                       meta=("x", "value"), upcast=False, node_name="IndexFillBackward1",

@@ -59,7 +59,17 @@ def apply_inplace(self, f, args, kwargs, name):
         if self.__dict__.get("_views"):
             from .views import regenerate_views
             regenerate_views(self)
+    if TRANSFORMS:
+        inplace_tangents(self, out)
     return self
+
+
+def inplace_tangents(self, out):
+    """``self`` now holds ``out``'s value: each open forward-mode level gives it
+    (or its base, for a view) the matching tangent."""
+    for t in list(TRANSFORMS):
+        if getattr(t, "forward_level", False):
+            t.update_inplace(self, out)
 
 
 def _ufunc_inplace(self, ufunc, args):
@@ -94,6 +104,9 @@ def _standin(self):
     if self._grad_fn is not None:
         src._out_nr = getattr(self, "_out_nr", 0)
     src._vc = self._shared_version()
+    fw = self.__dict__.get("_fw_grads")
+    if fw:                                  # and the same tangents (forward mode)
+        src.__dict__["_fw_grads"] = dict(fw)
     return src
 
 
@@ -213,6 +226,10 @@ def _reshape_inplace(self, f, args, kwargs):
     except AttributeError:
         pass
     self._bump()
+    if TRANSFORMS:
+        for t in list(TRANSFORMS):
+            if getattr(t, "forward_level", False):
+                t.update_reshape(self, f, args, kwargs)
     return self
 
 

@@ -281,7 +281,9 @@ _addmm = defop("addmm", _addmm_k,
                {"input": lambda g, beta: _scaled(g, beta),
                 "mat1": lambda g, mat2, alpha: _scaled(_mm(g, mat2.mH), alpha),
                 "mat2": lambda g, mat1, alpha: _scaled(_mm(mat1.mH, g), alpha)},
-               n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER)
+               n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER,
+               jvp=lambda input_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
+               _addmm(input_t, mat1_t, mat2, beta=beta, alpha=alpha) + _mm(mat1, mat2_t) * alpha)
 
 
 @public(inplace=True)
@@ -307,7 +309,10 @@ _baddbmm = defop("baddbmm", _addmm_k,
                  {"input": lambda g, beta: _scaled(g, beta),
                   "mat1": lambda g, mat2, alpha: _scaled(_bmm(g, mat2.mH), alpha),
                   "mat2": lambda g, mat1, alpha: _scaled(_bmm(mat1.mH, g), alpha)},
-                 n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER)
+                 n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER,
+                 jvp=lambda input_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
+                 _baddbmm(input_t, mat1_t, mat2, beta=beta, alpha=alpha)
+                 + _bmm(mat1, mat2_t) * alpha)
 
 
 @public(inplace=True)

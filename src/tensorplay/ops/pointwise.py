@@ -342,7 +342,13 @@ def _abs_vjp(g, x):
     return g * x.sgn()
 
 
+def _abs_jvp(x_t, x):
+    # not holomorphic: d|z| = Re(conj(sgn z) dz)
+    return (x.sgn().conj() * x_t).real if x.is_complex() else x_t * x.sgn()
+
+
 abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
+            jvp=_abs_jvp,
             operators=("__abs__",))
 absolute = abs
 
@@ -361,7 +367,9 @@ def _sgn_vjp(g, result, x):
     return where(a == 0, 0.0, (g - (result.conj() * g).real * result) / where(a == 0, 1.0, a))
 
 
-sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE, inplace=True)
+# d sgn(z) = (dz - Re(conj(sgn z) dz) sgn z) / |z|: a real-symmetric map, its own adjoint
+sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
+            jvp=lambda x_t, result, x: _sgn_vjp(x_t, result, x))
 sign = unary("sign", np.sign, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE,
              inplace=True)
 square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
@@ -411,7 +419,8 @@ def _tanh_bw_k(g, y):
 tanh_backward = binary("tanh_backward", _tanh_bw_k,
                        {"g": lambda gg, y: tanh_backward(gg, conj(y)),
                         "y": lambda gg, g, y: conj(gg) * g * (-2 * conj(y))}, family=ELEMENTWISE,
-                       method=False)
+                       method=False,      # conj(y) in the kernel: not holomorphic in y
+                       jvp=lambda g_t, y_t, g, y: tanh_backward(g_t, y) - 2 * g * conj(y * y_t))
 tanh = unary("tanh", np.tanh, {"x": lambda g, result: tanh_backward(g, result)}, family=ELEMENTWISE,
              inplace=True)
 
@@ -425,7 +434,9 @@ def _sigmoid_bw_k(g, y):
 sigmoid_backward = binary("sigmoid_backward", _sigmoid_bw_k,
                           {"g": lambda gg, y: sigmoid_backward(gg, conj(y)),
                            "y": lambda gg, g, y: conj(gg * conj(g) * (1 - 2 * y))},
-                          family=ELEMENTWISE, method=False)
+                          family=ELEMENTWISE, method=False,
+                          jvp=lambda g_t, y_t, g, y: sigmoid_backward(g_t, y)
+                          + g * conj((1 - 2 * y) * y_t))
 asinh = unary("asinh", np.arcsinh, {"x": lambda g, x: g * conj((x * x + 1).rsqrt())},
               family=ELEMENTWISE, inplace=True)
 acosh = unary("acosh", np.arccosh,

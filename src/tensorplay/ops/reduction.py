@@ -124,7 +124,8 @@ def _shift_k(x, dim, n, fill):
 
 
 _shift = _defop("_shift_dim", _shift_k, {"x": lambda g, dim, n: _shift(g, dim, -n, 0)},
-                upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",))
+                upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",),
+                jvp=lambda x_t, dim, n: _shift(x_t, dim, n, 0))       # affine: the fill is constant
 
 
 def _revcumsum(t, d):
@@ -594,8 +595,28 @@ def _cumprod_vjp(g, result, x, dim):
     return _where(upper, gi * _conj(c), 0.0).sum(-1).transpose(d, -1)
 
 
+def _cumprod_jvp(x_t, result, x, dim):
+    """d r_i = sum_{j<=i} t_j prod_{k<=i, k!=j} x_k: ``r * cumsum(t / x)`` without
+    zeros; with zeros, one cumulative product per j with x_j replaced by 1."""
+    if x.ndim == 0:
+        return x_t
+    if not (x == 0).any().item():
+        return result * (x_t / x).cumsum(dim)
+    xm, tm = x.movedim(dim, -1), x_t.movedim(dim, -1)
+    n = xm.shape[-1]
+    total = None
+    for j in range(n):
+        hot = np.zeros(n, bool)
+        hot[j] = True
+        later = _wrap(np.arange(n) >= j)
+        term = _where(_wrap(hot), 1.0, xm).cumprod(-1) * tm[..., j:j + 1]
+        term = _where(later, term, 0.0)
+        total = term if total is None else total + term
+    return total.movedim(-1, dim)
+
+
 _cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="CumprodBackward0",
-                  family=ALONG_DIM, dims=("dim",))
+                  family=ALONG_DIM, dims=("dim",), jvp=_cumprod_jvp)
 
 
 @_public(inplace=True)
@@ -659,7 +680,8 @@ _softmax = _defop("softmax", _softmax_k, {"x": _softmax_vjp}, node_name="Softmax
                   # J = diag(y) - y y^T is symmetric: the tangent maps as the gradient does
                   jvp=lambda x_t, result, dim: _softmax_vjp(x_t, result, dim))
 _log_softmax = _defop("log_softmax", _log_softmax_k, {"x": _log_softmax_vjp},
-                      node_name="LogSoftmaxBackward0", family=ALONG_DIM, dims=("dim",))
+                      node_name="LogSoftmaxBackward0", family=ALONG_DIM, dims=("dim",),
+                      jvp=lambda x_t, result, dim: x_t - (result.exp() * x_t).sum(dim, keepdim=True))
 
 
 def _softmax_args(name, input, dim, dtype, stacklevel):
@@ -803,5 +825,17 @@ def _logcumsumexp_vjp(g, result, x, dim):
     return (gm.unsqueeze(-2) * _conj(e)).sum(-1).transpose(d, -1)
 
 
+def _logcumsumexp_jvp(x_t, result, x, dim):
+    """d r_i = sum_{j<=i} exp(x_j - r_i) t_j, the weights formed pairwise (stable)."""
+    if x.ndim == 0:
+        return x_t
+    xm, rm, tm = x.movedim(dim, -1), result.movedim(dim, -1), x_t.movedim(dim, -1)
+    n = xm.shape[-1]
+    lower = _wrap(np.tril(np.ones((n, n), bool)))          # [i, j]: j <= i
+    w = _where(lower, xm.unsqueeze(-2) - rm.unsqueeze(-1), float("-inf")).exp()
+    return (w * tm.unsqueeze(-2)).sum(-1).movedim(-1, dim)
+
+
 logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, {"x": _logcumsumexp_vjp},
-                      node_name="LogcumsumexpBackward0", family=ALONG_DIM, dims=("dim",))
+                      node_name="LogcumsumexpBackward0", family=ALONG_DIM, dims=("dim",),
+                      jvp=_logcumsumexp_jvp)

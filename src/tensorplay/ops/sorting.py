@@ -7,7 +7,7 @@ it evenly among ties, as PyTorch does.
 import numpy as np
 
 from .._tensor import _wrap, _wrap_dim
-from ._families import REDUCTION, ALONG_DIM
+from ._families import REDUCTION, ALONG_DIM, jvp_select_along
 from ._registry import defop as _defop, public as _public
 from ._util import _key, _isfloat, _tname
 from .pointwise import where as _where
@@ -61,9 +61,10 @@ def _sort_vjp(g, result, x, dim):
 
 
 _sort = _defop("sort", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
-               node_name="SortBackward0", family=ALONG_DIM, dims=("dim",))
+               node_name="SortBackward0", family=ALONG_DIM, dims=("dim",), jvp=jvp_select_along)
 _sort_stable = _defop("sort_stable", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,),
-                      upcast=False, node_name="SortBackward1", family=ALONG_DIM, dims=("dim",))
+                      upcast=False, node_name="SortBackward1", family=ALONG_DIM, dims=("dim",),
+                      jvp=jvp_select_along)
 
 
 @_public()
@@ -98,7 +99,7 @@ def _topk_vjp(g, result, x, dim):
 
 
 _topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
-               node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",))
+               node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",), jvp=jvp_select_along)
 
 
 @_public()
@@ -228,7 +229,8 @@ def _make_cum(name, better):
         return z.scatter_add(_wrap_dim(dim, x.ndim), idx, g)
 
     op = _defop(name, k, {"x": vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
-                node_name=f"{name.capitalize()}Backward0", family=ALONG_DIM, dims=("dim",))
+                node_name=f"{name.capitalize()}Backward0", family=ALONG_DIM, dims=("dim",),
+                jvp=jvp_select_along)
     rt = _cummax_rt if name == "cummax" else _cummin_rt
 
     @_public()

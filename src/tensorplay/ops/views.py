@@ -17,8 +17,8 @@ import numpy as np
 
 from .._autograd.grad_mode import enable_grad
 from ._families import OTHER
-from ._registry import defop, dispatch
-from .inplace import _standin, _own_saved_copy, write_into, adopt
+from ._registry import TRANSFORMS, defop, dispatch
+from .inplace import _standin, _own_saved_copy, write_into, adopt, inplace_tangents
 
 
 def apply_chain(t, chain):
@@ -64,6 +64,8 @@ def rebase_inplace_view(self, f, args, kwargs, name):
     write_into(self, new_v, name)
     adopt(base, new_b)
     regenerate_views(base)
+    if TRANSFORMS:
+        inplace_tangents(self, new_v)
     return self
 
 
