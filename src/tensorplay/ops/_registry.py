@@ -74,6 +74,7 @@ class Op:
             family.jvp if family is not None else None)
         self.batch = batch if batch is not None else (family.batch if family is not None else None)
         self.elementwise = getattr(family, "name", None) == "elementwise"
+        self.one_plain = n_in == 1 and not promote     # dispatch's inline case
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
         self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
@@ -720,6 +721,10 @@ def _prep(op, args):
     """Unwrap tensor args to arrays, applying promotion and low-precision upcast.
     Returns (kernel args, dtype to cast the result back to or None)."""
     n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
+    if n_in == 1 and not isinstance(args[0], Tensor):
+        name = "input" if op.names[0] == "x" else op.names[0]     # PyTorch's name for it
+        raise TypeError(f"{op.name}(): argument '{name}' (position 1) must be Tensor, not "
+                        f"{type(args[0]).__name__}")
     if n_in == 1 and not op.promote:    # the common one-tensor op on float data
         try:
             d = args[0]._data
@@ -731,6 +736,20 @@ def _prep(op, args):
             return kargs, None
     back = None
     if op.promote:
+        # the common case: tensors only, all of one float/complex dtype
+        try:
+            dt = args[0]._data.dtype
+            if dt in _PLAIN:
+                kargs = list(args)
+                for i in range(n_in):
+                    d = args[i]._data
+                    if d.dtype is not dt:
+                        break
+                    kargs[i] = d
+                else:
+                    return kargs, None
+        except AttributeError:          # a Python number among them
+            pass
         rdt = _result_dtype(args, n_in)
         if rdt is None:
             raise TypeError(f"{op.name}(): expected at least one Tensor argument")
@@ -822,7 +841,19 @@ def dispatch(op, args):
     """The general path: any signature.  ``args`` is the full positional list."""
     if TRANSFORMS:
         return intercept(op, list(args))
-    kargs, back = _prep(op, args)
+    back = None
+    if op.one_plain:                    # _prep's commonest case, inline: one float/complex tensor
+        kargs = list(args)
+        try:
+            d = kargs[0]._data
+        except AttributeError:
+            d = None
+        if d is not None and d.dtype in _PLAIN:
+            kargs[0] = d
+        else:
+            kargs, back = _prep(op, args)
+    else:
+        kargs, back = _prep(op, args)
     try:
         r = op.kernel(*kargs)
     except ValueError as e:
@@ -849,13 +880,20 @@ def dispatch(op, args):
         outs._vc = outs._base = None
     if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
         _mark_view(args[0], outs, op, args)
-    if state.enabled and op.differentiable:
-        n_in = op.n_in if op.n_in >= 0 else len(args) - op.n_kw
-        for i in range(n_in):
-            a = args[i]
-            if isinstance(a, Tensor) and a._rg:
-                record(op, args, outs)
-                break
+    if state.enabled:
+        if op.differentiable:
+            n_in = op.n_in
+            if n_in == 1:
+                if args[0]._rg:         # (a one-input op's input is a Tensor by now)
+                    record(op, args, outs)
+            else:
+                if n_in < 0:
+                    n_in = len(args) - op.n_kw
+                for i in range(n_in):
+                    a = args[i]
+                    if isinstance(a, Tensor) and a._rg:
+                        record(op, args, outs)
+                        break
     elif state.inference:
         for o in (outs if type(outs) is tuple else (outs,)):
             o._inference = True

@@ -55,8 +55,14 @@ def _mean_k(x, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
                            f"floating point or complex dtype. Got: {_title(D._FROM_NP[x.dtype])}")
     axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
-    return np.mean(x, axis=axes, keepdims=keepdim,
-                   dtype=None if dtype is None else D.to_dtype(dtype).np)
+    if dtype is not None:
+        x = x.astype(D.to_dtype(dtype).np, copy=False)
+    n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
+    total = np.add.reduce(x, axis=axes, keepdims=keepdim)     # (np.mean: ~5 us more)
+    if n == 0:
+        with np.errstate(invalid="ignore"):
+            return total / n
+    return total / n            # (a NumPy scalar or array over a Python int keeps its dtype)
 
 
 def _mean_vjp(g, x, dim, keepdim):

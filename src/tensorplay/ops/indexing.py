@@ -370,8 +370,30 @@ def _adv_key(shape, adv):
 _FULL = slice(None)
 
 
+_I64 = np.dtype(np.int64)
+
+
 def _getitem(self, key):
-    items, free = _parse(key, self._data.ndim)
+    # the three commonest keys, straight to their op (the general parse below
+    # gives the same ops and PyTorch's errors; it runs whenever these decline)
+    tk = type(key)
+    d = self._data
+    if d.ndim:
+        if tk is slice:
+            step = key.step
+            if step is None or type(step) is int and step > 0:
+                start, stop = key.start, key.stop
+                if (start is None or type(start) is int) and (stop is None or type(stop) is int):
+                    return _slice(self, 0, start, stop, 1 if step is None else step)
+        elif tk is int:
+            if -d.shape[0] <= key < d.shape[0]:
+                return select(self, 0, key)
+        elif tk is Tensor and key._data.dtype is _I64 and key._data.ndim:
+            try:        # NumPy checks the bounds; an index out of them takes the general way
+                return _index(self, ((), (key._data.copy(),)))
+            except IndexError:
+                pass
+    items, free = _parse(key, d.ndim)
     r = self
     dim = real = 0
     adv = []

@@ -210,7 +210,7 @@ def _make_minmax(name, npred, nparg, binary, values_name):
         if x.dtype.kind == "c":
             raise NotImplementedError(f"\"{name}_all\" not implemented for '{_tname(x.dtype)}'")
         _check_nonempty(name, x, None)
-        return npred(x)
+        return npred.reduce(x, None)
 
     def dim_k(x, dim, keepdim=False):
         if x.dtype.kind == "c":
@@ -219,11 +219,11 @@ def _make_minmax(name, npred, nparg, binary, values_name):
         if d is None:
             return x.copy(), np.zeros((), np.int64)
         _check_nonempty(name, x, (d,))
-        idx = nparg(x, axis=d, keepdims=True)
-        vals = np.take_along_axis(x, idx, axis=d)
-        if not keepdim:
-            idx, vals = idx.squeeze(d), vals.squeeze(d)
-        return vals, idx.astype(np.int64)
+        # the reduction's value is the element the index points at (NaN first, as
+        # argmax/argmin find it): no gather needed
+        idx = x.argmax(axis=d, keepdims=keepdim) if nparg is np.argmax else \
+            x.argmin(axis=d, keepdims=keepdim)
+        return npred.reduce(x, d, keepdims=keepdim), idx.astype(np.int64, copy=False)
 
     def full_vjp(g, result, x):          # PyTorch's evenly_distribute_backward
         mask = x.isnan() if bool(result.isnan()) else (x == result)
@@ -272,8 +272,8 @@ def _make_minmax(name, npred, nparg, binary, values_name):
     return fn
 
 
-max = _make_minmax("max", np.max, np.argmax, _maximum, "largest")       # noqa: A001
-min = _make_minmax("min", np.min, np.argmin, _minimum, "smallest")      # noqa: A001
+max = _make_minmax("max", np.maximum, np.argmax, _maximum, "largest")       # noqa: A001
+min = _make_minmax("min", np.minimum, np.argmin, _minimum, "smallest")      # noqa: A001
 
 
 def _make_amaxmin(name, npred, values_kernel_name):
@@ -644,24 +644,41 @@ def _check_softmax_dtype(name, x, d):
         raise NotImplementedError(f"\"{name}{impl}\" not implemented for '{_tname(x.dtype)}'")
 
 
+_max_reduce, _sum_reduce = np.maximum.reduce, np.add.reduce     # (np.max/np.sum add ~2 us of Python)
+
+
+def _shifted(x, d):
+    """``x`` minus its maximum along ``d``, and whether that could warn (a row
+    whose maximum is infinite or NaN: only then is NumPy's errstate, ~3 us, needed)."""
+    m = _max_reduce(x, d, keepdims=True)
+    v = m.ravel()
+    total = float(v.dot(v))     # inf or NaN if a maximum is; (a dot product never warns)
+    if total - total == 0:
+        return x - m, False
+    with np.errstate(invalid="ignore"):
+        return x - m, True
+
+
 def _softmax_k(x, dim):
     d = _one_dim(dim, x.ndim)
     _check_softmax_dtype("softmax", x, d)
-    with np.errstate(invalid="ignore", over="ignore"):
-        if x.size == 0:
-            return x.copy()
-        e = np.exp(x - np.max(x, axis=d, keepdims=True))
-        return e / np.sum(e, axis=d, keepdims=True)
+    if x.size == 0:
+        return x.copy()
+    s, _ = _shifted(x, d)
+    e = np.exp(s)               # s <= 0 or NaN: no overflow
+    return e / _sum_reduce(e, d, keepdims=True)
 
 
 def _log_softmax_k(x, dim):
     d = _one_dim(dim, x.ndim)
     _check_softmax_dtype("log_softmax", x, d)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        if x.size == 0:
-            return x.copy()
-        s = x - np.max(x, axis=d, keepdims=True)
-        return s - np.log(np.sum(np.exp(s), axis=d, keepdims=True))
+    if x.size == 0:
+        return x.copy()
+    s, special = _shifted(x, d)
+    if not special:             # every row's sum of exp is at least 1
+        return s - np.log(_sum_reduce(np.exp(s), d, keepdims=True))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return s - np.log(_sum_reduce(np.exp(s), d, keepdims=True))
 
 
 def _softmax_vjp(g, result, dim):

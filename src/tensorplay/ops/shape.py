@@ -170,14 +170,16 @@ roll = defop("roll", _roll_k, {"x": _roll_vjp}, upcast=False, node_name="RollBac
 
 # ----------------------------------------------------------------------------- cat / stack
 def _check_list(tensors, name):
-    if isinstance(tensors, Tensor) or not isinstance(tensors, (list, tuple)):
+    if type(tensors) is not list and (isinstance(tensors, Tensor) or
+                                      not isinstance(tensors, (list, tuple))):
         raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
-    for i, t in enumerate(tensors):
+    for t in tensors:
         if not isinstance(t, Tensor):
+            i = next(i for i, t in enumerate(tensors) if not isinstance(t, Tensor))
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
-                            f"{type(t).__name__}")
-    return list(tensors)
+                            f"{type(tensors[i]).__name__}")
+    return tensors
 
 
 def _legacy_empty(a):
@@ -213,30 +215,38 @@ _cat = defop("cat", _cat_k, {"xs": _cat_vjp}, n_in=-1, meta=("xs",), promote=Tru
              upcast=False, node_name="CatBackward0", family=SHAPE, dims=("dim",), linear=True)
 
 
+def _cat_explain(ts, dim):
+    """PyTorch's error for tensors that cannot be concatenated (NumPy refused them)."""
+    full = [(i, t) for i, t in enumerate(ts) if not _legacy_empty(t._data)]
+    if not full:
+        return
+    i0, t0 = full[0]
+    if t0.dim() == 0:
+        raise RuntimeError(f"zero-dimensional tensor (at position {i0}) cannot be concatenated")
+    d = _wrap_dim(dim, t0.dim())
+    for i, t in full[1:]:
+        if t.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+        if t.dim() != t0.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {t0.dim()} "
+                               f"and {t.dim()}")
+        for k in range(t0.dim()):
+            if k != d and t.shape[k] != t0.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {t0.shape[k]} but got size {t.shape[k]} "
+                                   f"for tensor number {i} in the list.")
+
+
 @public(method=False)
 def cat(tensors, dim=0, *, out=None):
     ts = _check_list(tensors, "cat")
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    full = [(i, t) for i, t in enumerate(ts) if not _legacy_empty(t._data)]
-    if full:
-        i0, t0 = full[0]
-        if t0.dim() == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i0}) cannot be concatenated")
-        d = _wrap_dim(dim, t0.dim())
-        for i, t in full[1:]:
-            if t.dim() == 0:
-                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be "
-                                   "concatenated")
-            if t.dim() != t0.dim():
-                raise RuntimeError(f"Tensors must have same number of dimensions: got {t0.dim()} "
-                                   f"and {t.dim()}")
-            for k in range(t0.dim()):
-                if k != d and t.shape[k] != t0.shape[k]:
-                    raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
-                                       f"Expected size {t0.shape[k]} but got size {t.shape[k]} "
-                                       f"for tensor number {i} in the list.")
-    r = _cat(*ts, dim=dim)
+    try:
+        r = _cat(*ts, dim=dim)
+    except ValueError:                  # NumPy's refusal, in PyTorch's words
+        _cat_explain(ts, dim)
+        raise
     if out is not None:
         out.copy_(r)
         return out
@@ -247,7 +257,10 @@ concat = concatenate = cat
 
 
 def _stack_k(*xs, dim=0):
-    return np.stack(xs, axis=_wrap_dim(dim, xs[0].ndim + 1))
+    d = _wrap_dim(dim, xs[0].ndim + 1)
+    shape = xs[0].shape
+    shape = shape[:d] + (1,) + shape[d:]
+    return np.concatenate([x.reshape(shape) for x in xs], axis=d)   # (np.stack: 3 us more)
 
 
 def _stack_vjp(g, xs, dim):
@@ -265,8 +278,9 @@ def stack(tensors, dim=0, *, out=None):
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
     _wrap_dim(dim, ts[0].dim() + 1)
-    for i, t in enumerate(ts[1:], 1):
-        if tuple(t.shape) != tuple(ts[0].shape):
+    shape = ts[0]._data.shape
+    for i, t in enumerate(ts):
+        if t._data.shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
     r = _stack(*ts, dim=dim)
