@@ -103,7 +103,11 @@ class Op:
         self.n_kw = len(params) - self.n_pos
         if self.variadic:
             k, nk, kwn = kernel, self.n_kw, self.names[self.n_pos:]
-            self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
+            if nk == 1:                     # cat(*xs, dim=): the common case, one parameter
+                kw0 = kwn[0]
+                self.kernel = lambda *a: k(*a[:-1], **{kw0: a[-1]})
+            else:
+                self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
         elif self.n_pos < len(params):            # keyword-only kernel params: pass by name
             k, n, kwn = kernel, self.n_pos, self.names[self.n_pos:]
             kwd = tuple(self.defaults[n:])
@@ -737,19 +741,17 @@ def _prep(op, args):
     back = None
     if op.promote:
         # the common case: tensors only, all of one float/complex dtype
-        try:
-            dt = args[0]._data.dtype
-            if dt in _PLAIN:
-                kargs = list(args)
-                for i in range(n_in):
-                    d = args[i]._data
-                    if d.dtype is not dt:
-                        break
-                    kargs[i] = d
-                else:
-                    return kargs, None
-        except AttributeError:          # a Python number among them
-            pass
+        a = args[0]
+        if isinstance(a, Tensor) and a._data.dtype in _PLAIN:
+            dt = a._data.dtype
+            kargs = list(args)
+            for i in range(n_in):
+                a = args[i]
+                if not isinstance(a, Tensor) or a._data.dtype is not dt:
+                    break
+                kargs[i] = a._data
+            else:
+                return kargs, None
         rdt = _result_dtype(args, n_in)
         if rdt is None:
             raise TypeError(f"{op.name}(): expected at least one Tensor argument")
