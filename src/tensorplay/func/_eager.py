@@ -106,7 +106,9 @@ def _grad_and_value(func, argnums, has_aux, args, kwargs):
         # the backward pass is recorded only if something outside this level
         # can differentiate its result
         keep = level.outer_grad and level.reaches_outside((output,))
-        grads = _grad_of((output,), flat, create_graph=keep)
+        # one tape for all levels: what escapes with history (the gradient's
+        # own graph, aux, the value) may run back through this forward graph
+        grads = _grad_of((output,), flat, retain_graph=level.outer_grad, create_graph=keep)
         grads = tree_unflatten([level.lower(g, keep) for g in grads], spec)
         output = level.lower(output, keep)
         if has_aux:
