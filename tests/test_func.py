@@ -465,3 +465,32 @@ def test_pytree_round_trip():
     assert repr(tree_flatten((1,))[1]) == "TreeSpec(tuple, None, [*])"
     assert tree_flatten([1, 2])[1] != tree_flatten((1, 2))[1]
     assert tree_flatten({"a": 1, "b": 2})[1] != tree_flatten({"b": 1, "a": 2})[1]
+
+
+def test_forward_over_reverse_through_a_function_saving_its_output():
+    class Exp(tp.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x.exp()
+            ctx.save_for_backward(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            y, = ctx.saved_tensors
+            return g * y
+
+        @staticmethod
+        def jvp(ctx, t):
+            y, = ctx.saved_tensors
+            return t * y
+
+    x = tp.tensor([0.3, -0.5, 0.9], dtype=tp.float64)
+    close(hessian(lambda x: (Exp.apply(x) * x).sum())(x), np.diag(np.exp(x.numpy()) * (x.numpy() + 2)))
+
+
+def test_forward_over_reverse_through_multi_output_ops():
+    x = tp.tensor([0.3, -0.5, 0.9], dtype=tp.float64)
+    f = lambda x: x.sort().values.pow(3).sum() * x.sum() + x.reshape(3, 1).max(1).values.sum()  # noqa
+    H = _fd_jacobian(lambda a: grad(f)(tp.tensor(a)).numpy(), x.numpy())
+    close(hessian(f)(x), H, tol=1e-6)
