@@ -29,6 +29,7 @@ MODULES = {
     "tensorplay.autograd": "torch.autograd",
     "tensorplay.nn": "torch.nn",
     "tensorplay.nn.functional": "torch.nn.functional",
+    "tensorplay.func": "torch.func",
 }
 
 # Names that are not PyTorch's in that place, each with why it is there.

@@ -156,6 +156,10 @@ class DualLevel:
                                    f"output")
             t = t.to(out.dtype)
         self.set_tangent(out, t)
+        fn = out._grad_fn
+        if fn is not None and (getattr(fn, "out", None) is not None
+                               or getattr(fn, "_saved", None)):
+            _keep_out_tangent(fn, out, self, t)
 
     def process_function(self, cls, args, kwargs):
         """A custom ``Function`` call: its ``jvp(ctx, *tangents)`` gives the tangents."""
@@ -239,6 +243,38 @@ class DualLevel:
                 fv = _fw_view(v)
                 if fv is not None and fv[0] is root:
                     self.set_tangent(v, apply_chain(root_t, fv[1]))
+
+
+def _keep_out_tangent(node, out, level, t):
+    """The node of ``out`` saved its output as data and rebuilds a tensor from
+    it when its derivative runs (``OpNode.apply``; a Function's saved output
+    in ``saved.py``): that rebuilt output must carry ``out``'s tangents, or
+    forward-over-reverse through an op whose derivative reads its result
+    (``exp``, ``tanh``, ``sqrt``...) would drop a term.  The node keeps the
+    tangents and hands them to the rebuilt output (``node._fw_out(out, nr)``)
+    for the levels still open."""
+    nr = getattr(out, "_out_nr", 0)
+    multi = type(getattr(node, "out", None)) is tuple
+    if multi:
+        saved = getattr(node.op, "out_saved", None)
+        if saved is not None and nr not in saved:
+            return          # the derivatives do not read this output (max's values: its indices)
+    d = node.__dict__
+    kept = d.get("_fw_kept")
+    if kept is None:
+        kept = d["_fw_kept"] = {}
+
+        def restore(out, nr=0):
+            for (lv, k), tangent in kept.items():
+                if (k == nr or multi) and lv.index < len(_levels) and _levels[lv.index] is lv:
+                    if multi:       # the rebuilt outputs are data, not tensors: no tangent slot
+                        raise NotImplementedError(
+                            f"Trying to use forward AD over the backward of "
+                            f"{getattr(node.op, 'name', node.name())}, whose derivative reads its "
+                            f"outputs: not supported yet.")
+                    lv.set_tangent(out, tangent)
+        d["_fw_out"] = restore
+    kept[(level, nr)] = t
 
 
 def op_name(cls):

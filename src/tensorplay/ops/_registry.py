@@ -424,6 +424,9 @@ class OpNode(Node):
                 out._rg, out._grad_fn, out._out_nr = True, self, 0
             else:
                 out._rg, out._grad_fn = False, None
+            fw = self.__dict__.get("_fw_out")
+            if fw is not None:          # forward-over-reverse: the output's tangents (forward_ad)
+                fw(out)
         # (the body of _vjps, inlined: this is the backward hot path)
         op = self.op
         if op.joint:

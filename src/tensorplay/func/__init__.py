@@ -1,0 +1,16 @@
+"""Composable function transforms, as ``torch.func``: ``grad``,
+``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd``,
+``hessian``.  Each call of a transform opens a level (reverse: ``_levels.py``,
+forward: ``autograd.forward_ad``'s dual levels), so they nest to any depth
+without confusing one level's perturbation with another's.
+
+    >>> import tensorplay as tp
+    >>> from tensorplay.func import grad
+    >>> x = tp.tensor(1.)
+    >>> grad(lambda x: x * grad(lambda y: x + y)(x))(x)     # 1, not 2
+    tensor(1.)
+"""
+from ._eager import grad, grad_and_value, jvp, linearize, vjp
+from ._jac import hessian, jacfwd, jacrev
+
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp"]
