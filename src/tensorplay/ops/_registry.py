@@ -981,6 +981,8 @@ def defop(name, kernel, derivatives=None, **kw):
         kwn, kwd = op.names[op.n_pos:], op.defaults[op.n_pos:]
 
         def fn(*args, **kwargs):
+            if len(kwn) == 1 and len(kwargs) <= 1 and (not kwargs or kwn[0] in kwargs):
+                return dispatch(op, [*args, kwargs.get(kwn[0], kwd[0])])   # cat(xs, dim=)
             extra = [kwargs.pop(k, d) for k, d in zip(kwn, kwd)]
             if kwargs:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")

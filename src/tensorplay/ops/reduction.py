@@ -47,6 +47,8 @@ def _axes(dim, ndim):
 
 def _one_dim(dim, ndim):
     """A single int dim, wrapped; None for a 0-d tensor."""
+    if type(dim) is int and -ndim <= dim < ndim:
+        return dim if dim >= 0 else dim + ndim
     if isinstance(dim, (list, tuple)) or isinstance(dim, float) or dim is None:
         raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
     d = _wrap_dim(int(dim), ndim)

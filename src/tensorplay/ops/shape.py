@@ -189,6 +189,12 @@ def _legacy_empty(a):
 
 
 def _cat_k(*xs, dim=0):
+    x0 = xs[0] if xs else None
+    if x0 is not None and x0.ndim and not _legacy_empty(x0):
+        try:                            # legacy empty tensors elsewhere make NumPy refuse
+            return np.concatenate(xs, axis=_wrap_dim(dim, x0.ndim))
+        except ValueError:
+            pass
     full = [a for a in xs if not _legacy_empty(a)]
     if not full:
         return np.concatenate(xs) if xs else np.zeros(0)
