@@ -207,7 +207,7 @@ def _to_nested(x):
 
 class Tensor:
     __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_vc", "_base", "_grad",
-                 "_meta", "_view_version", "__dict__", "__weakref__")
+                 "_meta", "_view_version", "_view_chain", "_nograd_view", "__dict__", "__weakref__")
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
     _acc = None                 # a leaf's AccumulateGrad, by weak reference

@@ -315,7 +315,7 @@ def _fw_view(t):
     base = getattr(t, "_base", None)
     if base is None:
         return None
-    return base, d.get("_view_chain", ())
+    return base, getattr(t, "_view_chain", ())
 
 
 def _track_view(src, result):
@@ -326,7 +326,7 @@ def _track_view(src, result):
     root, chain = (src, ()) if fv is None else fv
     views = root.__dict__.get("_fw_views")
     for o in (result if type(result) is tuple else (result,)):
-        step = o.__dict__.get("_view_chain")
+        step = getattr(o, "_view_chain", None)
         if not step:
             continue
         o.__dict__["_fw_view"] = (root, chain + (step[-1],))

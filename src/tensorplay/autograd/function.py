@@ -302,7 +302,7 @@ def _rebase_dirty_view(v):
     prev = state.enabled
     state.enabled = True
     try:
-        new_b = copy_slices(_standin(base), v, v.__dict__["_view_chain"])
+        new_b = copy_slices(_standin(base), v, v._view_chain)
     finally:
         state.enabled = prev
     adopt(base, new_b)

@@ -742,19 +742,22 @@ def _prep(op, args):
             kargs[0] = d
             return kargs, None
     back = None
+    # the common case: tensors only, of float/complex dtypes (one dtype if the op
+    # promotes): nothing to convert
+    a = args[0]
+    if isinstance(a, Tensor) and a._data.dtype in _PLAIN:
+        dt = a._data.dtype
+        promote = op.promote
+        kargs = list(args)
+        for i in range(n_in):
+            a = args[i]
+            if not isinstance(a, Tensor) or (a._data.dtype is not dt if promote else
+                                             a._data.dtype not in _PLAIN):
+                break
+            kargs[i] = a._data
+        else:
+            return kargs, None
     if op.promote:
-        # the common case: tensors only, all of one float/complex dtype
-        a = args[0]
-        if isinstance(a, Tensor) and a._data.dtype in _PLAIN:
-            dt = a._data.dtype
-            kargs = list(args)
-            for i in range(n_in):
-                a = args[i]
-                if not isinstance(a, Tensor) or a._data.dtype is not dt:
-                    break
-                kargs[i] = a._data
-            else:
-                return kargs, None
         rdt = _result_dtype(args, n_in)
         if rdt is None:
             raise TypeError(f"{op.name}(): expected at least one Tensor argument")
@@ -924,7 +927,7 @@ def _mark_view(base, outs, op, args):
     if root is None:
         root, chain = base, ()
     else:
-        chain = base.__dict__["_view_chain"]
+        chain = base._view_chain
     views = root.__dict__.get("_views")
     if views is None:
         views = root.__dict__["_views"] = ViewList()
@@ -933,10 +936,9 @@ def _mark_view(base, outs, op, args):
     nograd = not state.enabled          # PyTorch forbids writing through it later with grad on
     for k, o in (enumerate(outs) if type(outs) is tuple else ((None, outs),)):
         o._vc, o._base, o._view_version = v, root, v[0]
-        d = o.__dict__
-        d["_view_chain"] = chain + ((op, params, k),)
+        o._view_chain = chain + ((op, params, k),)
         if nograd:
-            d["_nograd_view"] = True
+            o._nograd_view = True
         refs.append(_weakref(o))
     if len(refs) > views.limit:
         views.prune()

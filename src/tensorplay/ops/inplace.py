@@ -25,7 +25,7 @@ def check_inplace(self, args):
         if base is not None and base._rg and base._grad_fn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
-        if base is not None and base._rg and self.__dict__.get("_nograd_view"):
+        if base is not None and base._rg and getattr(self, "_nograd_view", None):
             raise RuntimeError(
                 "A view was created in no_grad mode and is being modified inplace with grad mode "
                 "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
@@ -208,10 +208,10 @@ def _reshape_inplace(self, f, args, kwargs):
         self._grad_fn, self._rg = node, node is not None
         if node is not None:
             self._out_nr = getattr(out, "_out_nr", 0)
-    step = out.__dict__.get("_view_chain", ())
-    chain = self.__dict__.get("_view_chain")
+    step = getattr(out, "_view_chain", ())
+    chain = getattr(self, "_view_chain", None)
     if chain is not None:                   # a view: its chain grows by this op
-        self.__dict__["_view_chain"] = chain + step
+        self._view_chain = chain + step
     views = self.__dict__.get("_views")
     if views and step:
         op, params, _ = step[-1]
@@ -220,7 +220,7 @@ def _reshape_inplace(self, f, args, kwargs):
         else:                               # squeeze/unsqueeze: back to the old shape
             undo = (view.op, (old_shape,), None)
         for v in views:
-            v.__dict__["_view_chain"] = (undo,) + v.__dict__.get("_view_chain", ())
+            v._view_chain = (undo,) + getattr(v, "_view_chain", ())
     try:
         del self._meta
     except AttributeError:

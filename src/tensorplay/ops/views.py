@@ -55,7 +55,7 @@ copy_slices = defop(
 
 def rebase_inplace_view(self, f, args, kwargs, name):
     base = self._base
-    chain = self.__dict__["_view_chain"]
+    chain = self._view_chain
     check_view_inplace(self, chain)
     v_src = _standin(self)
     new_v = f(v_src, *args, **kwargs)
@@ -93,7 +93,7 @@ def regenerate_views(base):
         return
     with enable_grad():
         for v in list(views):
-            chain = v.__dict__.get("_view_chain")
+            chain = getattr(v, "_view_chain", None)
             if chain is None:
                 continue
             r = apply_chain(base, chain)
