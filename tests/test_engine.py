@@ -708,3 +708,22 @@ def test_create_graph_grads_then_plain_backward_accumulate_correctly(T):
     ((x + y) * w).sum().backward()
     assert lst(x.grad) == [2., 4., 6.] and lst(y.grad) == [2., 4., 6.]
     assert x.grad is not y.grad
+
+
+def test_leaf_node_is_reused_and_holds_the_leaf_weakly():
+    """A leaf keeps its AccumulateGrad (made once, not per graph); the node holds
+    the leaf weakly, so a leaf that dies while a graph still reaches it is freed,
+    and backward through that graph drops its gradient instead of failing."""
+    import gc
+    import weakref
+    import tensorplay as tp
+    x = tp.ones(2, requires_grad=True)
+    a1 = (x * 2).grad_fn.next_functions[0][0]
+    a2 = (x * 3).grad_fn.next_functions[0][0]
+    assert a1 is a2 and a1.variable is x
+    y = (x * 2).sum()
+    ref = weakref.ref(x)
+    del x, a1, a2
+    gc.collect()
+    assert ref() is None
+    y.backward()                    # the gradient has nowhere to go: no error

@@ -39,10 +39,11 @@ class _Probe:
     """Calls as ``AccumulateGrad.apply`` does."""
 
     def __init__(self):
-        self.variable = _Holder()
+        self.holder = _Holder()
 
     def apply(self, grads):
-        return self.variable._accumulate_grad(grads[0], False)
+        v = self.holder
+        return v._accumulate_grad(grads[0], False)
 
 
 _PRIVATE_REFS = (_Probe().apply([object()])
@@ -210,7 +211,7 @@ class Tensor:
                  "_meta", "_view_version", "_view_chain", "_nograd_view", "__dict__", "__weakref__")
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
-    _acc = None                 # a leaf's AccumulateGrad, by weak reference
+    _acc = None                 # a leaf's AccumulateGrad (which holds the leaf weakly)
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -372,11 +373,9 @@ class Tensor:
         fn = self._grad_fn
         if fn is not None:
             return (fn, getattr(self, "_out_nr", 0))
-        ref = self._acc
-        acc = ref() if ref is not None else None
+        acc = self._acc
         if acc is None:
-            acc = AccumulateGrad(self)
-            self._acc = weakref.ref(acc)
+            acc = self._acc = AccumulateGrad(self)
         return (acc, 0)
 
     def _has_nan(self):

@@ -10,6 +10,7 @@ inputs by construction (a pointwise op on same-shaped real tensors) has
 ``input_meta = None`` and is not asked.
 """
 import itertools
+import weakref
 
 from .grad_mode import state
 
@@ -99,30 +100,42 @@ class RemovableHandle:
 
 class AccumulateGrad(Node):
     """Sink node of a leaf: adds the incoming gradient into ``variable.grad``.
-    How to add is the variable's business (``_accumulate_grad``)."""
-    __slots__ = ("variable",)
+    How to add is the variable's business (``_accumulate_grad``).
+
+    The leaf holds its node (so a leaf's first use in each new graph does not
+    make one again) and the node holds the leaf weakly: no cycle.  A gradient
+    for a leaf that no longer exists has nowhere to go and is dropped."""
+    __slots__ = ("_variable",)
 
     def __init__(self, variable):
-        self.variable = variable
+        self._variable = weakref.ref(variable)
         self.next_edges = ()
         self.input_meta = ()
 
+    @property
+    def variable(self):
+        return self._variable()
+
     def apply(self, grads):
-        self.variable._accumulate_grad(grads[0], state.enabled)
+        v = self._variable()
+        if v is not None:
+            v._accumulate_grad(grads[0], state.enabled)
         return ()
 
-    # A leaf's tensor hooks live on the leaf, not here: the leaf holds this node only
-    # weakly, and a strong reference back would make every hooked leaf a cycle.
+    # A leaf's tensor hooks live on the leaf, not here
     @property
     def _pre_hooks(self):
-        return self.variable.__dict__.get("_leaf_hooks")
+        v = self._variable()
+        return None if v is None else v.__dict__.get("_leaf_hooks")
 
     def tensor_pre_hooks(self, output_nr):
         return self.variable.__dict__.setdefault("_leaf_hooks", {}).setdefault(output_nr, {})
 
     @property
     def _hooked(self):
-        return bool(self.variable.__dict__.get("_leaf_hooks")) or self.__dict__.get("_node_hooked", False)
+        v = self._variable()
+        return (v is not None and bool(v.__dict__.get("_leaf_hooks"))) or \
+            self.__dict__.get("_node_hooked", False)
 
     @_hooked.setter
     def _hooked(self, value):
