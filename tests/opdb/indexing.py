@@ -79,7 +79,15 @@ def _shape(a, b):
 OOB = "index {} is out of bounds for dimension {} with size {}"
 IDX = ("x", "dim", "index")
 
+def _slice_backward(T, g):
+    """The gradient of ``x[:, 1:4:2]`` for x of shape (3, 6): the slice op's backward
+    (``torch.ops.aten.slice_backward``), differentiable again."""
+    f = T.ops.aten.slice_backward if T.__name__ == "torch" else T.ops.indexing._slice_backward
+    return f(g, [3, 6], 1, 1, 4, 2)
+
+
 CASES = [
+    OpCase("slice_backward", _slice_backward, [Sample([arr(3, 2, seed=7)])], covers=("slice_backward",)),
     OpCase("getitem_basic", _basic, [Sample([A]), Sample([B], desc="3-d")], covers=("select", "slice", "unsqueeze"),
            errors=[E(IndexError, OOB.format(5, 0, 3), XI, fn=_get(5), desc="int oob"),
                    E(IndexError, OOB.format(5, 1, 4), XI, fn=_get((0, 5)), desc="int oob dim 1"),

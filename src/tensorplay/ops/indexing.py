@@ -21,8 +21,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
-from ._families import ELEMENTWISE, INDEXING, OTHER, VIEW
-from ._registry import defop, public
+from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
+from ._registry import broadcast_error, defop, public
 from .core import expand
 from .inplace import apply_inplace
 
@@ -158,10 +158,26 @@ def _slice_k(x, dim=0, start=None, end=None, step=1):
     return x[(_FULL,) * d + (slice(start, end, step),)]
 
 
+def _slice_backward_k(g, shape, dim, start, end, step):
+    out = np.zeros(shape, g.dtype)
+    region = out[(_FULL,) * _wrap_dim(dim, len(shape)) + (slice(start, end, step),)]
+    try:
+        region[...] = g
+    except ValueError:
+        raise broadcast_error(region.shape, g.shape) from None
+    return out
+
+
+# PyTorch's slice_backward: the gradient of a slice, zeros around it (its own
+# gradient is the same slice of the incoming one)
+_slice_backward = defop("slice_backward", _slice_backward_k,
+                        {"g": lambda gg, dim, start, end, step: _slice(gg, dim, start, end, step)},
+                        upcast=False, node_name="SliceBackwardBackward0", family=SHAPE,
+                        dims=("dim",), linear=True, method=False)
+
+
 def _slice_vjp(g, x, dim, start, end, step):
-    d = _wrap_dim(dim, len(x.shape))
-    return _index_put_op(_zeros(x.shape, g._data.dtype), g,
-                         ((_FULL,) * d + (slice(start, end, step),), None), False)
+    return _slice_backward(g, tuple(x.shape), dim, start, end, step)
 
 
 _slice = defop("slice", _slice_k, {"x": _slice_vjp}, meta=("x",), upcast=False, view=True,
