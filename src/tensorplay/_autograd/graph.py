@@ -24,6 +24,7 @@ class Node:
     _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
     _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node
     _post_hooks = None      # [hook(grad_inputs, grad_outputs)]
+    _fw_out = None          # forward_ad: gives a rebuilt saved output its tangents
 
     def name(self):
         return type(self).__name__

@@ -102,7 +102,7 @@ def _as_output(data, node, nr):
     t = _wrap(data)
     if state.enabled:
         t._grad_fn, t._rg, t._out_nr = node, True, nr
-    fw = node.__dict__.get("_fw_out")
+    fw = node._fw_out
     if fw is not None:              # forward-over-reverse: the output's tangents (forward_ad)
         fw(t, nr)
     return t

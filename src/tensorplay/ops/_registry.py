@@ -259,10 +259,12 @@ class Op:
         if any(w >= self.n_in for w in where):
             # a parameter after the tensors: the pointwise fast paths record only
             # the tensors, so a parameter left at its default may be absent
-            get = [(lambda o, a: o) if w == -1 else (lambda o, a, w=w: a[w]) if w < self.n_in
-                   else (lambda o, a, w=w, d=self.defaults[w]: a[w] if len(a) > w else d)
-                   for w in where]
-            return lambda g, out, *a: f(g, *[h(out, a) for h in get])
+            pairs = tuple((w, None if w == -1 else self.defaults[w]) for w in where)
+
+            def vjp(g, out, *a):
+                n = len(a)
+                return f(g, *[out if w == -1 else a[w] if w < n else d for w, d in pairs])
+            return vjp
         if len(where) == 1:
             w = where[0]
             if w == -1:
@@ -424,7 +426,7 @@ class OpNode(Node):
                 out._rg, out._grad_fn, out._out_nr = True, self, 0
             else:
                 out._rg, out._grad_fn = False, None
-            fw = self.__dict__.get("_fw_out")
+            fw = self._fw_out
             if fw is not None:          # forward-over-reverse: the output's tangents (forward_ad)
                 fw(out)
         # (the body of _vjps, inlined: this is the backward hot path)

@@ -387,6 +387,7 @@ _FULL = slice(None)
 
 
 _I64 = np.dtype(np.int64)
+_INTS = frozenset((int, np.int64, np.int32, np.intp))
 
 
 def _getitem(self, key):
@@ -399,8 +400,9 @@ def _getitem(self, key):
             step = key.step
             if step is None or type(step) is int and step > 0:
                 start, stop = key.start, key.stop
-                if (start is None or type(start) is int) and (stop is None or type(stop) is int):
-                    return _slice(self, 0, start, stop, 1 if step is None else step)
+                if (start is None or type(start) in _INTS) and (stop is None or type(stop) in _INTS):
+                    return _slice(self, 0, None if start is None else int(start),
+                                  None if stop is None else int(stop), 1 if step is None else step)
         elif tk is int:
             if -d.shape[0] <= key < d.shape[0]:
                 return select(self, 0, key)
