@@ -13,6 +13,8 @@ import pytest
 
 import tensorplay as tp
 from tensorplay import _tensor
+from tensorplay._tensor import TensorMeta
+from tensorplay.ops._registry import REGISTRY, _NO_ARG, dispatch, record, record_pointwise
 
 STEALS = _tensor._PRIVATE_REFS > 0
 
@@ -74,3 +76,54 @@ def test_user_seed_is_copied():
 @pytest.mark.skipif(sys.implementation.name != "cpython", reason="reference counts are CPython's")
 def test_stealing_is_on_where_counts_were_checked():
     assert STEALS == (sys.version_info < (3, 14))
+
+
+# ---------------------------------------------------------------- one recording algorithm
+def _node_summary(node):
+    def desc(a):
+        if isinstance(a, tp.Tensor):
+            return ("tensor", id(a))
+        if isinstance(a, TensorMeta):
+            return ("meta", a.shape, a.dtype)
+        return a
+    return (type(node).__name__, tuple(node.next_edges), node.input_meta,
+            tuple(desc(a) for a in node.args),
+            None if node.out is None else node.out.shape,
+            None if node.versions is None else [(ver, k) for _, ver, _, k in node.versions])
+
+
+_PATTERNS = [(name, p) for name in ("mul", "add", "sub", "div", "pow", "atan2", "tanh", "exp",
+                                     "sigmoid", "sqrt", "abs", "maximum")
+             for p in (("x", "f64_f32") if REGISTRY[name].n_in == 1 else
+                       ("x", "y", "xy", "x_num", "num_y", "broadcast", "f64_f32"))]
+
+
+@pytest.mark.parametrize("name, pattern", _PATTERNS)
+def test_record_pointwise_builds_what_record_builds(name, pattern):
+    """The pointwise fast paths' unrolled ``record_pointwise`` and the general
+    ``record`` follow the same SavePlan: same edges, metadata, saved arguments,
+    saved output and version stamps, for every pattern of inputs."""
+    op = REGISTRY[name]
+    rng = np.random.default_rng(0)
+    a = lambda *s, dt=np.float64: tp.tensor(rng.uniform(0.5, 2.0, s).astype(dt))  # noqa: E731
+    if op.n_in == 1:
+        xs = [(a(3).requires_grad_(), _NO_ARG)]
+    else:
+        x, y = a(3), a(1 if pattern == "broadcast" else 3,
+                       dt=np.float32 if pattern == "f64_f32" else np.float64)
+        xs = {"x": [(x.requires_grad_(), y)], "y": [(x, y.requires_grad_())],
+              "xy": [(x.requires_grad_(), y.requires_grad_())], "x_num": [(x.requires_grad_(), 1.5)],
+              "num_y": [(1.5, y.requires_grad_())],
+              "broadcast": [(x.requires_grad_(), y.requires_grad_())],
+              "f64_f32": [(x.requires_grad_(), y.requires_grad_())]}[pattern]
+    for x, y in xs:
+        args = (x,) if y is _NO_ARG else (x, y)
+        with tp.no_grad():
+            value = dispatch(op, list(args))
+        out1, out2 = value.clone(), value.clone()
+        n1 = record_pointwise(op, x, y, out1)
+        n2 = record(op, args, out2)
+        s1, s2 = _node_summary(n1), _node_summary(n2)
+        assert s1[:5] == s2[:5]
+        assert s1[5] == s2[5]
+        assert out1.grad_fn is n1 and out2.grad_fn is n2

@@ -61,7 +61,7 @@ _PLUMBING = {"__slots__", "__dict__", "__weakref__", "__module__", "__doc__"} | 
 
 # registry machinery and internal ops, once tensorplay.<name>: they live in their modules now
 INTERNALS = {
-    "tensorplay.ops._registry": ["defop", "record", "dispatch", "intercept",
+    "tensorplay.ops._registry": ["defop", "record", "record_pointwise", "dispatch", "intercept",
                                  "Op", "OpNode", "public", "spell", "Spelling"],
     "tensorplay.ops.pointwise": ["binary", "unary", "broadcast_error", "tanh_backward",
                                  "sigmoid_backward", "relu_backward"],

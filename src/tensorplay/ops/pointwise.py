@@ -17,7 +17,8 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
-                         _result_dtype, broadcast_error)
+                        record_pointwise, _NO_ARG,
+                        _result_dtype, broadcast_error)
 from ._families import ELEMENTWISE
 from .._tensor import _wrap
 
@@ -87,7 +88,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
         out._vc = out._base = None
         if state.enabled:
             if input._rg and diff:
-                record(op, (input,), out)
+                record_pointwise(op, input, _NO_ARG, out)
         elif state.inference:
             out._inference = True
         return out
@@ -146,7 +147,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         out._vc = out._base = None
         if state.enabled:
             if grad and diff:
-                record(op, (input, other), out)
+                record_pointwise(op, input, other, out)
         elif state.inference:
             out._inference = True
         return out
@@ -171,7 +172,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         out._vc = out._base = None
         if state.enabled:
             if input._rg and diff:
-                record(op, (other, input), out)
+                record_pointwise(op, other, input, out)
         elif state.inference:
             out._inference = True
         return out
