@@ -1062,11 +1062,6 @@ class ViewList:
     def __init__(self):
         self.refs, self.limit = [], 8
 
-    def add(self, t):
-        self.refs.append(_weakref(t))
-        if len(self.refs) > self.limit:
-            self.prune()
-
     def prune(self):
         refs = self.refs
         refs[:] = [r for r in refs if r() is not None]
