@@ -6,11 +6,13 @@ slots for the forward-mode rule (``jvp``) and the vmap batching rule
 (``batch``).  ``defop`` turns a definition into the public function; the
 method, operator and in-place spellings are made from that same function.
 
-A vjp is ``lambda g, out, *args`` where ``args`` are the op's own arguments:
-tensors, Python numbers and parameters, as the user passed them.  Which
-inputs a vjp reads is found once, from its code, so a node saves exactly the
-tensors that the gradients it will compute need.  Inputs named in ``meta=``
-are needed only for their shape/dtype: a ``TensorMeta`` stands in for them.
+Each derivative names what it reads (``"x": lambda g, y: g * conj(y)``): the
+op's parameters and ``result``.  From those names each op has a ``SavePlan``
+per pattern of inputs that require grad, so a node saves exactly what the
+derivatives that will run read.  Inputs named in ``meta=`` are needed only
+for their shape/dtype: a ``TensorMeta`` stands in for them.  ``dispatch`` is
+the general path, ``record`` builds the backward node, and ``TRANSFORMS`` is
+the one interception point for forward mode and the function transforms.
 """
 import inspect
 import weakref
