@@ -1043,12 +1043,19 @@ def _mark_view(base, outs, op, args):
     refs = views.refs
     params = args[1:] if type(args) is tuple else tuple(args[1:])
     nograd = not state.enabled          # PyTorch forbids writing through it later with grad on
-    for k, o in (enumerate(outs) if type(outs) is tuple else ((None, outs),)):
-        o._vc, o._base, o._view_version = v, root, v[0]
-        o._view_chain = chain + ((op, params, k),)
+    if type(outs) is not tuple:
+        outs._vc, outs._base, outs._view_version = v, root, v[0]
+        outs._view_chain = chain + ((op, params, None),)
         if nograd:
-            o._nograd_view = True
-        refs.append(_weakref(o))
+            outs._nograd_view = True
+        refs.append(_weakref(outs))
+    else:
+        for k, o in enumerate(outs):
+            o._vc, o._base, o._view_version = v, root, v[0]
+            o._view_chain = chain + ((op, params, k),)
+            if nograd:
+                o._nograd_view = True
+            refs.append(_weakref(o))
     if len(refs) > views.limit:
         views.prune()
 
