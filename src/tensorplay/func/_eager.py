@@ -56,6 +56,27 @@ def _replace_args(args, new, argnums):
     return tuple(new[argnums.index(i)] if i in argnums else a for i, a in enumerate(args))
 
 
+def _lift_args(level, args, argnums):
+    """Returns ``(args, flat, spec)``: ``args`` with the differentiated ones (all
+    when ``argnums`` is None) replaced by this level's copies, those copies
+    flat, and their tree structure."""
+    diff = args if argnums is None else _slice_argnums(args, argnums, as_tuple=False)
+    flat, spec = tree_flatten(diff)
+    flat = [level.lift(x) for x in flat]
+    lifted = tree_unflatten(flat, spec)
+    if argnums is None:
+        return lifted, flat, spec
+    return _replace_args(args, lifted, _check_argnums(argnums, len(args))), flat, spec
+
+
+def _split_aux(output, where):
+    """``(output, aux)`` from a function called with ``has_aux=True``."""
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{where}: output of function f should be a tuple: (output, aux) if "
+                           f"has_aux is True")
+    return output
+
+
 # ------------------------------------------------------------------ reverse mode
 def _grad_of(outputs, inputs, cotangents=None, retain_graph=False, create_graph=True):
     """``autograd.grad`` as the transforms use it: outputs that do not require
@@ -85,17 +106,11 @@ def _lower_aux(level, aux, keep_graph):
 
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
     with Level() as level:
-        diff = _slice_argnums(args, argnums, as_tuple=False)
-        flat, spec = tree_flatten(diff)
-        flat = [level.lift(x) for x in flat]
-        args = _replace_args(args, tree_unflatten(flat, spec), _check_argnums(argnums, len(args)))
+        args, flat, spec = _lift_args(level, args, argnums)
         output = func(*args, **kwargs)
         aux = None
         if has_aux:
-            if not (isinstance(output, tuple) and len(output) == 2):
-                raise RuntimeError("grad_and_value(f)(*args): output of function f should be a "
-                                   "tuple: (output, aux) if has_aux is True")
-            output, aux = output
+            output, aux = _split_aux(output, "grad_and_value(f)(*args)")
         if not isinstance(output, Tensor):
             raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, "
                                f"got {type(output)}")
@@ -156,23 +171,11 @@ def grad(func, argnums=0, has_aux=False):
 
 def _vjp(func, primals, argnums, has_aux):
     with Level() as level:
-        if argnums is None:
-            flat, spec = tree_flatten(primals)
-            flat = [level.lift(x) for x in flat]
-            primals = tree_unflatten(flat, spec)
-        else:
-            diff = _slice_argnums(primals, argnums, as_tuple=False)
-            flat, spec = tree_flatten(diff)
-            flat = [level.lift(x) for x in flat]
-            primals = _replace_args(primals, tree_unflatten(flat, spec),
-                                    _check_argnums(argnums, len(primals)))
+        primals, flat, spec = _lift_args(level, primals, argnums)
         out = func(*primals)
         aux = None
         if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError("vjp(f, *primals): output of function f should be a tuple: "
-                                   "(output, aux) if has_aux is True")
-            out, aux = out
+            out, aux = _split_aux(out, "vjp(f, *primals)")
             aux = _lower_aux(level, aux, level.outer_grad)
         flat_out, out_spec = tree_flatten(out)
         _check_outputs(flat_out, "vjp(f, *primals)")
@@ -260,10 +263,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         out = func(*duals)
         aux = None
         if has_aux:
-            if not (isinstance(out, tuple) and len(out) == 2):
-                raise RuntimeError(f"{_JVP}: output of function f should be a tuple: "
-                                   f"(output, aux) if has_aux is True")
-            out, aux = out
+            out, aux = _split_aux(out, _JVP)
         flat_out, out_spec = tree_flatten(out)
         _check_outputs(flat_out, _JVP)
         prims, tans = [], []
