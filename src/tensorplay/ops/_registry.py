@@ -158,9 +158,8 @@ class Op:
         self.meta = meta
         self.reads = reads          # per tensor input: the names its derivative reads
         self.plans = {}             # which inputs require grad -> SavePlan
-        self.plan = self._plan      # (an instance attribute: record calls it on a cache miss)
 
-    def _plan(self, key, n_in):
+    def plan(self, key, n_in):
         """The ``SavePlan`` for a call whose inputs that require grad are the bits
         of ``key`` (a variadic op's one derivative runs whenever any does: its
         key is ``-n_in``)."""
@@ -178,11 +177,9 @@ class Op:
                     continue
                 positions = inputs if where == -2 else (where,)
                 (metas if name in self.meta else values).update(positions)
-        unread = tuple(i for i in inputs if i not in values and i not in metas)
-        plan = SavePlan(tuple(sorted(values)), tuple(sorted(metas)), unread,
-                        keep or bool(values or metas), result)
-        plan.kinds = tuple("value" if i in values else "meta" if i in metas else None
-                           for i in inputs)
+        params = sorted(i for i in values if i >= n_in)     # gather's index: a tensor parameter
+        kinds = tuple("value" if i in values else "meta" if i in metas else None for i in inputs)
+        plan = SavePlan(kinds, params, keep, result)
         self.plans[key] = plan
         return plan
 
@@ -549,22 +546,26 @@ class SavePlan:
     """What a node keeps for one pattern of inputs that require grad, read from
     the names the derivatives that will run declare:
 
-    ``values``  argument positions saved as they are (tensors get a version stamp)
-    ``metas``   argument positions of which only shape and dtype are saved
-    ``unread``  tensor-input positions that are not saved
+    ``kinds``   per tensor input: "value" (saved, with a version stamp), "meta"
+                (only its shape and dtype) or None (not saved)
+    ``values``  argument positions saved as they are: the "value" inputs and
+                the tensor parameters a derivative reads
+    ``metas``   the "meta" inputs; ``unread``, the others
     ``keep``    whether the argument list is kept at all (else nothing is saved)
     ``result``  whether the output is saved (with a version stamp)
-    ``kinds``   per tensor input: "value", "meta" or None (the same facts, by position)
     """
-    __slots__ = ("values", "metas", "unread", "keep", "result", "kinds")
+    __slots__ = ("kinds", "values", "metas", "unread", "keep", "result")
 
-    def __init__(self, values, metas, unread, keep, result):
-        self.values, self.metas, self.unread = values, metas, unread
-        self.keep, self.result = keep, result
+    def __init__(self, kinds, params, keep, result):
+        self.kinds = kinds
+        self.values = tuple(i for i, k in enumerate(kinds) if k == "value") + tuple(params)
+        self.metas = tuple(i for i, k in enumerate(kinds) if k == "meta")
+        self.unread = tuple(i for i, k in enumerate(kinds) if k is None)
+        self.keep = keep or bool(self.values or self.metas)
+        self.result = result
 
     def __repr__(self):
-        return (f"SavePlan(values={self.values}, metas={self.metas}, unread={self.unread}, "
-                f"keep={self.keep}, result={self.result})")
+        return f"SavePlan(kinds={self.kinds}, keep={self.keep}, result={self.result})"
 
 
 def record(op, args, outs):
