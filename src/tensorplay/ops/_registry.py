@@ -789,7 +789,6 @@ def record_pointwise(op, x, y, out):
 
 
 _NO_ARG = object()
-_NO_META = (None, None)
 
 
 def _leaf_edge(t):
@@ -842,18 +841,9 @@ def _prep(op, args):
         name = "input" if op.names[0] == "x" else op.names[0]     # PyTorch's name for it
         raise TypeError(f"{op.name}(): argument '{name}' (position 1) must be Tensor, not "
                         f"{type(args[0]).__name__}")
-    if n_in == 1 and not op.promote:    # the common one-tensor op on float data
-        try:
-            d = args[0]._data
-        except AttributeError:
-            d = None
-        if d is not None and d.dtype in _PLAIN:
-            kargs = list(args)
-            kargs[0] = d
-            return kargs, None
     back = None
     # the common case: tensors only, of float/complex dtypes (one dtype if the op
-    # promotes): nothing to convert
+    # promotes): nothing to convert (dispatch inlines the one-tensor form of this)
     a = args[0]
     if isinstance(a, Tensor) and a._data.dtype in _PLAIN:
         dt = a._data.dtype

@@ -223,8 +223,7 @@ def _make_minmax(name, npred, nparg, binary, values_name):
         _check_nonempty(name, x, (d,))
         # the reduction's value is the element the index points at (NaN first, as
         # argmax/argmin find it): no gather needed
-        idx = x.argmax(axis=d, keepdims=keepdim) if nparg is np.argmax else \
-            x.argmin(axis=d, keepdims=keepdim)
+        idx = getattr(x, nparg.__name__)(axis=d, keepdims=keepdim)     # x.argmax / x.argmin
         return npred.reduce(x, d, keepdims=keepdim), idx.astype(np.int64, copy=False)
 
     def full_vjp(g, result, x):          # PyTorch's evenly_distribute_backward
