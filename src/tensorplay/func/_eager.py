@@ -12,6 +12,7 @@ from .._creation import zeros_like
 from .._tensor import Tensor
 from ..autograd import _backward, forward_ad
 from ._levels import Level
+from . import _vmap
 from ._pytree import tree_flatten, tree_map, tree_unflatten
 
 _JVP = "jvp(f, primals, tangents)"
@@ -80,7 +81,9 @@ def _split_aux(output, where):
 # ------------------------------------------------------------------ reverse mode
 def _grad_of(outputs, inputs, cotangents=None, retain_graph=False, create_graph=True):
     """``autograd.grad`` as the transforms use it: outputs that do not require
-    grad contribute nothing, and an input nothing reached gets zeros."""
+    grad contribute nothing, and an input nothing reached gets zeros.  Inside
+    vmap it differentiates the physical tensors (the whole batch at once: its
+    samples are independent) and hands the gradients back batched."""
     if cotangents is None:
         pairs = [(o, None) for o in outputs if o.requires_grad]
     else:
@@ -89,9 +92,21 @@ def _grad_of(outputs, inputs, cotangents=None, retain_graph=False, create_graph=
         return tuple(zeros_like(x) for x in inputs)
     outs = [o for o, _ in pairs]
     cts = None if cotangents is None else [c for _, c in pairs]
+    rewraps = None
+    if any(type(t) is _vmap.BatchedTensor for t in outs + list(inputs)):
+        if cts is None:
+            cts = [_vmap.physical(o)[0].new_ones(_vmap.physical(o)[0].shape) for o in outs]
+        else:
+            cts = [_vmap.to_physical_like(c, o) for c, o in zip(cts, outs)]
+        outs = [_vmap.physical(o)[0] for o in outs]
+        phys = [_vmap.physical(x) for x in inputs]
+        inputs, rewraps = [p for p, _ in phys], [r for _, r in phys]
     got = _backward.grad(outs, inputs, cts, retain_graph=retain_graph, create_graph=create_graph,
                          allow_unused=True)
-    return tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, got))
+    got = tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, got))
+    if rewraps is not None:
+        got = tuple(r(g) for r, g in zip(rewraps, got))
+    return got
 
 
 def _lower_aux(level, aux, keep_graph):

@@ -35,6 +35,7 @@ from .._autograd.grad_mode import state
 from .._tensor import Tensor
 from ..autograd import forward_ad
 from ..ops._registry import REGISTRY, dispatch
+from . import _vmap
 
 # the open reverse levels, outermost first (what is open, for the curious and
 # for the tests; the levels themselves need only their own fresh tensors)
@@ -61,9 +62,15 @@ class Level:
 
     # -- in
     def lift(self, t):
-        """This level's own tensor for the differentiated input ``t``."""
+        """This level's own tensor for the differentiated input ``t`` (inside
+        vmap: batched at every open vmap level, see ``_vmap.lift_batched``)."""
         if not isinstance(t, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(t)}")
+        if _vmap.active_levels():
+            return _vmap.lift_batched(t, self._lift_plain)
+        return self._lift_plain(t)
+
+    def _lift_plain(self, t):
         if t._rg:
             # recorded: outer levels differentiate through it; a fresh node, so
             # this level's targets are never an outer level's tensor
@@ -81,6 +88,7 @@ class Level:
         fresh = self.fresh
         stack = []
         for t in tensors:
+            t = _vmap.physical(t)[0] if isinstance(t, Tensor) else t
             if isinstance(t, Tensor) and t._rg:
                 if t._grad_fn is None:
                     if id(t) not in fresh:
@@ -106,6 +114,9 @@ class Level:
         """``t`` as the outside sees it: without history if ``keep_graph`` is
         false or its history stays inside this level; open forward levels'
         tangents are kept (lowered too)."""
+        if type(t) is _vmap.BatchedTensor:
+            p, rewrap = _vmap.physical(t)
+            return rewrap(self.lower(p, keep_graph))
         if not isinstance(t, Tensor) or not _has_history(t):
             return t
         if keep_graph and self.reaches_outside((t,)):

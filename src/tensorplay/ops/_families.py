@@ -161,47 +161,87 @@ def jvp_default(op, args, tangents, result):
 
 
 # ------------------------------------------------------------------ batching defaults
+class NoBatchRule(Exception):
+    """Raised by a batching rule that does not cover the arguments it got: vmap
+    then runs the op once per sample (and warns)."""
+
+
 def _batch_first(t, bdim):
     return t if bdim == 0 else t.movedim(bdim, 0)
+
+
+def batch_size(args, bdims):
+    for a, b in zip(args, bdims):
+        if b is not None:
+            return a.shape[b]
+    raise NoBatchRule("no batched input")
+
+
+def materialize(t, bdim, size):
+    """A batched input as it is (batch first); an unbatched one expanded to the
+    batch (a view: no copy)."""
+    if bdim is not None:
+        return _batch_first(t, bdim)
+    return t.unsqueeze(0).expand((size,) + tuple(t.shape))
+
+
+def pad_rank(x, rank):
+    """A batched tensor (batch first) with size-1 dimensions after the batch up to
+    logical rank ``rank``, so that it broadcasts as its logical self would."""
+    r = x.ndim - 1
+    if r < rank:
+        x = x.reshape((x.shape[0],) + (1,) * (rank - r) + tuple(x.shape[1:]))
+    return x
+
+
+def logical_rank(args, bdims, n):
+    return max((a.ndim - (b is not None) for a, b in zip(args[:n], bdims) if hasattr(a, "ndim")),
+               default=0)
 
 
 def batch_elementwise(op, args, bdims):
     """Batch dimensions to the front, and each batched input padded with size-1
     dimensions to the largest logical rank, so that broadcasting lines up the
     logical dimensions: one call of the op on the whole batch."""
-    n = _tensor_inputs(op, args)
-    rank = max((a.ndim - (b is not None) for a, b in zip(args[:n], bdims) if hasattr(a, "ndim")),
-               default=0)
+    n = len(args)
+    rank = logical_rank(args, bdims, n)
     new = list(args)
     for i, b in enumerate(bdims):
         if b is None:
             continue
-        x = _batch_first(args[i], b)
-        r = x.ndim - 1
-        if r < rank:
-            x = x.reshape((x.shape[0],) + (1,) * (rank - r) + tuple(x.shape[1:]))
-        new[i] = x
+        new[i] = pad_rank(_batch_first(args[i], b), rank)
     return dispatch(op, new), 0
 
 
-def _shift_dim(d, rank):
+def shift_dim(d, rank):
+    """A logical dimension as a physical one (the batch first); out of range
+    stays as it is, so that the op raises PyTorch's error about it."""
     if d < -rank or d >= max(rank, 1):
-        return d            # out of range: the op itself raises PyTorch's error
+        return d
     return (d + rank if d < 0 else d) + 1
+
+
+def shift_dims(d, rank):
+    if isinstance(d, (tuple, list)):
+        return type(d)(shift_dim(k, rank) for k in d)
+    return shift_dim(d, rank)
 
 
 def batch_dims(op, args, bdims):
     """An op on one tensor whose dimension parameters (``op.dims``) index its
     logical dimensions: batch dimension to the front, each dimension shifted
-    past it (``None``, all dimensions, becomes every logical one)."""
-    if not op.dims or op.star in op.dims:
-        raise NotImplementedError(f"{op.name}: no batching rule (its dimensions are not plain "
-                                  f"parameters; the entry must write its own)")
-    b = bdims[0]
-    x = _batch_first(args[0], b)
+    past it (``None``, all dimensions, becomes every logical one).  Tensor
+    parameters (an index, a mask) that are batched too go first as well."""
+    if not op.dims or op.star in op.dims or bdims[0] is None:
+        raise NoBatchRule(op.name)
+    x = _batch_first(args[0], bdims[0])
     rank = x.ndim - 1
     new = list(args)
     new[0] = x
+    size = x.shape[0]
+    for i in range(1, len(args)):
+        if bdims[i] is not None:
+            new[i] = materialize(args[i], bdims[i], size)
     for name in op.dims:
         i = op.names.index(name)
         if i >= len(new):
@@ -209,12 +249,22 @@ def batch_dims(op, args, bdims):
         d = new[i]
         if d is None:
             new[i] = tuple(range(1, rank + 1))
-        elif isinstance(d, (tuple, list)):
-            new[i] = type(d)(_shift_dim(k, rank) for k in d)
         else:
-            new[i] = _shift_dim(d, rank)
-    out = dispatch(op, new)
-    return out, 0
+            new[i] = shift_dims(d, rank)
+    return dispatch(op, new), 0
+
+
+def batch_same(op, args, bdims):
+    """An op that works on trailing dimensions and treats leading ones as a
+    batch (linear algebra, ``tril``, ``view_as_real``): batched inputs first,
+    unbatched ones broadcast against them."""
+    n = len(args)
+    rank = logical_rank(args, bdims, n)
+    new = list(args)
+    for i, b in enumerate(bdims):
+        if b is not None:
+            new[i] = pad_rank(_batch_first(args[i], b), rank)
+    return dispatch(op, new), 0
 
 
 ELEMENTWISE = Family("elementwise", jvp_auto_element_wise, batch_elementwise)
@@ -224,7 +274,7 @@ VIEW = Family("view", jvp_linear)        # batching: each view op's shape parame
 SHAPE = Family("shape", jvp_default)
 INDEXING = Family("indexing", jvp_default)
 BILINEAR = Family("bilinear", jvp_bilinear)
-LINALG = Family("linalg", jvp_default)
+LINALG = Family("linalg", jvp_default, batch_same)
 SAMPLING = Family("sampling")
 OTHER = Family("other", jvp_default)
 FAMILIES = (ELEMENTWISE, REDUCTION, ALONG_DIM, VIEW, SHAPE, INDEXING, BILINEAR, LINALG,

@@ -22,7 +22,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
-from ._registry import broadcast_error, defop, public
+from ._registry import TRANSFORMS, broadcast_error, defop, public
 from .core import expand
 from .inplace import apply_inplace
 
@@ -395,6 +395,11 @@ def _getitem(self, key):
     # gives the same ops and PyTorch's errors; it runs whenever these decline)
     tk = type(key)
     d = self._data
+    if TRANSFORMS:
+        for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
+            h = getattr(t, "getitem", None)
+            if h is not None and t.batched_key(key):
+                return h(self, key)
     if d.ndim:
         if tk is slice:
             step = key.step

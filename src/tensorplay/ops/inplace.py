@@ -38,6 +38,13 @@ _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np
 
 
 def apply_inplace(self, f, args, kwargs, name):
+    if TRANSFORMS:
+        for t in reversed(TRANSFORMS):      # vmap: the batch is written, or PyTorch's error
+            h = getattr(t, "process_inplace", None)
+            if h is not None:
+                r = h(self, f, args, kwargs, name)
+                if r is not NotImplemented:
+                    return r
     check_inplace(self, args)
     recording = state.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args)
                                    or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))

@@ -1,0 +1,716 @@
+"""``vmap``: a level that carries a batch dimension through every op.
+
+A ``BatchedTensor`` is what ``func`` sees inside ``vmap``: a tensor of the
+*logical* shape (one sample's) whose value, ``_value``, is the *physical*
+tensor holding the whole batch, with the batch dimension first.  While the
+level is open it sits on the registry's interception point
+(``ops._registry.TRANSFORMS``); every op call with a batched argument
+reaches ``VmapLevel.process``, which hands the physical tensors to the op's
+batching rule (``Op.batch``: the entry's own or its family's).  The rule
+calls the op once on the whole batch, below the level, and says where the
+result's batch dimension is; the level moves it first and wraps the result.
+An op without a rule runs once per sample and stacks the results (a warning
+says so, once per op).
+
+Autograd records on the physical tensors: the batch elements are
+independent, so the gradient of the batch's outputs with respect to a
+batched input is, row by row, the gradient of each sample.  That is how
+``grad`` inside ``vmap`` works: it differentiates the physical tensors, and
+an input that is not batched (the weights in per-sample gradients) is
+expanded to one copy per sample when ``grad`` lifts it, so that each sample
+has its own (``lift_batched``).  Levels nest: the value of a batched tensor
+of an inner level is a batched tensor of the outer one.
+"""
+import functools
+import warnings
+
+import numpy as np
+
+from .._tensor import Tensor, _new
+from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
+from ._pytree import tree_flatten, tree_unflatten
+from ..ops._families import NoBatchRule, _batch_first
+
+__all__ = ["vmap", "BatchedTensor"]
+
+_LEVELS = []            # the open vmap levels, outermost first
+_WARNED = set()         # ops whose fallback warning was given
+
+
+class _Logical:
+    """Stands in for a batched tensor's ``_data``: the logical shape and the
+    dtype, which is all that code outside the batching rules may read."""
+    __slots__ = ("shape", "dtype", "ndim", "size", "itemsize")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype, self.ndim = shape, dtype, len(shape)
+        self.size = int(np.prod(shape, dtype=np.int64))
+        self.itemsize = dtype.itemsize
+
+    def __getattr__(self, name):
+        raise RuntimeError(f"vmap: this operation reads the values of a batched tensor ({name}), "
+                           f"which is not supported inside vmap; rewrite it with tensor operations")
+
+    def __array__(self, *a, **k):
+        raise RuntimeError("vmap: a batched tensor cannot be converted to a NumPy array inside vmap")
+
+
+_CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
+                 "control flow. We don't support that yet, please file an issue at "
+                 "https://github.com/pytorch/pytorch/issues .")
+
+
+class BatchedTensor(Tensor):
+    """A tensor inside ``vmap``: logical shape outside, the batch inside."""
+    __slots__ = ("_value", "_level")
+
+    @property
+    def requires_grad(self):
+        return self._value.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, flag):
+        self._value.requires_grad = flag
+
+    def requires_grad_(self, requires_grad=True):
+        self._value.requires_grad_(requires_grad)
+        return self
+
+    @property
+    def grad_fn(self):
+        return self._value.grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._value.is_leaf
+
+    def detach(self):
+        return _wrap_batched(self._level, self._value.detach())
+
+    @property
+    def data(self):
+        return _wrap_batched(self._level, self._value.data)
+
+    @property
+    def _version(self):
+        return self._value._version
+
+    def stride(self, dim=None):
+        st = self._value.stride()[1:]
+        return st if dim is None else st[dim]
+
+    def is_contiguous(self, *a, **k):
+        return self._value.stride()[1:] == _contiguous_strides(self.shape)
+
+    def contiguous(self, *a, **k):
+        return self if self.is_contiguous() else self.clone()
+
+    def item(self):
+        raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't "
+                           "support vmap over calling .item() on a Tensor, please try to rewrite "
+                           "what you're doing with other operations. If error is occurring "
+                           "somewhere inside PyTorch internals, please file a bug report.")
+
+    def tolist(self):
+        raise RuntimeError("vmap: It looks like you're calling .tolist() on a Tensor inside vmap, "
+                           "which is not supported; rewrite it with tensor operations.")
+
+    def numpy(self, *, force=False):
+        raise RuntimeError("vmap: .numpy() of a batched tensor is not supported inside vmap.")
+
+    def __bool__(self):
+        raise RuntimeError(_CONTROL_FLOW)
+
+    def _scalar(self, kind):
+        raise RuntimeError(_CONTROL_FLOW)
+
+    def __index__(self):
+        raise RuntimeError(_CONTROL_FLOW)
+
+    def backward(self, *a, **k):
+        raise RuntimeError("backward() called inside a functorch transform. This is not supported, "
+                           "please use functorch.grad or functorch.vjp instead or call backward() "
+                           "outside of functorch transforms.")
+
+    def __repr__(self):
+        v = repr(self._value).replace("\n", "\n    ")
+        return f"BatchedTensor(lvl={self._level.index}, bdim=0, value=\n    {v}\n)"
+
+    __str__ = __repr__
+
+
+def _contiguous_strides(shape):
+    st, acc = [], 1
+    for s in reversed(tuple(shape)):
+        st.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(st))
+
+
+def _wrap_batched(level, value):
+    """``value`` (batch dimension first) as a batched tensor of ``level``."""
+    t = _new(BatchedTensor)
+    d = value._data
+    t._data = _Logical(d.shape[1:], d.dtype)
+    t._value, t._level = value, level
+    t._rg = False
+    t._grad_fn = None
+    t._vc = t._base = None
+    return t
+
+
+def _is_batched(x, level):
+    return type(x) is BatchedTensor and x._level is level
+
+
+# ------------------------------------------------------------------ the level
+class VmapLevel:
+    """One ``vmap`` call: the transform on ``TRANSFORMS`` while ``func`` runs."""
+    forward_level = False
+
+    def __init__(self, size, randomness):
+        self.size, self.randomness = size, randomness
+        self.index = len(_LEVELS) + 1
+
+    def __repr__(self):
+        return f"<vmap level {self.index}, batch size {self.size}>"
+
+    def below(self):
+        return _Below(self)
+
+    # -- the transform
+    def process(self, op, args):
+        bdims = None
+        for i, a in enumerate(args):
+            if type(a) is BatchedTensor and a._level is self:
+                if bdims is None:
+                    bdims, args = [None] * len(args), list(args)
+                bdims[i] = 0
+                args[i] = a._value
+            elif type(a) in (list, tuple) and any(_is_batched(b, self) for b in a):
+                return self._fallback(op, args)
+        if bdims is None:
+            return dispatch(op, args)
+        rule = op.batch
+        if rule is None:
+            return self._fallback(op, args, bdims)
+        try:
+            result, out_bdim = rule(op, args, bdims)
+        except NoBatchRule:
+            return self._fallback(op, args, bdims)
+        return self._wrap_result(result, out_bdim)
+
+    def _wrap_result(self, result, out_bdim):
+        if type(result) is tuple:
+            if not isinstance(out_bdim, (tuple, list)):
+                out_bdim = (out_bdim,) * len(result)
+            return tuple(self._wrap_one(r, b) for r, b in zip(result, out_bdim))
+        return self._wrap_one(result, out_bdim)
+
+    def _wrap_one(self, r, bdim):
+        if bdim is None or not isinstance(r, Tensor):
+            return r
+        if bdim != 0:
+            r = r.movedim(bdim, 0)
+        return _wrap_batched(self, r)
+
+    def _fallback(self, op, args, bdims=None):
+        """No batching rule: the op once per sample, the results stacked."""
+        if op.name not in _WARNED:
+            _WARNED.add(op.name)
+            warnings.warn(f"There is a performance drop because we have not yet implemented the "
+                          f"batching rule for {op.name}. Please file us an issue on GitHub so that "
+                          f"we can prioritize its implementation.", UserWarning, stacklevel=4)
+        if bdims is None:           # batched tensors inside list arguments
+            args = [self._unwrap_nested(a) for a in args]
+        else:
+            args = [a if b is None else _Phys(_batch_first(a, b)) for a, b in zip(args, bdims)]
+        per = []
+        for b in range(self.size):
+            per.append(dispatch(op, [_pick(a, b, self) for a in args]))
+        if type(per[0]) is tuple:
+            return tuple(_wrap_batched(self, _stack([p[k] for p in per]))
+                         for k in range(len(per[0])))
+        return _wrap_batched(self, _stack(per))
+
+    def _unwrap_nested(self, a):
+        if type(a) in (list, tuple):
+            return type(a)(_Phys(x._value) if _is_batched(x, self) else x for x in a)
+        if _is_batched(a, self):
+            return _Phys(a._value)
+        return a
+
+    def process_function(self, cls, args, kwargs):
+        """A custom ``Function`` under vmap: its ``vmap`` staticmethod, or with
+        ``generate_vmap_rule=True`` its forward run on the batch."""
+        if not any(_is_batched(a, self) for a in list(args) + list(kwargs.values())):
+            return cls.apply(*args, **kwargs)
+        from ..autograd.function import Function
+        if getattr(cls, "generate_vmap_rule", False):
+            return _generated_vmap(self, cls, args, kwargs)
+        if cls.vmap is not Function.vmap:
+            in_dims = tuple(0 if _is_batched(a, self) else None for a in args)
+            phys = [a._value if _is_batched(a, self) else a for a in args]
+
+            class _Info:
+                batch_size = self.size
+                randomness = self.randomness
+            out, out_dims = cls.vmap(_Info, in_dims, *phys, **kwargs)
+            if isinstance(out, tuple):
+                dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
+                return tuple(self._wrap_one(o, d) for o, d in zip(out, dims))
+            return self._wrap_one(out, out_dims)
+        raise RuntimeError(
+            f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
+            f"jacrev, ...), it must override the setup_context staticmethod. For more details, "
+            f"please see https://pytorch.org/docs/main/notes/extending.func.html ({cls.__name__} "
+            f"has neither a vmap staticmethod nor generate_vmap_rule=True)")
+
+    def process_inplace(self, target, f, args, kwargs, name):
+        """``target.<name>_(*args)`` with a batched tensor among them."""
+        batched_arg = any(_is_batched(a, self) for a in list(args) + list(kwargs.values()))
+        if not _is_batched(target, self):
+            if batched_arg:
+                bshape = [self.size] + list(target.shape)
+                raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
+                                   f"broadcast shape {bshape}")
+            return NotImplemented
+        out = f(target, *args, **kwargs)
+        with self.below():
+            phys = target._value
+            if _is_batched(out, self):
+                src = out._value
+            else:
+                src = out.unsqueeze(0) if isinstance(out, Tensor) else out
+            from ..ops.inplace import copy_
+            copy_(phys, src)
+        return target
+
+    def batched_key(self, key):
+        items = key if isinstance(key, tuple) else (key,)
+        return any(_is_batched(k, self) for k in items)
+
+    def getitem(self, x, key):
+        """``x[key]`` where ``key`` holds batched index tensors: one advanced index."""
+        items = key if isinstance(key, tuple) else (key,)
+        simple = all(isinstance(k, (Tensor, int)) and not isinstance(k, bool) for k in items)
+        if not simple:
+            raise NotImplementedError("vmap: indexing with a batched index tensor together with "
+                                      "slices, None or Ellipsis is not supported yet; index with "
+                                      "tensors and integers only")
+        with self.below():
+            xv = x._value if _is_batched(x, self) else _expand_batch(x, self.size)
+            idx = []
+            rank = max((k.dim() for k in items if isinstance(k, Tensor)), default=0)
+            for k in items:
+                if _is_batched(k, self):
+                    v = k._value
+                    idx.append(v.reshape((self.size,) + (1,) * (rank - v.dim() + 1) + tuple(v.shape[1:])))
+                else:
+                    idx.append(k)
+            from .._creation import arange
+            b = arange(self.size).reshape((self.size,) + (1,) * rank)
+            r = xv[(b,) + tuple(idx)]
+        return _wrap_batched(self, r)
+
+
+class _Phys:
+    """A physical tensor inside a list argument, for the per-sample fallback."""
+    __slots__ = ("t",)
+
+    def __init__(self, t):
+        self.t = t
+
+
+def _pick(a, b, level):
+    if type(a) in (list, tuple):
+        return type(a)(_pick(x, b, level) for x in a)
+    if type(a) is _Phys:
+        return a.t.select(0, b)
+    return a
+
+
+def _stack(ts):
+    return dispatch(REGISTRY["stack"], list(ts) + [0])
+
+
+def _expand_batch(t, size):
+    return t.unsqueeze(0).expand((size,) + tuple(t.shape))
+
+
+class _Below:
+    """``level`` and the transforms opened inside it off ``TRANSFORMS``."""
+    __slots__ = ("level", "saved")
+
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        for i, t in enumerate(TRANSFORMS):
+            if t is self.level:
+                self.saved = TRANSFORMS[i:]
+                del TRANSFORMS[i:]
+                return
+        self.saved = []
+
+    def __exit__(self, *exc):
+        TRANSFORMS.extend(self.saved)
+
+
+def _generated_vmap(level, cls, args, kwargs):
+    """``generate_vmap_rule=True``: the Function applied to the physical
+    tensors by a Function whose forward and backward are the original ones
+    vmapped (each in a level of its own)."""
+    from ..autograd.function import Function
+    size = level.size
+    dims = tuple(0 if _is_batched(a, level) else None for a in args)
+
+    class Generated(Function):
+        @staticmethod
+        def forward(ctx, *phys):
+            inner = VmapLevel(size, level.randomness)
+            with _open(inner):
+                wrapped = [_wrap_batched(inner, p) if d == 0 else p for p, d in zip(phys, dims)]
+                out = cls.forward(_CtxProxy(ctx, inner), *wrapped, **kwargs) \
+                    if not _has_setup_context(cls) else cls.forward(*wrapped, **kwargs)
+                if _has_setup_context(cls):
+                    proxy = _CtxProxy(ctx, inner)
+                    cls.setup_context(proxy, tuple(wrapped), out)
+                return _unwrap_out(inner, out, size)
+
+        @staticmethod
+        def backward(ctx, *grads):
+            inner = VmapLevel(size, level.randomness)
+            with _open(inner):
+                gw = [_wrap_batched(inner, g) if isinstance(g, Tensor) else g for g in grads]
+                res = cls.backward(_CtxProxy(ctx, inner), *gw)
+                single = not isinstance(res, tuple)
+                res = (res,) if single else res
+                out = []
+                for r, d in zip(res, dims + (None,) * (len(res) - len(dims))):
+                    if r is None:
+                        out.append(None)
+                    elif d == 0:
+                        out.append(_to_physical(inner, r, size))
+                    else:           # an unbatched input: the samples' gradients add up
+                        out.append(_to_physical(inner, r, size).sum(0))
+                return tuple(out)
+    Generated.__name__ = cls.__name__
+    with level.below():
+        phys = [a._value if _is_batched(a, level) else a for a in args]
+        out = Generated.apply(*phys)
+    if isinstance(out, tuple):
+        return tuple(_wrap_batched(level, o) for o in out)
+    return _wrap_batched(level, out)
+
+
+def _has_setup_context(cls):
+    from ..autograd.function import Function
+    sc = getattr(cls, "setup_context", None)
+    return sc is not None and sc is not getattr(Function, "setup_context", None)
+
+
+class _CtxProxy:
+    """A Function's ctx seen from inside a generated vmap rule: saved tensors
+    are stored physical and handed back batched at the current level."""
+
+    def __init__(self, ctx, level):
+        object.__setattr__(self, "_ctx", ctx)
+        object.__setattr__(self, "_level", level)
+
+    def save_for_backward(self, *ts):
+        lv = self._level
+        self._ctx.save_for_backward(*[t._value if _is_batched(t, lv) else t for t in ts])
+        self._ctx._vmap_batched = tuple(_is_batched(t, lv) for t in ts)
+
+    @property
+    def saved_tensors(self):
+        flags = getattr(self._ctx, "_vmap_batched", ())
+        return tuple(_wrap_batched(self._level, t) if f else t
+                     for t, f in zip(self._ctx.saved_tensors, flags))
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._ctx, name, value)
+
+
+def _to_physical(level, t, size):
+    if _is_batched(t, level):
+        return t._value
+    with level.below():
+        return _expand_batch(t, size).contiguous()
+
+
+def _unwrap_out(level, out, size):
+    if isinstance(out, tuple):
+        return tuple(_to_physical(level, o, size) for o in out)
+    return _to_physical(level, out, size)
+
+
+class _open:
+    """Push ``level`` on the transforms stack and the vmap levels."""
+
+    def __init__(self, level):
+        self.level = level
+
+    def __enter__(self):
+        _LEVELS.append(self.level)
+        TRANSFORMS.append(self.level)
+        return self.level
+
+    def __exit__(self, *exc):
+        for stack in (TRANSFORMS, _LEVELS):
+            for i in range(len(stack) - 1, -1, -1):
+                if stack[i] is self.level:
+                    del stack[i]
+                    break
+
+
+# ------------------------------------------------------------------ grad inside vmap
+def active_levels():
+    """The vmap levels open now, outermost first (on the transforms stack)."""
+    return [t for t in TRANSFORMS if type(t) is VmapLevel]
+
+
+def lift_batched(t, lift_plain):
+    """``grad``'s copy of ``t`` inside open vmap levels: batched at every one
+    of them (an input not batched at a level is expanded, one copy per sample,
+    so each sample differentiates its own), with ``lift_plain`` applied to the
+    physical tensor underneath."""
+    levels = active_levels()
+    if not levels:
+        return lift_plain(t)
+    return _lift(t, levels, lift_plain)
+
+
+def _lift(t, levels, lift_plain):
+    if not levels:
+        return lift_plain(t)
+    lv = levels[-1]
+    with lv.below():
+        if _is_batched(t, lv):
+            inner = t._value
+        else:
+            inner = _expand_batch(t, lv.size)
+        inner = _lift(inner, levels[:-1], lift_plain)
+    return _wrap_batched(lv, inner)
+
+
+def physical(t):
+    """The tensor underneath every vmap level of ``t``, and how to put a
+    tensor of that shape back under the same levels."""
+    levels = []
+    while type(t) is BatchedTensor:
+        levels.append(t._level)
+        t = t._value
+
+    def rewrap(p):
+        for lv in reversed(levels):
+            p = _wrap_batched(lv, p)
+        return p
+    return t, rewrap
+
+
+def to_physical_like(t, like):
+    """``t`` (a cotangent) batched as ``like`` is, as the tensor underneath:
+    expanded over the levels where ``like`` is batched and ``t`` is not."""
+    levels = []
+    x = like
+    while type(x) is BatchedTensor:
+        levels.append(x._level)
+        x = x._value
+    return _match(t, levels)
+
+
+def _match(t, levels):
+    if not levels:
+        return physical(t)[0] if type(t) is BatchedTensor else t
+    lv = levels[0]          # the innermost
+    with lv.below():
+        inner = t._value if _is_batched(t, lv) else _expand_batch(t, lv.size)
+        return _match(inner, levels[1:])
+
+
+# ------------------------------------------------------------------ vmap itself
+_RANDOMNESS = ("error", "different", "same")
+
+
+def _name(func):
+    return getattr(func, "__name__", repr(func))
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
+    """``func`` mapped over a dimension of its inputs: ``vmap(f)(x)`` is
+    ``stack([f(x[0]), f(x[1]), ...])``, computed by running ``f`` once on the
+    whole batch (each op's batching rule).  ``in_dims`` gives, per positional
+    argument (a pytree prefix), the dimension mapped over or ``None``;
+    ``out_dims`` the same for the outputs.  ``randomness`` is ``'error'``,
+    ``'different'`` (each sample draws its own) or ``'same'``.
+
+    >>> import tensorplay as tp
+    >>> x = tp.arange(6.).reshape(2, 3)
+    >>> vmap(tp.dot)(x, x)
+    tensor([ 5., 50.])
+    >>> vmap(tp.mv, in_dims=(None, 0))(tp.eye(3), x)
+    tensor([[0., 1., 2.],
+            [3., 4., 5.]])
+    """
+    if randomness not in _RANDOMNESS:
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or "
+                           f"'same'. Got {randomness}")
+    if chunk_size is not None and not (isinstance(chunk_size, int) and chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        return _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs)
+    return wrapped
+
+
+def _flat_in_dims(func, in_dims, args):
+    name = _name(func)
+    if not isinstance(in_dims, (int, tuple)) or isinstance(in_dims, bool):
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be "
+                         f"int or a (potentially nested) tuple matching the structure of inputs, "
+                         f"got: {type(in_dims)}.")
+    if len(args) == 0:
+        raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, "
+                         f"or you are trying to vmap over a function with no inputs. The latter is "
+                         f"unsupported.")
+    flat_args, spec = tree_flatten(args)
+    if isinstance(in_dims, int):
+        dims = [in_dims] * len(flat_args)
+    else:
+        dims = _broadcast_prefix(in_dims, args, spec)
+        if dims is None:
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
+                             f"compatible with the structure of `inputs`. in_dims has structure "
+                             f"{tree_flatten(in_dims)[1]} but inputs has structure {spec}.")
+    for a, d in zip(flat_args, dims):
+        if d is None:
+            continue
+        if not isinstance(d, int) or isinstance(d, bool):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims must be int "
+                             f"or None, got {type(d)}")
+        if not isinstance(a, Tensor):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for "
+                             f"an input but the input is of type {type(a)}. We cannot vmap over "
+                             f"non-Tensor arguments, please use None as the respective in_dim")
+        n = a.dim()
+        if not -n <= d < n:
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for "
+                             f"some input, but that input is a Tensor of dimensionality {n} so "
+                             f"expected in_dim to satisfy -{n} <= in_dim < {n}.")
+    return flat_args, spec, dims
+
+
+def _broadcast_prefix(prefix, tree, spec):
+    """``prefix`` (a tree that is a prefix of ``tree``) broadcast to ``tree``'s
+    leaves, or None if it is not a prefix."""
+    out = []
+
+    def go(p, t):
+        if p is None or isinstance(p, int):
+            n = len(tree_flatten(t)[0])
+            out.extend([p] * n)
+            return True
+        if isinstance(p, (tuple, list)):
+            if not isinstance(t, (tuple, list)) or len(p) != len(t):
+                return False
+            return all(go(a, b) for a, b in zip(p, t))
+        if isinstance(p, dict):
+            if not isinstance(t, dict) or set(p) != set(t):
+                return False
+            return all(go(p[k], t[k]) for k in t)
+        return False
+    if not go(prefix, tuple(tree)):
+        return None
+    return out
+
+
+def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    flat_args, spec, dims = _flat_in_dims(func, in_dims, args)
+    sizes = [a.shape[d] for a, d in zip(flat_args, dims) if d is not None]
+    if not sizes:
+        raise ValueError(f"vmap({_name(func)}, in_dims={in_dims}, ...)(<inputs>): at least one "
+                         f"Tensor must have a mapped dimension (in_dims is None everywhere)")
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    size = sizes[0]
+    if chunk_size is not None and chunk_size < size:
+        chunks = []
+        for start in range(0, size, chunk_size):
+            part = [a.narrow(d, start, min(chunk_size, size - start)) if d is not None else a
+                    for a, d in zip(flat_args, dims)]
+            chunks.append(_run(func, part, spec, dims, out_dims, randomness, kwargs))
+        return _cat_chunks(chunks, out_dims)
+    return _run(func, flat_args, spec, dims, out_dims, randomness, kwargs)
+
+
+def _run(func, flat_args, spec, dims, out_dims, randomness, kwargs):
+    size = next(a.shape[d] for a, d in zip(flat_args, dims) if d is not None)
+    level = VmapLevel(size, randomness)
+    with _open(level):
+        with level.below():
+            batched = [a if d is None else
+                       _wrap_batched(level, a.movedim(d, 0) if d % a.dim() != 0 else a)
+                       for a, d in zip(flat_args, dims)]
+        out = func(*tree_unflatten(batched, spec), **kwargs)
+        with level.below():
+            return _unwrap_outputs(func, level, out, out_dims)
+
+
+def _unwrap_outputs(func, level, out, out_dims):
+    flat, ospec = tree_flatten(out)
+    if isinstance(out_dims, int) or out_dims is None:
+        odims = [out_dims] * len(flat)
+    else:
+        odims = _broadcast_prefix(out_dims, out if isinstance(out, tuple) else (out,), ospec)
+        if not isinstance(out, tuple) and odims is not None and isinstance(out_dims, tuple) \
+                and len(out_dims) != 1:
+            odims = None
+        if odims is None:
+            raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims "
+                             f"is not compatible with the structure of `outputs`. out_dims has "
+                             f"structure {tree_flatten(out_dims)[1]} but outputs has structure "
+                             f"{ospec}.")
+    res = []
+    for o, d in zip(flat, odims):
+        if not isinstance(o, Tensor):
+            if d is None:
+                res.append(o)
+                continue
+            raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` must only return Tensors, "
+                             f"got type {type(o)}. Did you mean to set out_dims= to None for output?")
+        if d is None:
+            if _is_batched(o, level):
+                raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): Cannot "
+                                 f"return a batched Tensor with out_dim=None")
+            res.append(o)
+            continue
+        p = o._value if _is_batched(o, level) else _expand_batch(o, level.size)
+        n = p.dim()
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
+                             f"but got {d})")
+        res.append(p.movedim(0, d) if d % n != 0 else p)
+    return tree_unflatten(res, ospec)
+
+
+def _cat_chunks(chunks, out_dims):
+    flat0, ospec = tree_flatten(chunks[0])
+    flats = [tree_flatten(c)[0] for c in chunks]
+    if isinstance(out_dims, int) or out_dims is None:
+        odims = [out_dims] * len(flat0)
+    else:
+        odims = _broadcast_prefix(out_dims, chunks[0] if isinstance(chunks[0], tuple)
+                                  else (chunks[0],), ospec)
+    res = []
+    for k, d in enumerate(odims):
+        parts = [f[k] for f in flats]
+        res.append(parts[0] if d is None else dispatch(REGISTRY["cat"], parts + [d]))
+    return tree_unflatten(res, ospec)
+
