@@ -29,6 +29,9 @@ for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops
         if e.name != f"{__name__}.{_name}":
             raise
 
+from . import _batch_rules                          # noqa: E402
+_batch_rules.attach()
+
 # the binary operators Python reflects (__radd__) and updates in place (__iadd__)
 _BINARY_OPERATORS = frozenset("add sub mul truediv floordiv mod pow matmul and or xor".split())
 

@@ -182,7 +182,7 @@ def materialize(t, bdim, size):
     batch (a view: no copy)."""
     if bdim is not None:
         return _batch_first(t, bdim)
-    return t.unsqueeze(0).expand((size,) + tuple(t.shape))
+    return t.unsqueeze(0).expand(size, *t.shape)
 
 
 def pad_rank(x, rank):

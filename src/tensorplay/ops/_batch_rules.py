@@ -1,0 +1,402 @@
+"""Batching rules of the ops whose family has no default that fits them.
+
+A rule has the family rules' signature, ``rule(op, args, bdims) -> (result,
+out_bdim)`` (``_families.py``): ``args`` hold the physical tensors, each
+batched one with its batch dimension at ``bdims[i]`` (``None``: the same
+for every sample); the rule calls ops once on the whole batch and says where
+the result's batch dimension is.  Rules run below the vmap level, so the ops
+they call compute (and record for autograd) on the physical tensors.  Each
+op's entry is given its rule by ``attach`` (``RULES``, after every op module
+has registered); an op with no rule anywhere runs once per sample under
+vmap, with a warning (tests/test_vmap_ops.py lists the few that may).
+"""
+import numpy as np
+
+from ._families import (NoBatchRule, _batch_first, batch_dims, batch_same, batch_size,
+                        logical_rank, materialize, pad_rank, shift_dim)
+from ._registry import REGISTRY, dispatch
+
+
+def _front(args, bdims):
+    """Every batched input with its batch dimension first."""
+    return [a if b is None else _batch_first(a, b) for a, b in zip(args, bdims)]
+
+
+def _call(op, args):
+    return dispatch(op, list(args))
+
+
+def _rank(x):
+    return x.ndim - 1
+
+
+# ------------------------------------------------------------------ reductions over everything
+def _flat(x):
+    return x.reshape((x.shape[0], -1))
+
+
+def batch_full_reduction(method):
+    """``prod(x)``, ``max(x)``...: each sample flattened, then the reduction
+    over that dimension (the same values and the same gradient)."""
+    def rule(op, args, bdims):
+        x = _flat(_batch_first(args[0], bdims[0]))
+        r = getattr(x, method)(1)
+        return (r.values if hasattr(r, "values") else r), 0
+    return rule
+
+
+def batch_arg_reduction(op, args, bdims):
+    """``argmax``/``argmin``: ``dim=None`` indexes the flattened sample."""
+    x = _batch_first(args[0], bdims[0])
+    dim, keep = args[1], args[2]
+    if dim is not None:
+        return _call(op, [x, shift_dim(dim, _rank(x)), keep]), 0
+    r = _call(op, [_flat(x), 1, False])
+    if keep:
+        r = r.reshape((x.shape[0],) + (1,) * _rank(x))
+    return r, 0
+
+
+def batch_sum_to_size(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    size = tuple(args[1:])
+    extra = _rank(x) - len(size)
+    if extra > 0:
+        x = x.sum(tuple(range(1, 1 + extra)))
+    return _call(op, [x, x.shape[0], *size]), 0
+
+
+# ------------------------------------------------------------------ views and reshapes
+def batch_expand(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    size = tuple(args[1:])
+    x = pad_rank(x, len(size))
+    return _call(op, [x, x.shape[0], *size]), 0
+
+
+def batch_view(op, args, bdims):
+    """``view``/``reshape``/``_unsafe_view`` of each sample: of the batch, with
+    the batch size in front (``-1`` still means "the rest" of one sample)."""
+    x = _batch_first(args[0], bdims[0])
+    if op.star:
+        shape = tuple(args[1:])
+        return _call(op, [x, x.shape[0], *shape]), 0
+    shape = args[1]
+    return _call(op, [x, (x.shape[0],) + tuple(shape)]), 0
+
+
+def batch_permute(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    r = _rank(x)
+    dims = [shift_dim(d, r) for d in args[1:]]
+    return _call(op, [x, 0, *dims]), 0
+
+
+def batch_movedim(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    perm = (0,) + tuple(p + 1 for p in args[1])
+    return _call(op, [x, perm]), 0
+
+
+def batch_t(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    if _rank(x) < 2:
+        return x.view(x.shape), 0          # t of a 0-d or 1-d tensor is the tensor (a view)
+    return x.transpose(1, 2), 0
+
+
+def batch_unsqueeze(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    return _call(op, [x, shift_dim(args[1], _rank(x) + 1)]), 0
+
+
+def batch_squeeze(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    r, dim = _rank(x), args[1]
+    if dim is None:                         # every logical size-1 dimension, never the batch
+        dim = tuple(i + 1 for i, s in enumerate(x.shape[1:]) if s == 1)
+        if not dim:
+            return x.view(x.shape), 0
+    elif isinstance(dim, (tuple, list)):
+        dim = tuple(shift_dim(d, r) for d in dim)
+    else:
+        dim = shift_dim(dim, r)
+    return _call(op, [x, dim]), 0
+
+
+def batch_flatten(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    r = _rank(x)
+    if r == 0:
+        return x.reshape((x.shape[0], 1)), 0
+    return _call(op, [x, shift_dim(args[1], r), shift_dim(args[2], r)]), 0
+
+
+def batch_repeat(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    reps = tuple(args[1])
+    if len(reps) < _rank(x):
+        return _call(op, [x, reps]), 0      # the op raises PyTorch's error
+    x = pad_rank(x, len(reps))
+    return _call(op, [x, (1,) + reps]), 0
+
+
+def batch_roll(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    shifts, dims = args[1], args[2]
+    if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
+        f = _flat(x)
+        return _call(op, [f, shifts, 1]).reshape(x.shape), 0
+    return batch_dims(op, args, bdims)
+
+
+def batch_diag_embed(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    r = _rank(x) + 1                         # the output's logical rank
+    return _call(op, [x, args[1], shift_dim(args[2], r), shift_dim(args[3], r)]), 0
+
+
+def batch_sized_backward(op, args, bdims):
+    """``slice_backward``/``diagonal_backward``: the gradient's input shape
+    (a parameter) gains the batch size, the dimensions shift."""
+    g = _batch_first(args[0], bdims[0])
+    shape = tuple(args[1])
+    r = len(shape)
+    new = [g, (g.shape[0],) + shape] + list(args[2:])
+    for name in op.dims:
+        i = op.names.index(name)
+        new[i] = shift_dim(new[i], r)
+    return _call(op, new), 0
+
+
+def batch_cat(op, args, bdims):
+    n = len(args) - op.n_kw
+    size = batch_size(args[:n], bdims[:n])
+    ts = [materialize(a, b, size) for a, b in zip(args[:n], bdims[:n])]
+    rank = max(_rank(t) for t in ts)
+    # PyTorch's legacy allowance: a 1-d empty tensor joins anything; it is left out
+    ts = [t for t in ts if not (_rank(t) == 1 and t.shape[1] == 0 and rank > 1)] or ts[:1]
+    return _call(op, ts + [shift_dim(args[n], rank)]), 0
+
+
+def batch_stack(op, args, bdims):
+    n = len(args) - op.n_kw
+    size = batch_size(args[:n], bdims[:n])
+    ts = [materialize(a, b, size) for a, b in zip(args[:n], bdims[:n])]
+    return _call(op, ts + [shift_dim(args[n], _rank(ts[0]) + 1)]), 0
+
+
+# ------------------------------------------------------------------ products
+def batch_matmul(op, args, bdims):
+    """``matmul`` of each sample: a 1-d operand becomes a matrix (a row for the
+    left, a column for the right) that is dropped again from the result; the
+    batched operand is padded to the other's rank, so that one broadcasting
+    matmul computes every sample's product."""
+    x, y = _front(args[:2], bdims[:2])
+    bx, by = bdims[0] is not None, bdims[1] is not None
+    rx, ry = x.ndim - bx, y.ndim - by
+    if rx == 0 or ry == 0:
+        raise NoBatchRule(op.name)          # the op's own error, from one sample
+    drop = []
+    if rx == 1:
+        x = x.unsqueeze(-2)
+        rx = 2
+        drop.append(-2)
+    if ry == 1:
+        y = y.unsqueeze(-1)
+        ry = 2
+        drop.append(-1)
+    rank = max(rx, ry)
+    if bx:
+        x = pad_rank(x, rank)
+    if by:
+        y = pad_rank(y, rank)
+    if bx and not by:
+        y = y.reshape((1,) * (rank - ry) + tuple(y.shape))
+    if by and not bx:
+        x = x.reshape((1,) * (rank - rx) + tuple(x.shape))
+    if not bx and not by:
+        raise NoBatchRule(op.name)
+    r = dispatch(REGISTRY["matmul"], [x, y])
+    if drop == [-2, -1]:
+        r = r.squeeze(-1).squeeze(-1)
+    elif drop:
+        r = r.squeeze(drop[0])
+    return r, 0
+
+
+def batch_mm(op, args, bdims):
+    """``mm``/``bmm``/``mv``: the same products as matmul's, whose rule they take."""
+    return batch_matmul(op, args, bdims)
+
+
+def batch_dot(op, args, bdims):
+    x, y = _front(args[:2], bdims[:2])
+    if op.name == "vdot":
+        x = x.conj()
+    return (x * y).sum(-1), 0
+
+
+def batch_addmm(op, args, bdims):
+    inp, m1, m2 = _front(args[:3], bdims[:3])
+    beta, alpha = args[3], args[4]
+    prod, _ = batch_matmul(op, [m1, m2], bdims[1:3])
+    if bdims[0] is not None:
+        inp = pad_rank(inp, 2 if op.name == "addmm" else 3)
+    out = prod if alpha == 1 else prod * alpha
+    if beta == 0:
+        return out + inp * 0 if bdims[0] is not None else out, 0
+    return out + (inp if beta == 1 else inp * beta), 0
+
+
+def _einsum_parts(equation):
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, rhs = eq.split("->")
+    else:
+        lhs = eq
+        letters = [c for c in lhs.replace("...", "") if c.isalpha()]
+        rhs = ("..." if "..." in lhs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1))
+    return lhs.split(","), rhs
+
+
+def batch_einsum(op, args, bdims):
+    """A new subscript for the batch, on the batched operands and in front of
+    the output: one einsum for the whole batch."""
+    n = len(args) - op.n_kw
+    equation = args[n]
+    subs, rhs = _einsum_parts(equation)
+    used = set(equation)
+    letter = next(c for c in "bcdefghijklmnopqrstuvwxyzBCDEFGHIJKLMNOPQRSTUVWXYZa" if c not in used)
+    ts = []
+    for i in range(n):
+        if bdims[i] is not None:
+            ts.append(_batch_first(args[i], bdims[i]))
+            subs[i] = letter + subs[i]
+        else:
+            ts.append(args[i])
+    return _call(op, ts + [",".join(subs) + "->" + letter + rhs]), 0
+
+
+def batch_cross(op, args, bdims):
+    x, y = _front(args[:2], bdims[:2])
+    rank = logical_rank(args, bdims, 2)
+    x = pad_rank(x, rank) if bdims[0] is not None else x
+    y = pad_rank(y, rank) if bdims[1] is not None else y
+    dim = args[2]
+    return _call(op, [x, y, None if dim is None else shift_dim(dim, rank)]), 0
+
+
+def batch_trace(op, args, bdims):
+    x = _batch_first(args[0], bdims[0])
+    if _rank(x) != 2:
+        raise NoBatchRule(op.name)          # the op's own error, from one sample
+    return x.diagonal(0, 1, 2).sum(-1), 0
+
+
+# ------------------------------------------------------------------ indexing
+def batch_gather(op, args, bdims):
+    """``gather``/``scatter*``/``take_along_dim``: input, index and source all
+    batched (the unbatched ones expanded: views), the dimension shifted."""
+    size = batch_size(args, bdims)
+    new = list(args)
+    for i in (0, 2, 3):
+        if i < len(args) and hasattr(args[i], "ndim"):
+            new[i] = materialize(args[i], bdims[i], size)
+    rank = _rank(new[0])
+    new[1] = shift_dim(args[1], rank)
+    return _call(op, new), 0
+
+
+def batch_index_dim(op, args, bdims):
+    """``index_select``/``index_add``/``index_fill``/``index_copy``: along ``dim``
+    with an index shared by the samples (a batched index: once per sample)."""
+    if bdims[2] is not None:
+        raise NoBatchRule(op.name)
+    size = batch_size(args, bdims)
+    new = list(args)
+    new[0] = materialize(args[0], bdims[0], size)
+    rank = _rank(new[0])
+    for i in range(3, len(args)):
+        if hasattr(args[i], "ndim") and (bdims[i] is not None or args[i].ndim == rank):
+            new[i] = materialize(args[i], bdims[i], size) if bdims[i] is not None or \
+                op.names[i] in ("source",) else args[i]
+    if bdims[0] is None and op.name != "index_select":
+        new[0] = new[0].clone()
+    new[1] = shift_dim(args[1], rank)
+    return _call(op, new), 0
+
+
+def batch_take(op, args, bdims):
+    size = batch_size(args, bdims)
+    x = _flat(materialize(args[0], bdims[0], size))
+    idx = args[1]
+    if bdims[1] is None:
+        return x[:, idx], 0
+    idx = _batch_first(idx, bdims[1])
+    return x.gather(1, idx.reshape((size, -1))).reshape(idx.shape), 0
+
+
+def batch_index(op, args, bdims):
+    """``x[key]`` with ``key`` already parsed (basic slices, advanced arrays):
+    a full slice in front keeps the batch dimension; where NumPy moves the
+    advanced dimensions first (they are not adjacent), the batch follows them."""
+    x = _batch_first(args[0], bdims[0])
+    basic, adv = args[1]
+    new_basic = (slice(None),) + tuple(basic) if basic else ()
+    if adv is None:
+        return _call(op, [x, (new_basic, None)]), 0
+    adv = tuple(adv)
+    if basic:
+        raise NoBatchRule(op.name)
+    new_adv = (slice(None),) + adv
+    positions = [i for i, k in enumerate(adv) if not isinstance(k, slice)]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
+    r = _call(op, [x, ((), new_adv)])
+    if adjacent:
+        return r, 0
+    nd = np.broadcast_shapes(*[np.shape(adv[i]) for i in positions])
+    return r, len(nd)
+
+
+def batch_dynamic(op, args, bdims):
+    raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic "
+                       f"shape. Attempted to vmap over aten::{op.name}. Please file an issue at "
+                       f"https://github.com/pytorch/pytorch/issues if you need this feature.")
+
+
+RULES = {
+    "nonzero": batch_dynamic, "masked_select": batch_dynamic,
+    "prod": batch_full_reduction("prod"), "max": batch_full_reduction("amax"),
+    "min": batch_full_reduction("amin"), "median": batch_full_reduction("median"),
+    "argmax": batch_arg_reduction, "argmin": batch_arg_reduction,
+    "sum_to_size": batch_sum_to_size,
+    "expand": batch_expand, "view": batch_view, "_unsafe_view": batch_view,
+    "permute": batch_permute, "movedim": batch_movedim, "t": batch_t,
+    "unsqueeze": batch_unsqueeze, "squeeze": batch_squeeze, "flatten": batch_flatten,
+    "real": batch_same, "imag": batch_same, "alias": batch_same,
+    "view_as_real": batch_same, "view_as_complex": batch_same,
+    "select": batch_dims, "slice": batch_dims, "split": batch_dims,
+    "split_with_sizes": batch_dims, "unbind": batch_dims, "diagonal": batch_dims,
+    "flip": batch_dims, "_flip_dim": batch_dims, "_shift_dim": batch_dims, "roll": batch_roll,
+    "repeat": batch_repeat, "tril": batch_same, "triu": batch_same,
+    "diag_embed": batch_diag_embed, "slice_backward": batch_sized_backward,
+    "diagonal_backward": batch_sized_backward, "cat": batch_cat, "stack": batch_stack,
+    "matmul": batch_matmul, "mm": batch_mm, "bmm": batch_mm, "mv": batch_mm,
+    "dot": batch_dot, "vdot": batch_dot, "addmm": batch_addmm, "baddbmm": batch_addmm,
+    "einsum": batch_einsum, "linalg_cross": batch_cross, "trace": batch_trace,
+    "gather": batch_gather, "scatter": batch_gather, "scatter_value": batch_gather,
+    "scatter_add": batch_gather, "index_select": batch_index_dim,
+    "index_add": batch_index_dim, "index_fill": batch_index_dim,
+    "index_fill_tensor": batch_index_dim, "index_copy": batch_index_dim,
+    "take": batch_take, "index": batch_index,
+}
+
+
+def attach():
+    """Give each op in ``RULES`` its rule (ops that already name one keep it)."""
+    for name, rule in RULES.items():
+        op = REGISTRY.get(name)
+        if op is not None and (op.batch is None or op.batch is getattr(op.family, "batch", None)):
+            op.batch = rule
