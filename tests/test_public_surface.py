@@ -48,6 +48,9 @@ EXTRAS = {
         "saved": "module: saved-tensor hooks' own machinery (torch.autograd.graph's hooks use it)",
     },
     "Tensor": {},
+    "tensorplay": {
+        "text": "module: automatic differentiation over text (afnio's API) on the same engine",
+    },
 }
 
 # attributes every Python class has, which are not API
