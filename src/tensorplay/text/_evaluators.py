@@ -43,10 +43,12 @@ class _EvaluatorNode(TextNode):
     and how scores were reduced, and ``success_fn``."""
     op = ""
 
+    seed = None     # (explanation data, its role), kept after release
+
     def implicit_grad(self, output_nr):
         """The feedback ``backward()`` starts from: the evaluator's explanation."""
-        s = self.saved
-        return None if s is None else (feedback(s["explanation"], s["explanation_role"]),)
+        data, role = self.seed
+        return (feedback(data, role),)
 
     def sections(self, s, i):
         return [("Evaluation", f"{s['purpose']}. Scores of the samples are reduced by "
@@ -69,7 +71,6 @@ class _EvaluatorNode(TextNode):
                 continue
             pred_text = pred if isinstance(pred, str) else repr(pred)
             sections = self.sections(saved, i) + [
-                ("Prediction", pred_text),
                 ("Target", "(none)" if target is None else
                  target if isinstance(target, str) else repr(target)),
                 ("Score of this sample", repr(score)),
@@ -105,12 +106,13 @@ def _evaluate(node_cls, name, prediction, preds, targets, batched, scores, expla
 
     def saved():
         d = {"predictions": preds, "targets": targets, "scores": scores, "score": score,
-             "explanation": expl_v._data, "explanation_role": expl_v.role,
              "batched": batched, "role": prediction.role, "purpose": purpose,
              "reduction": reduction_fn_purpose, "success_fn": success_fn}
         d.update(extra or {})
         return d
-    record(node_cls, (prediction,), (score_v, expl_v), saved)
+    node = record(node_cls, (prediction,), (score_v, expl_v), saved)
+    if node is not None:
+        node.seed = (expl_v._data, expl_v.role)
     return score_v, expl_v
 
 

@@ -58,6 +58,13 @@ def describe(role):
     return role or "unnamed variable"
 
 
+def short(role, limit=60):
+    """A role as part of a derived role: bounded, so that roles (and the framing
+    sentences naming them) do not grow along a chain of ops."""
+    role = describe(role)
+    return role if len(role) <= limit else role[:limit - 3] + "..."
+
+
 # -- batches ---------------------------------------------------------------------
 def zip_map(fn, *datas):
     """``fn`` applied element by element over the batches (lists) among ``datas``,

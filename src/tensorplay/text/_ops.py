@@ -7,7 +7,7 @@ its place in the op.
 """
 import re
 
-from ._node import TextNode, describe, framed_feedback, record, zip_map
+from ._node import TextNode, describe, framed_feedback, record, short, zip_map
 from ._variable import Variable
 
 
@@ -48,7 +48,7 @@ def add(x, y):
         ['abc', 'abd']
     """
     _check_vars("add", (x, y))
-    out = Variable(zip_map(_add2, x._data, y._data), f"{describe(x.role)} + {describe(y.role)}")
+    out = Variable(zip_map(_add2, x._data, y._data), f"{short(x.role)} + {short(y.role)}")
     record(AddBackward0, (x, y), (out,), lambda: ((x._data, x.role), (y._data, y.role)))
     return out
 
@@ -93,7 +93,8 @@ def sum(variables):
         raise ValueError("sum(): expected at least one Variable")
     _check_vars("sum", variables)
     out = Variable(zip_map(_sum_n, *[v._data for v in variables]),
-                   "sum of " + ", ".join(describe(v.role) for v in variables))
+                   "sum of " + ", ".join(short(v.role) for v in variables[:3])
+                   + (", ..." if len(variables) > 3 else ""))
     record(SumBackward0, variables, (out,), lambda: [(v._data, v.role) for v in variables])
     return out
 
@@ -126,7 +127,7 @@ def split(x, sep=None, maxsplit=-1):
                         f"{type(x._data).__name__} (a batch splits into different numbers of "
                         f"parts)")
     parts = x._data.split(sep, maxsplit)
-    outs = tuple(Variable(p, f"part {k + 1} of {describe(x.role)}") for k, p in enumerate(parts))
+    outs = tuple(Variable(p, f"part {k + 1} of {short(x.role)}") for k, p in enumerate(parts))
     if outs:
         record(SplitBackward0, (x,), outs, lambda: (x._data, x.role, sep, parts))
     return outs
@@ -164,7 +165,8 @@ def join(variables, sep):
     variables = list(variables)
     _check_vars("join", variables)
     data = zip_map(lambda *xs: sep.join(_check_text("join", xs)), *[v._data for v in variables])
-    out = Variable(data, "join of " + ", ".join(describe(v.role) for v in variables))
+    out = Variable(data, "join of " + ", ".join(short(v.role) for v in variables[:3])
+                   + (", ..." if len(variables) > 3 else ""))
     record(JoinBackward0, variables, (out,),
            lambda: (sep, [(v._data, v.role) for v in variables]))
     return out
@@ -240,7 +242,7 @@ def format(template, **variables):
     def fill(t, *xs):
         return _fill(t, {n: x if isinstance(x, str) else str(x) for n, x in zip(used, xs)})
     out = Variable(zip_map(fill, tdata, *datas),
-                   "formatted " + (describe(template.role) if isinstance(template, Variable)
+                   "formatted " + (short(template.role) if isinstance(template, Variable)
                                    else "template"))
     inputs = [(None, template)] if isinstance(template, Variable) else []
     inputs += [(n, v) for n, v in zip(used, vals) if isinstance(v, Variable)]
