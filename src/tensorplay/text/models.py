@@ -194,9 +194,10 @@ class OpenAICompatibleChatModel:
     def _read(self, resp, deadline):
         """The body, read in chunks, so that a server sending it slowly cannot
         keep us past the deadline (each read waits at most ``timeout``)."""
+        read = getattr(resp, "read1", resp.read)     # read1: what has arrived, not 64 KiB
         chunks = []
         while True:
-            chunk = resp.read(65536)
+            chunk = read(65536)
             if not chunk:
                 return b"".join(chunks)
             chunks.append(chunk)
