@@ -20,6 +20,14 @@ def _add2(a, b):
                     f"numbers to numbers)")
 
 
+def _frame_each(node, fbs, items, sentence):
+    """For each input edge ``k`` of ``node``: the feedback ``fbs`` framed by
+    ``sentence(k, role name)`` (``items[k]`` is the input's (data, role))."""
+    return tuple(None if e is None or not fbs else
+                 framed_feedback(fbs, sentence(k, describe(role)), data, role)
+                 for k, (e, (data, role)) in enumerate(zip(node.next_edges, items)))
+
+
 def _check_vars(op, xs):
     for x in xs:
         if not isinstance(x, Variable):
@@ -29,14 +37,9 @@ def _check_vars(op, xs):
 # -- add ---------------------------------------------------------------------------
 class AddBackward0(TextNode):
     def backward(self, grads, saved):
-        fbs = grads[0]
-        if not fbs:
-            return (None, None)
-        return tuple(
-            None if e is None else framed_feedback(
-                fbs, f"Feedback on the result of an addition in which the {describe(role)} "
-                     f"was the {side} operand:", data, role)
-            for e, side, (data, role) in zip(self.next_edges, ("left", "right"), saved))
+        return _frame_each(self, grads[0], saved, lambda k, name: (
+            f"Feedback on the result of an addition in which the {name} was the "
+            f"{('left', 'right')[k]} operand:"))
 
 
 def add(x, y):
@@ -72,13 +75,8 @@ def _sum_n(*xs):
 
 class SumBackward0(TextNode):
     def backward(self, grads, saved):
-        fbs = grads[0]
-        n = len(saved)
-        return tuple(
-            None if e is None or not fbs else framed_feedback(
-                fbs, f"Feedback on a sum of {n} values in which the {describe(role)} was "
-                     f"term {k + 1}:", data, role)
-            for k, (e, (data, role)) in enumerate(zip(self.next_edges, saved)))
+        return _frame_each(self, grads[0], saved, lambda k, name: (
+            f"Feedback on a sum of {len(saved)} values in which the {name} was term {k + 1}:"))
 
 
 def sum(variables):
@@ -143,14 +141,10 @@ def _check_text(op, xs):
 
 class JoinBackward0(TextNode):
     def backward(self, grads, saved):
-        fbs = grads[0]
         sep, items = saved
-        n = len(items)
-        return tuple(
-            None if e is None or not fbs else framed_feedback(
-                fbs, f"Feedback on a text joining {n} values with {sep!r} in which the "
-                     f"{describe(role)} was item {k + 1}:", data, role)
-            for k, (e, (data, role)) in enumerate(zip(self.next_edges, items)))
+        return _frame_each(self, grads[0], items, lambda k, name: (
+            f"Feedback on a text joining {len(items)} values with {sep!r} in which the {name} "
+            f"was item {k + 1}:"))
 
 
 def join(variables, sep):
@@ -200,19 +194,10 @@ def _fields(template, found):
 
 class FormatBackward0(TextNode):
     def backward(self, grads, saved):
-        fbs = grads[0]
-        if not fbs:
-            return (None,) * len(saved)
-        out = []
-        for e, (name, data, role) in zip(self.next_edges, saved):
-            if e is None:
-                out.append(None)
-                continue
-            what = ("the template" if name is None else
-                    "the placeholder {" + name + "}")
-            out.append(framed_feedback(fbs, f"Feedback on a text made from a template in which "
-                                            f"the {describe(role)} was {what}:", data, role))
-        return tuple(out)
+        names, items = saved
+        return _frame_each(self, grads[0], items, lambda k, name: (
+            f"Feedback on a text made from a template in which the {name} was " +
+            ("the template:" if names[k] is None else "the placeholder {" + names[k] + "}:")))
 
 
 def format(template, **variables):
@@ -247,6 +232,6 @@ def format(template, **variables):
     inputs = [(None, template)] if isinstance(template, Variable) else []
     inputs += [(n, v) for n, v in zip(used, vals) if isinstance(v, Variable)]
     record(FormatBackward0, [v for _, v in inputs], (out,),
-           lambda: [(n, v._data, v.role) for n, v in inputs])
+           lambda: ([n for n, _ in inputs], [(v._data, v.role) for _, v in inputs]))
     return out
 
