@@ -71,7 +71,7 @@ class Prompt:
         self._field = (re.compile("|".join(r"\{" + re.escape(k) + r"\}" for k in self.inputs))
                        if self.inputs else None)
 
-    def sample(self, i, extra=None):
+    def sample(self, i):
         """Sample ``i``'s messages as ``[{"role", "content"}]`` with str content."""
         op = self.op
         values = {}
