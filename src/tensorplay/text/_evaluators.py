@@ -38,9 +38,9 @@ def _check_score(op, s):
 
 
 class _EvaluatorNode(TextNode):
-    """``saved``: a dict with the per-sample predictions, targets, scores and
-    explanations, the reduced score, the roles, what was evaluated (``purpose``)
-    and how scores were reduced, and ``success_fn``."""
+    """``saved``: a dict with the per-sample predictions, targets and scores, the
+    reduced score, the prediction's role, what was evaluated (``purpose``), how
+    scores were reduced, and ``success_fn``."""
     op = ""
 
     seed = None     # (explanation data, its role), kept after release
