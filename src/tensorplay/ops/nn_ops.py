@@ -1,0 +1,355 @@
+"""The ops behind ``tensorplay.nn.functional`` that are kernels of their own
+(PyTorch has them as single ATen ops too): ``linear``, the normalisation
+statistics shared by layer/group/batch norm, ``embedding``, the fused
+softmax-cross-entropy for class indices, ``nll_loss``,
+``binary_cross_entropy`` and the activations that are not plain compositions
+(``leaky_relu``, ``elu``/``selu``/``celu``, ``hardtanh``, ``hardswish``,
+``mish``).
+
+Everything else in ``nn.functional`` is a composition of registry ops.  Each
+entry here has a NumPy forward, vjps written in tensorplay ops (so double
+backward works) and a forward-mode rule (its family's or its own).  None of
+them is a Tensor method or a top-level name: ``nn.functional`` is where they
+are spelled (with PyTorch's argument checks, done there before the op runs).
+
+Conventions for the losses: the class dimension is 1 (0 for an unbatched
+input); ``reduction`` is one of "none", "mean", "sum"; a target equal to
+``ignore_index`` contributes nothing, not even to the mean's denominator.
+"""
+import math
+
+import numpy as np
+
+from .._tensor import _wrap
+from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
+from ._registry import defop
+from .core import matmul as _matmul
+from .indexing import index_add as _index_add
+from .linalg import mm as _mm
+from .pointwise import conj as _conj, softplus as _softplus, where as _where
+from .reduction import _softmax
+
+__all__ = []
+
+
+def _const(a):
+    """A constant tensor (no history) holding ``a``."""
+    return _wrap(np.asarray(a))
+
+
+# ------------------------------------------------------------------ linear
+def _linear_k(x, weight, bias):
+    if x.ndim == 1:
+        out = np.matmul(weight, x)
+    elif x.ndim == 2:
+        out = np.matmul(x, weight.T)        # weight.T is Fortran-ordered: BLAS reads it as is
+    else:                                   # one GEMM over all leading dimensions
+        out = np.matmul(x.reshape(-1, x.shape[-1]), weight.T).reshape(x.shape[:-1] + weight.shape[:1])
+    if bias is not None:
+        out += bias                         # a fresh array: no copy for the bias
+    return out
+
+
+def _flat2(t):
+    return t if t.ndim == 2 else t.reshape(-1, t.shape[-1])
+
+
+def _linear_vjp_x(g, weight):
+    w = _conj(weight)
+    if g.ndim <= 2:
+        return _matmul(g, w)
+    return _mm(_flat2(g), w).reshape(tuple(g.shape[:-1]) + (w.shape[1],))
+
+
+def _linear_vjp_w(g, x):
+    if x.ndim == 1:
+        return g.unsqueeze(1) * _conj(x).unsqueeze(0)
+    return _mm(_flat2(g).mT, _conj(_flat2(x)))
+
+
+def _linear_vjp_b(g):
+    return g.sum(tuple(range(g.ndim - 1))) if g.ndim > 1 else g
+
+
+def _linear_jvp(op, args, tangents, result):
+    x, w = args[0], args[1]
+    xt, wt, bt = tangents
+    t = None
+    if xt is not None:
+        t = linear(xt, w, bt)
+    elif bt is not None:
+        t = bt.expand(result.shape)
+    if wt is not None:
+        u = linear(x, wt, None)
+        t = u if t is None else t + u
+    return t
+
+
+linear = defop("linear", _linear_k, {"x": _linear_vjp_x, "weight": _linear_vjp_w, "bias": _linear_vjp_b},
+               n_in=3, node_name="AddmmBackward0", family=BILINEAR, jvp=_linear_jvp, method=False)
+
+
+# ------------------------------------------------------------------ normalisation statistics
+def _normalize_k(x, dims, eps):
+    """(x - mean) / sqrt(var + eps) over ``dims``, with the mean and the biased
+    variance (kept dimensions): what layer, group, instance and batch norm share."""
+    n = math.prod(x.shape[d] for d in dims)
+    mean = np.add.reduce(x, axis=dims, keepdims=True) / max(n, 1)
+    d = x - mean
+    var = np.add.reduce(d * d, axis=dims, keepdims=True) / max(n, 1)
+    d *= 1 / np.sqrt(var + eps)
+    return d, mean.astype(x.dtype, copy=False), var.astype(x.dtype, copy=False)
+
+
+def _count(t, dims):
+    return math.prod(t.shape[d] for d in dims)
+
+
+def _live(g):
+    """Whether an output's gradient can matter: it has history, or a nonzero value
+    (a zero filled in for an unused output contributes nothing)."""
+    return g.requires_grad or bool(g._data.any())
+
+
+def _normalize_vjp(g, result, dims, eps):
+    """All three outputs are differentiable, so the rule is exact when the mean
+    or the variance are used too (and so double backward, which reaches them
+    through the rebuilt outputs, is exact)."""
+    xhat, mean, var = result
+    g0, g1, g2 = g
+    n = max(_count(xhat, dims), 1)
+    rstd = (var + eps).rsqrt()
+    gx = (g0 - g0.mean(dims, keepdim=True) - xhat * (g0 * xhat).mean(dims, keepdim=True)) * rstd
+    if _live(g1):
+        gx = gx + g1 / n
+    if _live(g2):
+        gx = gx + g2 * (2.0 / n) * xhat / rstd
+    return gx
+
+
+def _normalize_jvp(op, args, tangents, result):
+    xt = tangents[0]
+    dims, eps = args[1], args[2]
+    xhat, mean, var = result
+    rstd = (var + eps).rsqrt()
+    mean_t = xt.mean(dims, keepdim=True)
+    c = (xhat * xt).mean(dims, keepdim=True)
+    return (xt - mean_t - xhat * c) * rstd, mean_t, 2 * c / rstd
+
+
+native_normalize = defop("native_normalize", _normalize_k, {"x": _normalize_vjp},
+                         node_name="NativeNormBackward0", family=OTHER, jvp=_normalize_jvp,
+                         method=False)
+
+
+# ------------------------------------------------------------------ embedding
+def _embedding_k(weight, indices, padding_idx, scale_grad_by_freq):
+    n = weight.shape[0]
+    if indices.size and (indices.min() < -n or indices.max() >= n or indices.min() < 0):
+        raise IndexError("index out of range in self")
+    return np.take(weight, indices, axis=0)
+
+
+def _embedding_vjp(g, weight, indices, padding_idx, scale_grad_by_freq):
+    idx = indices._data.reshape(-1)
+    g2 = g.reshape((idx.size,) + tuple(weight.shape[1:]))
+    scale = None
+    if padding_idx is not None and padding_idx >= 0:
+        scale = (idx != padding_idx).astype(g._data.dtype)
+    if scale_grad_by_freq:
+        counts = np.bincount(idx, minlength=weight.shape[0])[idx].astype(g._data.dtype)
+        scale = 1 / counts if scale is None else scale / counts
+    if scale is not None:
+        g2 = g2 * _const(scale.reshape((-1,) + (1,) * (g2.ndim - 1)))
+    zeros = _wrap(np.zeros(tuple(weight.shape), g._data.dtype))
+    return _index_add(zeros, 0, _wrap(idx), g2)
+
+
+embedding = defop("embedding", _embedding_k, {"weight": _embedding_vjp}, n_in=2, meta=("weight",),
+                  upcast=False, family=INDEXING, linear=True, method=False)
+
+
+# ------------------------------------------------------------------ losses over classes
+def _class_layout(x, target, weight, ignore_index):
+    """The input with its class dimension last, the class count, the valid-target
+    mask, the targets with ignored ones set to 0, and each target's weight
+    (0 where ignored), all in the target's shape."""
+    cdim = 0 if x.ndim == 1 else 1
+    c = x.shape[cdim]
+    xm = np.moveaxis(x, cdim, -1)
+    valid = target != ignore_index
+    tc = np.where(valid, target, 0).astype(np.int64, copy=False)
+    if tc.size:
+        bad = (tc < 0) | (tc >= c)
+        if bad.any():
+            raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    if weight is None:
+        wt = valid.astype(x.dtype)
+    else:
+        wt = np.where(valid, weight[tc], 0).astype(x.dtype, copy=False)
+    return cdim, c, xm, valid, tc, wt
+
+
+def _reduce_np(loss, wt, reduction, dtype):
+    if reduction == "none":
+        return loss.astype(dtype, copy=False)
+    total = np.add.reduce(loss, axis=None)
+    if reduction == "sum":
+        return np.asarray(total, dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.asarray(total / np.add.reduce(wt, axis=None), dtype)
+
+
+def _grad_scale(g, wt, reduction, cdim, dtype):
+    """The incoming gradient as a factor of the input's shape (the class
+    dimension broadcast), with the mean's denominator."""
+    if reduction == "none":
+        return g.unsqueeze(cdim) if g.ndim else g
+    if reduction == "sum":
+        return g
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return g / _const(np.asarray(np.add.reduce(wt, axis=None), dtype))
+
+
+def _cross_entropy_k(x, target, weight, reduction, ignore_index, label_smoothing):
+    cdim, c, xm, valid, tc, wt = _class_layout(x, target, weight, ignore_index)
+    m = np.maximum.reduce(xm, axis=-1, keepdims=True)
+    m = np.where(np.isfinite(m), m, 0)
+    s = xm - m
+    lse = np.log(np.add.reduce(np.exp(s), axis=-1))
+    nll = lse - np.take_along_axis(s, tc[..., None], -1)[..., 0]
+    loss = nll * wt
+    if label_smoothing > 0:
+        if weight is None:
+            logp_sum = np.add.reduce(s, axis=-1) - c * lse
+        else:
+            logp_sum = np.add.reduce((s - lse[..., None]) * weight, axis=-1)
+        loss = (1 - label_smoothing) * loss - np.where(valid, logp_sum, 0) * (label_smoothing / c)
+    return _reduce_np(loss, wt, reduction, x.dtype)
+
+
+def _cross_entropy_parts(x, target, weight, ignore_index, label_smoothing):
+    """The gradient of the (unreduced) loss is ``softmax(x) * a - b``: ``a`` in
+    the target's shape, ``b`` in the input's; both constants."""
+    xd, td = x._data, target._data
+    wd = None if weight is None else weight._data
+    cdim, c, xm, valid, tc, wt = _class_layout(xd, td, wd, ignore_index)
+    eps = label_smoothing
+    b = np.zeros(xm.shape, xd.dtype)
+    np.put_along_axis(b, tc[..., None], ((1 - eps) * wt)[..., None], -1)
+    if eps > 0:
+        wsum = c if wd is None else float(np.add.reduce(wd, axis=None))
+        a = (1 - eps) * wt + np.where(valid, eps * wsum / c, 0)
+        b += valid[..., None] * ((eps / c) * (1 if wd is None else wd))
+    else:
+        a = wt
+    return cdim, wt, _const(np.expand_dims(a, cdim).astype(xd.dtype, copy=False)), \
+        _const(np.moveaxis(b, -1, cdim))
+
+
+def _cross_entropy_grad(g, x, target, weight, reduction, ignore_index, label_smoothing):
+    cdim, wt, a, b = _cross_entropy_parts(x, target, weight, ignore_index, label_smoothing)
+    p = _softmax(x, cdim)
+    return (p * a - b) * _grad_scale(g, wt, reduction, cdim, x._data.dtype)
+
+
+def _cross_entropy_jvp(op, args, tangents, result):
+    x, target, weight, reduction, ignore_index, label_smoothing = args
+    one = result.new_ones(result.shape)
+    d = _cross_entropy_grad(one, x, target, weight, reduction, ignore_index, label_smoothing) * tangents[0]
+    return d.sum(0 if x.ndim == 1 else 1) if reduction == "none" else d.sum()
+
+
+cross_entropy = defop("cross_entropy", _cross_entropy_k, {"x": _cross_entropy_grad}, n_in=3,
+                      node_name="CrossEntropyBackward0", family=OTHER, jvp=_cross_entropy_jvp,
+                      method=False)
+
+
+def _nll_loss_k(x, target, weight, reduction, ignore_index):
+    cdim, c, xm, valid, tc, wt = _class_layout(x, target, weight, ignore_index)
+    loss = -np.take_along_axis(xm, tc[..., None], -1)[..., 0] * wt
+    return _reduce_np(loss, wt, reduction, x.dtype)
+
+
+def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
+    xd = x._data
+    cdim, c, xm, valid, tc, wt = _class_layout(xd, target._data, None if weight is None else
+                                               weight._data, ignore_index)
+    pick = np.zeros(xm.shape, xd.dtype)
+    np.put_along_axis(pick, tc[..., None], -wt[..., None], -1)
+    return _const(np.moveaxis(pick, -1, cdim)) * _grad_scale(g, wt, reduction, cdim, xd.dtype)
+
+
+nll_loss = defop("nll_loss", _nll_loss_k, {"x": _nll_loss_vjp}, n_in=3, meta=("x",),
+                 node_name="NllLossBackward0", family=OTHER, linear=True, method=False)
+
+
+# ------------------------------------------------------------------ binary cross-entropy
+def _bce_k(x, y):
+    if x.size and ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        lx = np.maximum(np.log(x), -100)
+        l1x = np.maximum(np.log1p(-x), -100)
+    return ((y - 1) * l1x - y * lx).astype(x.dtype, copy=False)
+
+
+binary_cross_entropy = defop(
+    "binary_cross_entropy", _bce_k,
+    {"x": lambda g, x, y: g * (x - y) / (x * (1 - x)).clamp_min(1e-12),
+     "y": lambda g, x: g * ((-x).log1p().clamp_min(-100) - x.log().clamp_min(-100))},
+    n_in=2, family=ELEMENTWISE, method=False)
+
+
+# ------------------------------------------------------------------ activations
+def _leaky_relu_k(x, negative_slope=0.01):
+    return np.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
+
+
+leaky_relu = defop("leaky_relu", _leaky_relu_k,
+                   {"x": lambda g, x, negative_slope: _where(x > 0, g, g * negative_slope)},
+                   family=ELEMENTWISE, method=False)
+
+
+def _elu_k(x, alpha=1.0, scale=1.0, input_scale=1.0):
+    neg = (scale * alpha) * np.expm1(np.minimum(x, 0) * input_scale)
+    return np.where(x > 0, x * scale, neg).astype(x.dtype, copy=False)
+
+
+def _elu_vjp(g, x, alpha, scale, input_scale):
+    # exp of the clamped input: the unused branch never overflows (no inf * 0 later)
+    neg = (x.clamp_max(0) * input_scale).exp() * (scale * alpha * input_scale)
+    return _where(x > 0, g * scale, g * neg)
+
+
+elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False)
+
+
+def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
+    return np.clip(x, min_val, max_val).astype(x.dtype, copy=False)
+
+
+hardtanh = defop("hardtanh", _hardtanh_k,
+                 {"x": lambda g, x, min_val, max_val: _where((x > min_val) & (x < max_val), g, 0.0)},
+                 family=ELEMENTWISE, method=False)
+
+
+def _hardswish_k(x):
+    return (x * np.clip(x + 3, 0, 6) / 6).astype(x.dtype, copy=False)
+
+
+hardswish = defop("hardswish", _hardswish_k,
+                  {"x": lambda g, x: _where(x < -3, 0.0, _where(x <= 3, g * (x / 3 + 0.5), g))},
+                  family=ELEMENTWISE, method=False)
+
+
+def _mish_k(x):
+    return (x * np.tanh(np.logaddexp(0, x))).astype(x.dtype, copy=False)
+
+
+def _mish_vjp(g, x):
+    t = _softplus(x).tanh()
+    return g * (t + x * x.sigmoid() * (1 - t * t))
+
+
+mish = defop("mish", _mish_k, {"x": _mish_vjp}, family=ELEMENTWISE, method=False)
