@@ -406,7 +406,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if not use_input_stats:
         return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
     dims = tuple(range(2, input.ndim))
-    size = input.numel() // (n * c)
+    size = _math.prod(input.shape[2:])
     if size == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                          f"{input.shape}")
@@ -452,7 +452,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups={num_groups}")
-    xhat = _nn.native_normalize(input.reshape(n, num_groups, -1), (2,), eps)[0].reshape(input.shape)
+    grouped = input.reshape(n, num_groups, (c // num_groups) * _math.prod(input.shape[2:]))
+    xhat = _nn.native_normalize(grouped, (2,), eps)[0].reshape(input.shape)
     return _affine(xhat, weight, bias, _channel_shape(input))
 
 
@@ -490,12 +491,16 @@ def linear(input, weight, bias=None):
                                f"{ws[1]}x{ws[0]})")
         return _matmul(input, weight.t()) + (0 if bias is None else bias)
     if input._data.dtype != weight._data.dtype:
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                           f"{_tname(input)} and {_tname(weight)}")
+        if input.ndim >= 3 and bias is not None:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(input)} and "
+                               f"{_tname(weight)}")
+        from ..ops.linalg import _cname
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != "
+                           f"{_cname(weight)}")
     if bias is not None:
         if bias._data.dtype != input._data.dtype:
-            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
-                               f"{_tname(input)} and {_tname(bias)}")
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(bias)} and "
+                               f"{_tname(weight)}")
         out_shape = xs[:-1] + ws[:1]
         try:
             _np.broadcast_shapes(bias._data.shape, out_shape)

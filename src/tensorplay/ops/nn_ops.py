@@ -145,7 +145,9 @@ native_normalize = defop("native_normalize", _normalize_k, {"x": _normalize_vjp}
 # ------------------------------------------------------------------ embedding
 def _embedding_k(weight, indices, padding_idx, scale_grad_by_freq):
     n = weight.shape[0]
-    if indices.size and (indices.min() < -n or indices.max() >= n or indices.min() < 0):
+    if indices.size and n == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
+    if indices.size and (indices.min() < 0 or indices.max() >= n):
         raise IndexError("index out of range in self")
     return np.take(weight, indices, axis=0)
 
@@ -170,13 +172,13 @@ embedding = defop("embedding", _embedding_k, {"weight": _embedding_vjp}, n_in=2,
 
 
 # ------------------------------------------------------------------ losses over classes
-def _class_layout(x, target, weight, ignore_index):
-    """The input with its class dimension last, the class count, the valid-target
-    mask, the targets with ignored ones set to 0, and each target's weight
-    (0 where ignored), all in the target's shape."""
-    cdim = 0 if x.ndim == 1 else 1
-    c = x.shape[cdim]
-    xm = np.moveaxis(x, cdim, -1)
+def _class_layout(shape, target, weight, ignore_index, dtype):
+    """For an input of ``shape`` (classes along dimension 1, or 0 if unbatched):
+    the class dimension, the class count, the valid-target mask, the targets
+    with ignored ones set to 0, and each target's weight (0 where ignored),
+    the last three in the target's shape."""
+    cdim = 0 if len(shape) == 1 else 1
+    c = shape[cdim]
     valid = target != ignore_index
     tc = np.where(valid, target, 0).astype(np.int64, copy=False)
     if tc.size:
@@ -184,10 +186,10 @@ def _class_layout(x, target, weight, ignore_index):
         if bad.any():
             raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
     if weight is None:
-        wt = valid.astype(x.dtype)
+        wt = valid.astype(dtype)
     else:
-        wt = np.where(valid, weight[tc], 0).astype(x.dtype, copy=False)
-    return cdim, c, xm, valid, tc, wt
+        wt = np.where(valid, weight[tc], 0).astype(dtype, copy=False)
+    return cdim, c, valid, tc, wt
 
 
 def _reduce_np(loss, wt, reduction, dtype):
@@ -212,7 +214,8 @@ def _grad_scale(g, wt, reduction, cdim, dtype):
 
 
 def _cross_entropy_k(x, target, weight, reduction, ignore_index, label_smoothing):
-    cdim, c, xm, valid, tc, wt = _class_layout(x, target, weight, ignore_index)
+    cdim, c, valid, tc, wt = _class_layout(x.shape, target, weight, ignore_index, x.dtype)
+    xm = np.moveaxis(x, cdim, -1)
     m = np.maximum.reduce(xm, axis=-1, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)
     s = xm - m
@@ -233,9 +236,9 @@ def _cross_entropy_parts(x, target, weight, ignore_index, label_smoothing):
     the target's shape, ``b`` in the input's; both constants."""
     xd, td = x._data, target._data
     wd = None if weight is None else weight._data
-    cdim, c, xm, valid, tc, wt = _class_layout(xd, td, wd, ignore_index)
+    cdim, c, valid, tc, wt = _class_layout(xd.shape, td, wd, ignore_index, xd.dtype)
     eps = label_smoothing
-    b = np.zeros(xm.shape, xd.dtype)
+    b = np.zeros(tc.shape + (c,), xd.dtype)
     np.put_along_axis(b, tc[..., None], ((1 - eps) * wt)[..., None], -1)
     if eps > 0:
         wsum = c if wd is None else float(np.add.reduce(wd, axis=None))
@@ -266,18 +269,19 @@ cross_entropy = defop("cross_entropy", _cross_entropy_k, {"x": _cross_entropy_gr
 
 
 def _nll_loss_k(x, target, weight, reduction, ignore_index):
-    cdim, c, xm, valid, tc, wt = _class_layout(x, target, weight, ignore_index)
-    loss = -np.take_along_axis(xm, tc[..., None], -1)[..., 0] * wt
+    cdim, c, valid, tc, wt = _class_layout(x.shape, target, weight, ignore_index, x.dtype)
+    loss = -np.take_along_axis(np.moveaxis(x, cdim, -1), tc[..., None], -1)[..., 0] * wt
     return _reduce_np(loss, wt, reduction, x.dtype)
 
 
 def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
-    xd = x._data
-    cdim, c, xm, valid, tc, wt = _class_layout(xd, target._data, None if weight is None else
-                                               weight._data, ignore_index)
-    pick = np.zeros(xm.shape, xd.dtype)
+    """``x`` is only its shape (a TensorMeta): the gradient is a constant pick."""
+    dt = g._data.dtype
+    cdim, c, valid, tc, wt = _class_layout(tuple(x.shape), target._data, None if weight is None
+                                           else weight._data, ignore_index, dt)
+    pick = np.zeros(tc.shape + (c,), dt)
     np.put_along_axis(pick, tc[..., None], -wt[..., None], -1)
-    return _const(np.moveaxis(pick, -1, cdim)) * _grad_scale(g, wt, reduction, cdim, xd.dtype)
+    return _const(np.moveaxis(pick, -1, cdim)) * _grad_scale(g, wt, reduction, cdim, dt)
 
 
 nll_loss = defop("nll_loss", _nll_loss_k, {"x": _nll_loss_vjp}, n_in=3, meta=("x",),
