@@ -1006,10 +1006,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 def _merge_masks(attn_mask, key_padding_mask, dtype, bsz, num_heads, src_len):
     """The attention mask and the key padding mask as one additive bias,
-    broadcastable to (batch, heads, target, source); None if neither is given."""
+    broadcastable to (batch, heads, target, source); None if neither is given.
+    (Here, unlike in ``scaled_dot_product_attention``, True in a boolean mask
+    means "masked", as ``MultiheadAttention`` has it.)"""
     bias = None
     if attn_mask is not None:
-        bias = _bias_from_mask(attn_mask, dtype)
+        bias = attn_mask
+        if bias._data.dtype == _np.bool_:
+            bias = _bias_from_mask(_wrap(~bias._data), dtype)
         if bias.ndim == 3:
             bias = bias.reshape(bsz, num_heads, bias.shape[1], bias.shape[2])
     if key_padding_mask is not None:
