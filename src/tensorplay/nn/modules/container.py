@@ -6,7 +6,7 @@ from itertools import chain, islice
 
 from ..._tensor import Tensor
 from ..parameter import Parameter
-from .module import Module, _addindent
+from .module import Module, _addindent, _type_name
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict", "Container"]
 
@@ -293,10 +293,10 @@ class ModuleDict(Module):
                 self[m[0]] = m[1]
 
 
-def _param_line(p):
+def _param_line(p, type_name):
     size = "x".join(str(s) for s in p.shape)
     kind = "Parameter containing" if isinstance(p, Parameter) else "Tensor containing"
-    return f"{kind}: [tensorplay.{p.dtype.name} of size {size}]"
+    return f"{kind}: [{type_name} of size {size}]"
 
 
 class ParameterList(Module):
@@ -352,19 +352,9 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        lines = []
-        for k, p in enumerate(self):
-            if isinstance(p, Tensor):
-                lines.append(f"  ({k}): " + _param_line(p))
-            else:
-                lines.append(f"  ({k}): Object of type: {type(p).__name__}")
-        return "\n".join(lines)
-
-    def __repr__(self):
-        extra = self.extra_repr()
-        if not extra:
-            return self._get_name() + "()"
-        return self._get_name() + "(\n  " + "\n  ".join(extra.split("\n")) + "\n)"
+        return "\n".join(f"  ({k}): " + (_param_line(p, repr(p.dtype)) if isinstance(p, Tensor) else
+                                           f"Object of type: {type(p).__name__}")
+                         for k, p in enumerate(self))
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -472,15 +462,9 @@ class ParameterDict(Module):
                 self[p[0]] = p[1]
 
     def extra_repr(self):
-        return "\n".join(f"  ({k}): " + (_param_line(p) if isinstance(p, Tensor) else
+        return "\n".join(f"  ({k}): " + (_param_line(p, _type_name(p)) if isinstance(p, Tensor) else
                                           f"Object of type: {type(p).__name__}")
                          for k, p in self.items())
-
-    def __repr__(self):
-        extra = self.extra_repr()
-        if not extra:
-            return self._get_name() + "()"
-        return self._get_name() + "(\n  " + "\n  ".join(extra.split("\n")) + "\n)"
 
     def __call__(self, input):
         raise RuntimeError("ParameterDict should not be called.")

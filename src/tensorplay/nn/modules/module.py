@@ -157,6 +157,11 @@ class _OutputHook(Function):
             grads = res
         st.grad_outputs = grads
         if not st.inputs_hooked and st.hooks:      # no input needs a gradient: run them now
+            warnings.warn("Full backward hook is firing when gradients are computed with respect to "
+                          "module outputs since no inputs require gradients. See "
+                          "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                          "#torch.nn.Module.register_full_backward_hook for more details.",
+                          stacklevel=2)
             st.run_hooks((None,) * st.n_inputs)
         return (None,) + grads
 
@@ -205,10 +210,10 @@ class Module:
         s("_non_persistent_buffers_set", set())
         s("_modules", {})
         s("_forward_pre_hooks", OrderedDict())
-        s("_forward_pre_hooks_with_kwargs", {})
+        s("_forward_pre_hooks_with_kwargs", OrderedDict())
         s("_forward_hooks", OrderedDict())
-        s("_forward_hooks_with_kwargs", {})
-        s("_forward_hooks_always_called", {})
+        s("_forward_hooks_with_kwargs", OrderedDict())
+        s("_forward_hooks_always_called", OrderedDict())
         s("_backward_hooks", OrderedDict())
         s("_backward_pre_hooks", OrderedDict())
         s("_state_dict_hooks", OrderedDict())
@@ -408,8 +413,9 @@ class Module:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        for k, v in (("_forward_pre_hooks_with_kwargs", {}), ("_forward_hooks_with_kwargs", {}),
-                     ("_forward_hooks_always_called", {}), ("_state_dict_pre_hooks", OrderedDict()),
+        for k, v in (("_forward_pre_hooks_with_kwargs", OrderedDict()),
+                     ("_forward_hooks_with_kwargs", OrderedDict()),
+                     ("_forward_hooks_always_called", OrderedDict()), ("_state_dict_pre_hooks", OrderedDict()),
                      ("_load_state_dict_post_hooks", OrderedDict()),
                      ("_non_persistent_buffers_set", set()), ("_backward_pre_hooks", OrderedDict())):
             self.__dict__.setdefault(k, v)
