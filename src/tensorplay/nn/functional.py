@@ -21,6 +21,7 @@ from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
+from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
                              _functional_softmax as _softmax_fn, logsumexp as _logsumexp)
 from ..ops.shape import cat as _cat
@@ -737,12 +738,17 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     return _weighted(loss, weight, reduction, input, mean_by_weight=False)
 
 
+def _not_differentiable(t, fname, arg):
+    """PyTorch refuses a requires-grad tensor where its kernel has no derivative."""
+    if t is not None and t.requires_grad:
+        raise RuntimeError(f"The function '{fname}' is not differentiable with respect to argument "
+                           f"'{arg}'. This input cannot have requires_grad True.")
+
+
 def _check_class_weight(input, weight, c):
     if weight is None:
         return
-    if weight.requires_grad:
-        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to "
-                           "argument 'weight'. This input cannot have requires_grad True.")
+    _not_differentiable(weight, "nll_loss_forward", "weight")
     if weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
@@ -830,6 +836,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if target._data.dtype != input._data.dtype:
         raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
+    _not_differentiable(weight, "binary_cross_entropy", "weight")
     loss = _nn.binary_cross_entropy(input, target)
     if weight is not None:
         loss = loss * weight.expand_as(loss) if weight.shape != loss.shape else loss * weight
@@ -844,6 +851,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
+    _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     sp = _pw.softplus(-input)
     if pos_weight is not None:
         lw = (pos_weight - 1) * target + 1
@@ -868,7 +877,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        loss = _pw.xlogy(target, target) - target * input
+        loss = _xlogy(target, target) - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0] if input.ndim else loss.sum()
     return _reduce(loss, reduction)
@@ -983,6 +992,12 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         causal = _np.tril(_np.ones((L, S), bool))
         bias = _wrap(_np.where(causal, 0, -_np.inf).astype(query._data.dtype))
     elif attn_mask is not None:
+        md = attn_mask._data.dtype
+        if md != _np.bool_ and md != query._data.dtype:
+            from ..ops.linalg import _cname
+            raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, "
+                               f"but got attn_mask.dtype: {_cname(attn_mask)} and  query.dtype: "
+                               f"{_cname(query)} instead.")
         bias = _bias_from_mask(attn_mask, query.dtype)
     if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
         rep = query.shape[-3] // key.shape[-3]

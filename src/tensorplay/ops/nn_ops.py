@@ -202,13 +202,16 @@ def _reduce_np(loss, wt, reduction, dtype):
         return np.asarray(total / np.add.reduce(wt, axis=None), dtype)
 
 
-def _grad_scale(g, wt, reduction, cdim, dtype):
+def _grad_scale(g, wt, valid, reduction, cdim, dtype):
     """The incoming gradient as a factor of the input's shape (the class
-    dimension broadcast), with the mean's denominator."""
+    dimension broadcast), with the mean's denominator.  With every target
+    ignored the mean is NaN but its gradient is zero, as in PyTorch."""
     if reduction == "none":
         return g.unsqueeze(cdim) if g.ndim else g
     if reduction == "sum":
         return g
+    if not valid.any():
+        return g * 0.0
     with np.errstate(invalid="ignore", divide="ignore"):
         return g / _const(np.asarray(np.add.reduce(wt, axis=None), dtype))
 
@@ -246,14 +249,14 @@ def _cross_entropy_parts(x, target, weight, ignore_index, label_smoothing):
         b += valid[..., None] * ((eps / c) * (1 if wd is None else wd))
     else:
         a = wt
-    return cdim, wt, _const(np.expand_dims(a, cdim).astype(xd.dtype, copy=False)), \
+    return cdim, wt, valid, _const(np.expand_dims(a, cdim).astype(xd.dtype, copy=False)), \
         _const(np.moveaxis(b, -1, cdim))
 
 
 def _cross_entropy_grad(g, x, target, weight, reduction, ignore_index, label_smoothing):
-    cdim, wt, a, b = _cross_entropy_parts(x, target, weight, ignore_index, label_smoothing)
+    cdim, wt, valid, a, b = _cross_entropy_parts(x, target, weight, ignore_index, label_smoothing)
     p = _softmax(x, cdim)
-    return (p * a - b) * _grad_scale(g, wt, reduction, cdim, x._data.dtype)
+    return (p * a - b) * _grad_scale(g, wt, valid, reduction, cdim, x._data.dtype)
 
 
 def _cross_entropy_jvp(op, args, tangents, result):
@@ -281,7 +284,7 @@ def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
                                            else weight._data, ignore_index, dt)
     pick = np.zeros(tc.shape + (c,), dt)
     np.put_along_axis(pick, tc[..., None], -wt[..., None], -1)
-    return _const(np.moveaxis(pick, -1, cdim)) * _grad_scale(g, wt, reduction, cdim, dt)
+    return _const(np.moveaxis(pick, -1, cdim)) * _grad_scale(g, wt, valid, reduction, cdim, dt)
 
 
 nll_loss = defop("nll_loss", _nll_loss_k, {"x": _nll_loss_vjp}, n_in=3, meta=("x",),
@@ -343,7 +346,7 @@ def _hardswish_k(x):
 
 
 hardswish = defop("hardswish", _hardswish_k,
-                  {"x": lambda g, x: _where(x < -3, 0.0, _where(x <= 3, g * (x / 3 + 0.5), g))},
+                  {"x": lambda g, x: _where(x <= -3, 0.0, _where(x < 3, g * (x / 3 + 0.5), g))},
                   family=ELEMENTWISE, method=False)
 
 
