@@ -69,7 +69,7 @@ def _emb(T, w, idx, **kw):
 
 
 def _bce(T, x, y, w=None, **kw):
-    return _F(T).binary_cross_entropy(x, y, weight=w, **kw)
+    return _F(T).binary_cross_entropy(x, y, weight=None if w is None else w.detach(), **kw)
 
 
 def _layer_norm(T, x, w=None, b=None, shape=None, eps=1e-5):
