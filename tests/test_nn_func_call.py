@@ -5,7 +5,7 @@ import pytest
 
 import tensorplay as tp
 import tensorplay.nn as nn
-from tensorplay.func import functional_call, grad, stack_module_state
+from tensorplay.func import functional_call, grad
 
 from conftest import assert_close, torch
 from test_nn_layers import randn, sync

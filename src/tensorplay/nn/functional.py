@@ -23,7 +23,7 @@ from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
-                             _functional_softmax as _softmax_fn, logsumexp as _logsumexp)
+                             _functional_softmax as _softmax_fn)
 from ..ops.shape import cat as _cat
 
 __all__ = [
@@ -731,7 +731,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _size_warning(input, target)
     reduction = _reduction(reduction)
     if delta <= 0:
-        raise RuntimeError(f"huber_loss does not support non-positive values for delta.")
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = input - target
     ad = d.abs()
     loss = _pw.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
@@ -765,7 +765,7 @@ def _check_class_target(input, target):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
     if input.ndim == 1:
         if target.ndim != 0 and not (target.ndim == 1 and target.shape[0] <= 1):
-            raise RuntimeError(f"0D or 1D target tensor expected, multi-target not supported")
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         return
     if target.ndim == 0 or target.shape[0] != input.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
