@@ -41,6 +41,11 @@ BX4 = arr(3, 2, 2, 2, seed=83)
 BW2 = arr(2, lo=0.5, hi=1.5, seed=84)
 BB2 = arr(2, seed=85)
 
+AQ = arr(2, 3, 4, seed=88)
+AK = arr(2, 5, 4, seed=89)
+AV = arr(2, 5, 6, seed=90)
+AB = arr(3, 5, seed=91)
+ABOOL = np.array([[True, False, True, True, False], [False] * 5, [True] * 5])
 A = arr(3, 5, seed=86)
 A3 = arr(2, 3, 4, lo=-4, hi=4, seed=87)
 Z34 = np.zeros((3, 4))
@@ -74,6 +79,12 @@ def _bce(T, x, y, w=None, **kw):
 
 def _layer_norm(T, x, w=None, b=None, shape=None, eps=1e-5):
     return _F(T).layer_norm(x, shape or tuple(x.shape[-1:]), w, b, eps)
+
+
+def _softmax_bw(T, g, y):
+    """The softmax vjp as an op of its own (of the probabilities softmax(y))."""
+    from tensorplay.ops.nn_ops import softmax_backward
+    return softmax_backward(g, y.softmax(-1))
 
 
 def _act(name, **fixed):
@@ -166,6 +177,19 @@ CASES = [
             Sample([P01, Y01], grad=[0], desc="input only")],
            op="binary_cross_entropy", complex=False,
            errors=[E(RuntimeError, "all elements of input should be between 0 and 1", P01 + 1, Y01)]),
+    OpCase("attention", lambda T, q, k, v, b=None, **kw: _F(T).scaled_dot_product_attention(q, k, v, b, **kw),
+           [Sample([AQ, AK, AV]), Sample([AQ, AK, AV, AB], desc="float mask"),
+            Sample([AQ, AK, AV], {"scale": 0.3}, desc="scale"),
+            Sample([AQ, AK[:, :3], AV[:, :3]], {"is_causal": True}, desc="causal"),
+            Sample([AQ, AK, AV, ABOOL], desc="bool mask, a dead row")],
+           op="attention", complex=False,
+           errors=[E(RuntimeError, "Expected attn_mask dtype to be bool or float or to match query dtype, "
+                                   "but got attn_mask.dtype: long int and  query.dtype: double instead.",
+                     AQ, AK, AV, np.zeros((3, 5), np.int64))]),
+    OpCase("softmax_backward", lambda T, g, y: _softmax_bw(T, g, y),
+           [Sample([AB, arr(3, 5, seed=92)]), Sample([AQ, arr(2, 3, 4, seed=93)], desc="3-d")],
+           op="softmax_backward", complex=False,
+           torch_fn=lambda T, g, y: T._softmax_backward_data(g, y.softmax(-1), -1, g.dtype)),
     OpCase("leaky_relu", _act("leaky_relu"), [Sample([A]), Sample([A], {"negative_slope": 0.3},
                                                                   desc="slope")],
            op="leaky_relu", complex=False),

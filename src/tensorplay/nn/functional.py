@@ -979,9 +979,9 @@ def _bias_from_mask(mask, dtype):
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
-    """``softmax(q k^T * scale + bias) v``.  A query row that every key is masked
-    from gets zeros (and zero gradients), as PyTorch's math kernel does."""
-    L, S = query.shape[-2], key.shape[-2]
+    """``softmax(q k^T * scale + bias) v``, one fused op (the scores softmaxed in
+    place; one backward for q, k, v and the mask).  A query row that every key
+    is masked from gets zeros (and zero gradients), as PyTorch's math kernel."""
     if scale is None:
         scale = 1.0 / _math.sqrt(query.shape[-1])
     bias = None
@@ -989,8 +989,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                                "when is_causal=True")
-        causal = _np.tril(_np.ones((L, S), bool))
-        bias = _wrap(_np.where(causal, 0, -_np.inf).astype(query._data.dtype))
     elif attn_mask is not None:
         md = attn_mask._data.dtype
         if md != _np.bool_ and md != query._data.dtype:
@@ -1003,20 +1001,20 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
-    scores = _matmul(query, key.transpose(-2, -1)) * scale
-    dead = None
-    if bias is not None:
-        bd = bias._data
-        if not bias.requires_grad and bd.size and _np.isneginf(bd).all(-1).any():
-            dead = _np.isneginf(bd).all(-1, keepdims=True)      # rows with no key to attend
-            bias = _wrap(_np.where(dead, 0, bd).astype(bd.dtype))
-        scores = scores + bias
-    attn = scores.softmax(-1)
-    if dead is not None:
-        attn = _pw.where(_wrap(dead), 0.0, attn)
+    return _attention(query, key, value, bias, dropout_p, scale, is_causal, True)[0]
+
+
+def _attention(q, k, v, bias, dropout_p, scale, causal, safe):
+    """The fused op, with a dropout mask on the probabilities when ``dropout_p``:
+    (output, probabilities, the mask or None)."""
+    keep = None
     if dropout_p > 0.0:
-        attn = dropout(attn, dropout_p)
-    return _matmul(attn, value)
+        _check_p(dropout_p)
+        shape = tuple(_np.broadcast_shapes(tuple(q.shape[:-2]), tuple(k.shape[:-2]))) + \
+            (q.shape[-2], k.shape[-2])
+        keep = _dropout_mask(shape, q.dtype, dropout_p)
+    out, p = _nn.attention(q, k, v, bias, keep, scale=scale, causal=bool(causal), safe=safe)
+    return out, p, keep
 
 
 def _merge_masks(attn_mask, key_padding_mask, dtype, bsz, num_heads, src_len):
@@ -1120,19 +1118,14 @@ def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bia
     else:
         causal = False
         bias = _merge_masks(attn_mask, key_padding_mask, query.dtype, bsz, num_heads, src_len)
-    if need_weights:
-        scores = _matmul(q * (1.0 / _math.sqrt(head_dim)), k.transpose(-2, -1))
-        if causal:
-            bias = _wrap(_np.where(_np.tril(_np.ones((tgt_len, src_len), bool)), 0, -_np.inf)
-                         .astype(query._data.dtype))
-        if bias is not None:
-            scores = scores + bias
-        weights = scores.softmax(-1)
-        attn = dropout(weights, dropout_p) if dropout_p > 0 else weights
-        out = _matmul(attn, v)
-    else:
+    # need_weights: the probabilities are returned (a fully masked row gives NaNs, as
+    # PyTorch's explicit softmax does); else the row gives zeros, as its SDPA kernel does
+    out, weights, keep = _attention(q, k, v, bias, dropout_p, 1.0 / _math.sqrt(head_dim), causal,
+                                    not need_weights)
+    if not need_weights:
         weights = None
-        out = scaled_dot_product_attention(q, k, v, bias, dropout_p, causal)
+    elif keep is not None:
+        weights = weights * keep            # (PyTorch returns the weights after dropout)
     # (N, H, L, hd) -> the input's layout, heads joined
     out = out.permute(0, 2, 1, 3) if batch_first else out.permute(2, 0, 1, 3)
     out = linear(out.reshape(out.shape[0], out.shape[1], embed_dim), out_proj_weight, out_proj_bias)

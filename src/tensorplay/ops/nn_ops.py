@@ -360,3 +360,111 @@ def _mish_vjp(g, x):
 
 
 mish = defop("mish", _mish_k, {"x": _mish_vjp}, family=ELEMENTWISE, method=False)
+
+
+# ------------------------------------------------------------------ attention
+def _softmax_backward_k(g, p):
+    """``p * (g - sum(g * p))`` along the last dimension (the softmax vjp, PyTorch's
+    ``_softmax_backward_data``): the sum without a temporary, the rest in place."""
+    s = np.einsum("...i,...i->...", g, p)[..., None]
+    out = np.subtract(g, s)
+    out *= p
+    return out
+
+
+def _softmax_backward_jvp(op, args, tangents, result):
+    g, p = args
+    gt, pt = tangents
+    t = None if gt is None else softmax_backward(gt, p)
+    if pt is not None:
+        u = pt * (g - (g * p).sum(-1, keepdim=True)) - p * (g * pt).sum(-1, keepdim=True)
+        t = u if t is None else t + u
+    return t
+
+
+# the vjp in g is the op itself (the softmax Jacobian is symmetric); in p it is
+# gg * (g - sum(g p)) - g * sum(gg p)
+softmax_backward = defop(
+    "softmax_backward", _softmax_backward_k,
+    {"g": lambda gg, p: softmax_backward(gg, p),
+     "p": lambda gg, g, p: gg * (g - (g * p).sum(-1, keepdim=True)) - g * (gg * p).sum(-1, keepdim=True)},
+    n_in=2, node_name="SoftmaxBackwardDataBackward0", family=OTHER, jvp=_softmax_backward_jvp,
+    method=False)
+
+
+def _attention_k(*ts, scale, causal, safe):
+    """``softmax(q k^T * scale + bias) (* keep) @ v``: returns the output and the
+    attention probabilities.  ``ts`` is (q, k, v, bias, keep), the last two
+    possibly None (``keep``: a dropout mask already scaled by 1/(1-p)).  The
+    scores buffer is scaled, biased, exponentiated and normalised in place.
+    With ``safe``, a query row that no key may attend gets zeros (PyTorch's
+    math kernel); otherwise NaNs, as a plain softmax gives."""
+    q, k, v, bias, keep = ts
+    s = np.matmul(q, np.swapaxes(k, -1, -2))
+    s *= scale
+    if causal:
+        L, S = s.shape[-2:]
+        s += np.where(np.tri(L, S, dtype=bool), 0, -np.inf).astype(s.dtype)
+    if bias is not None:
+        s += bias
+    m = np.maximum.reduce(s, axis=-1, keepdims=True)
+    dead = None
+    if not np.isfinite(m).all():
+        dead = np.isneginf(m)
+        m = np.where(np.isfinite(m), m, 0).astype(s.dtype)
+    s -= m
+    np.exp(s, out=s)
+    z = np.add.reduce(s, axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        s /= z
+    if dead is not None and dead.any():
+        s[np.broadcast_to(dead, s.shape)] = 0 if safe else np.nan
+    return np.matmul(s if keep is None else s * keep, v), s
+
+
+def _attention_vjp(g, result, ts, scale):
+    """The gradients of q, k, v and the bias, from the output's gradient and
+    (exactly, for double backward) the probabilities' own gradient."""
+    q, k, v, bias, keep = ts
+    g_out, g_p = g
+    p = result[1]
+    pk = p if keep is None else p * keep
+    dv = _matmul(pk.mT, g_out)
+    dp = _matmul(g_out, v.mT)
+    if keep is not None:
+        dp = dp * keep
+    if _live(g_p):
+        dp = dp + g_p
+    ds = softmax_backward(dp, p)
+    dq = _matmul(ds, k) * scale
+    dk = _matmul(ds.mT, q) * scale
+    return [dq, dk, dv, None if bias is None else ds, None]
+
+
+def _attention_jvp(op, args, tangents, result):
+    q, k, v, bias, keep, scale, causal, safe = args
+    qt, kt, vt, bt, _ = tangents
+    out, p = result
+    st = None
+    if qt is not None:
+        st = _matmul(qt, k.mT) * scale
+    if kt is not None:
+        u = _matmul(q, kt.mT) * scale
+        st = u if st is None else st + u
+    if bt is not None:
+        st = bt if st is None else st + bt
+    pt = None if st is None else softmax_backward(st, p)
+    out_t = None
+    if pt is not None:
+        out_t = _matmul(pt if keep is None else pt * keep, v)
+    if vt is not None:
+        u = _matmul(p if keep is None else p * keep, vt)
+        out_t = u if out_t is None else out_t + u
+    if pt is None:
+        pt = p.new_zeros(tuple(p.shape))
+    return out_t, pt
+
+
+attention = defop("attention", _attention_k, {"ts": _attention_vjp}, n_in=-1, out_saved=(1,),
+                  node_name="ScaledDotProductAttentionBackward0", family=OTHER, jvp=_attention_jvp,
+                  method=False)
