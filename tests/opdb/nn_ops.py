@@ -2,7 +2,7 @@
 (the same code calls torch.nn.functional as the oracle)."""
 import numpy as np
 
-from . import E, OpCase, Sample, arr
+from . import E, OpCase, Sample, arr, pos
 
 X = arr(4, 3, seed=61)
 W = arr(5, 3, seed=62)
@@ -85,6 +85,17 @@ def _softmax_bw(T, g, y):
     """The softmax vjp as an op of its own (of the probabilities softmax(y))."""
     from tensorplay.ops.nn_ops import softmax_backward
     return softmax_backward(g, y.softmax(-1))
+
+
+def _norm_bw(T, g, xhat, rstd, dims=(1,)):
+    from tensorplay.ops.nn_ops import normalize_backward
+    return normalize_backward(g, xhat, rstd, dims)
+
+
+def _norm_bw_ref(T, g, xhat, rstd, dims=(1,)):
+    """The same in plain ops (the torch spelling of the row)."""
+    m1 = g.mean(dims, keepdim=True)
+    return rstd * (g - m1 - xhat * (g * xhat).mean(dims, keepdim=True))
 
 
 def _act(name, **fixed):
@@ -190,6 +201,10 @@ CASES = [
            [Sample([AB, arr(3, 5, seed=92)]), Sample([AQ, arr(2, 3, 4, seed=93)], desc="3-d")],
            op="softmax_backward", complex=False,
            torch_fn=lambda T, g, y: T._softmax_backward_data(g, y.softmax(-1), -1, g.dtype)),
+    OpCase("normalize_backward", _norm_bw,
+           [Sample([NX, arr(4, 5, seed=94), pos(4, 1, seed=95)]),
+            Sample([NX3, arr(2, 3, 4, seed=96), pos(2, 1, 1, seed=97)], {"dims": (1, 2)}, desc="two dims")],
+           op="normalize_backward", complex=False, torch_fn=_norm_bw_ref),
     OpCase("leaky_relu", _act("leaky_relu"), [Sample([A]), Sample([A], {"negative_slope": 0.3},
                                                                   desc="slope")],
            op="leaky_relu", complex=False),

@@ -94,9 +94,19 @@ def _normalize_k(x, dims, eps):
     """(x - mean) / sqrt(var + eps) over ``dims``, with the mean and the biased
     variance (kept dimensions): what layer, group, instance and batch norm share."""
     n = math.prod(x.shape[d] for d in dims)
-    mean = np.add.reduce(x, axis=dims, keepdims=True) / max(n, 1)
-    d = x - mean
-    var = np.add.reduce(d * d, axis=dims, keepdims=True) / max(n, 1)
+    k = len(dims)
+    if n and dims == tuple(range(x.ndim - k, x.ndim)) and x.flags.c_contiguous:
+        # the last dimensions: a matrix-vector product for the mean, a row-wise dot
+        # product for the variance (no temporary for the squares)
+        x2 = x.reshape(-1, n)
+        mean = (x2 @ np.full(n, 1 / n, x.dtype)).reshape(x.shape[:x.ndim - k] + (1,) * k)
+        d = x - mean
+        d2 = d.reshape(-1, n)
+        var = (np.einsum("ij,ij->i", d2, d2) / n).reshape(mean.shape)
+    else:
+        mean = np.add.reduce(x, axis=dims, keepdims=True) / max(n, 1)
+        d = x - mean
+        var = np.add.reduce(d * d, axis=dims, keepdims=True) / max(n, 1)
     d *= 1 / np.sqrt(var + eps)
     return d, mean.astype(x.dtype, copy=False), var.astype(x.dtype, copy=False)
 
@@ -119,12 +129,56 @@ def _normalize_vjp(g, result, dims, eps):
     g0, g1, g2 = g
     n = max(_count(xhat, dims), 1)
     rstd = (var + eps).rsqrt()
-    gx = (g0 - g0.mean(dims, keepdim=True) - xhat * (g0 * xhat).mean(dims, keepdim=True)) * rstd
+    gx = normalize_backward(g0, xhat, rstd, dims)
     if _live(g1):
         gx = gx + g1 / n
     if _live(g2):
         gx = gx + g2 * (2.0 / n) * xhat / rstd
     return gx
+
+
+def _normalize_backward_k(g, xhat, rstd, dims):
+    """``rstd * (g - mean(g) - xhat * mean(g * xhat))`` over ``dims``: the
+    gradient through ``xhat = (x - mean(x)) * rstd``, with one temporary."""
+    n = max(math.prod(g.shape[d] for d in dims), 1)
+    m1 = np.add.reduce(g, axis=dims, keepdims=True) / n
+    m2 = np.add.reduce(g * xhat, axis=dims, keepdims=True) / n
+    out = xhat * -m2
+    out += g
+    out -= m1
+    out *= rstd
+    return out
+
+
+def _normalize_backward_vjp_xhat(gg, g, xhat, rstd, dims):
+    return -rstd * (gg * (g * xhat).mean(dims, keepdim=True) + g * (gg * xhat).mean(dims, keepdim=True))
+
+
+def _normalize_backward_vjp_rstd(gg, g, xhat, dims):
+    centred = g - g.mean(dims, keepdim=True) - xhat * (g * xhat).mean(dims, keepdim=True)
+    return (gg * centred).sum(dims, keepdim=True)
+
+
+def _normalize_backward_jvp(op, args, tangents, result):
+    g, xhat, rstd, dims = args
+    gt, xt, rt = tangents
+    t = None if gt is None else normalize_backward(gt, xhat, rstd, dims)
+    if xt is not None:
+        u = -rstd * (xt * (g * xhat).mean(dims, keepdim=True) + xhat * (g * xt).mean(dims, keepdim=True))
+        t = u if t is None else t + u
+    if rt is not None:
+        u = result * (rt / rstd)
+        t = u if t is None else t + u
+    return t
+
+
+# the projection g -> g - mean(g) - xhat mean(g xhat) is symmetric: the vjp in g is the op itself
+normalize_backward = defop(
+    "normalize_backward", _normalize_backward_k,
+    {"g": lambda gg, xhat, rstd, dims: normalize_backward(gg, xhat, rstd, dims),
+     "xhat": _normalize_backward_vjp_xhat, "rstd": _normalize_backward_vjp_rstd},
+    n_in=3, node_name="NativeNormBackwardBackward0", family=OTHER, jvp=_normalize_backward_jvp,
+    method=False)
 
 
 def _normalize_jvp(op, args, tangents, result):
