@@ -3,6 +3,7 @@ the activations (at their kinks too), attention, and the helpers (one_hot,
 normalize, dropout, distances, ...), values and gradients in float64 and
 float32; gradcheck in float64 for the compositions (runs without torch)."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -351,3 +352,28 @@ def test_functional_dropout_training_flag():
         F(tp).dropout(x, -0.1)
     z = F(tp).alpha_dropout(tp.randn(20000), 0.2, training=True).numpy()    # keeps mean 0, variance 1
     assert math.isclose(z.mean(), 0.0, abs_tol=0.05) and math.isclose(z.std(), 1.0, abs_tol=0.05)
+
+
+@pytest.mark.parametrize("case", range(7))
+def test_class_target_checks(T, case):
+    x = T.randn(3, 4)
+    calls = [
+        (lambda: F(T).nll_loss(T.tensor(1.0), T.tensor(0)), ValueError, "Expected 1 or more dimensions (got 0)"),
+        (lambda: F(T).nll_loss(T.randn(4), T.tensor([1, 2])), ValueError,
+         "For 1D input, 1D target must have size 1, but got target size: 2"),
+        (lambda: F(T).nll_loss(x, T.tensor(1)), ValueError,
+         "Expected input batch_size (3) to match target batch_size (0)."),
+        (lambda: F(T).cross_entropy(x, T.zeros(3, 5, dtype=T.int64)), RuntimeError,
+         "0D or 1D target tensor expected, multi-target not supported"),
+        (lambda: F(T).cross_entropy(x, T.ones(3, 4, dtype=T.uint8)), RuntimeError,
+         "Expected floating point type for target with class probabilities, got Byte"),
+        (lambda: F(T).cross_entropy(x, T.rand(3, 4), label_smoothing=1.5), RuntimeError,
+         "label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+        (lambda: F(T).nll_loss(x, T.tensor([0.0, 1.0, 2.0])), RuntimeError,
+         "expected target dtype to be Long or Byte, but got Float"),
+    ]
+    f, exc, text = calls[case]
+    with pytest.raises(exc, match="^" + re.escape(text) + "$"):
+        f()
+    if case == 1:
+        assert F(T).nll_loss(T.tensor([0.5, -1.0]), T.tensor([1])).item() == 1.0

@@ -758,22 +758,23 @@ def _check_class_weight(input, weight, c):
 
 def _check_class_target(input, target):
     """PyTorch's checks of a class-index target against the input."""
-    if input.ndim == 0:
-        raise ValueError("Expected 1 or more dimensions (got 0)") if False else \
-            RuntimeError("input tensor should be 1D or 2D")
-    if target._data.dtype.name not in ("int64", "uint8"):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim == 1:
-        if target.ndim != 0 and not (target.ndim == 1 and target.shape[0] <= 1):
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        return
-    if target.ndim == 0 or target.shape[0] != input.shape[0]:
+        if target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+    elif target.ndim == 0 or target.shape[0] != input.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0] if target.ndim else 0}).")
+    if target._data.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        return
     want = (input.shape[0],) + tuple(input.shape[2:])
     if tuple(target.shape) != want:
-        if input.ndim == 2:
-            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
 
 
@@ -796,18 +797,16 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if input.ndim == 0:
-        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                           f"{_tname(target)}" if not target.is_floating_point() else
-                           "cross_entropy: input must have at least 1 dimension")
-    cdim = 0 if input.ndim == 1 else 1
-    c = input.shape[cdim]
-    if target.shape == input.shape and target._data.dtype.name not in ("int64", "uint8"):
+    if target.shape == input.shape:            # class probabilities (PyTorch's rule: same shape)
         if not target.is_floating_point():
             raise RuntimeError(f"Expected floating point type for target with class probabilities, "
                                f"got {_tname(target)}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
+        cdim = 0 if input.ndim == 1 else 1
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        c = input.shape[cdim]
         _check_class_weight(input, weight, c)
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / c
@@ -818,12 +817,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "mean":
             return loss.sum() / (input.numel() // c) if input.numel() else loss.sum() / 0.0
         return _reduce(loss, reduction)
-    if target.shape == input.shape and input.ndim >= 1 and target._data.dtype.name == "int64" \
-            and input.ndim > 1:
-        raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                           f"{_tname(target)}")
     _check_class_target(input, target)
-    _check_class_weight(input, weight, c)
+    _check_class_weight(input, weight, input.shape[0 if input.ndim == 1 else 1])
     if input.ndim == 1 and target.ndim == 1:
         target = target.reshape(())
     return _nn.cross_entropy(input, target.long(), weight, reduction, ignore_index, float(label_smoothing))
