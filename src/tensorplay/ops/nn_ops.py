@@ -22,12 +22,13 @@ import numpy as np
 
 from .._tensor import _wrap
 from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
-from ._registry import defop
+from ._registry import defop, dispatch
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
 from .linalg import mm as _mm
 from .pointwise import conj as _conj, softplus as _softplus, where as _where
 from .reduction import _softmax
+from .shape import stack as _stack
 
 __all__ = []
 
@@ -35,6 +36,24 @@ __all__ = []
 def _const(a):
     """A constant tensor (no history) holding ``a``."""
     return _wrap(np.asarray(a))
+
+
+# vmap batching rules (``rule(op, args, bdims) -> (result, out_bdim)``) take the
+# physical arguments with their batch dimension at ``bdims[i]`` (None: unbatched)
+# and call the op once on the whole batch.  Ops without a rule (embedding, the
+# class losses) are run once per sample by vmap.
+def _front(t, b, rank=None):
+    """``t`` with its batch dimension first and, if ``rank`` is given, size-1
+    dimensions after it up to that logical rank (so broadcasting lines up)."""
+    if b != 0:
+        t = t.movedim(b, 0)
+    if rank is not None and t.ndim - 1 < rank:
+        t = t.reshape((t.shape[0],) + (1,) * (rank - t.ndim + 1) + tuple(t.shape[1:]))
+    return t
+
+
+def _shifted(dims):
+    return tuple(d + 1 for d in dims)
 
 
 # ------------------------------------------------------------------ linear
@@ -85,8 +104,28 @@ def _linear_jvp(op, args, tangents, result):
     return t
 
 
+def _linear_batch(op, args, bdims):
+    x, w, b = args[0], args[1], args[2]
+    bx, bw, bb = bdims[0], bdims[1], bdims[2]
+    if bw is None and bb is None:               # a batch of inputs: more leading dimensions
+        return linear(_front(x, bx), w, b), 0
+    # per-sample weights: one broadcasting matmul over the batch
+    xl = x.ndim - (bx is not None)              # logical rank of the input
+    xb = _front(x, bx) if bx is not None else x.unsqueeze(0)
+    lead = tuple(xb.shape[1:-1])
+    x3 = xb.reshape(xb.shape[0], -1, xb.shape[-1])
+    w3 = _front(w, bw) if bw is not None else w.unsqueeze(0)
+    out = _matmul(x3, w3.mT)
+    if b is not None:
+        b3 = _front(b, bb) if bb is not None else b.unsqueeze(0)
+        out = out + b3.unsqueeze(1)
+    return out.reshape((out.shape[0],) + lead + (out.shape[-1],)) if xl > 1 else \
+        out.reshape(out.shape[0], out.shape[-1]), 0
+
+
 linear = defop("linear", _linear_k, {"x": _linear_vjp_x, "weight": _linear_vjp_w, "bias": _linear_vjp_b},
-               n_in=3, node_name="AddmmBackward0", family=BILINEAR, jvp=_linear_jvp, method=False)
+               n_in=3, node_name="AddmmBackward0", family=BILINEAR, jvp=_linear_jvp, batch=_linear_batch,
+               method=False)
 
 
 # ------------------------------------------------------------------ normalisation statistics
@@ -117,8 +156,12 @@ def _count(t, dims):
 
 def _live(g):
     """Whether an output's gradient can matter: it has history, or a nonzero value
-    (a zero filled in for an unused output contributes nothing)."""
-    return g.requires_grad or bool(g._data.any())
+    (a zero filled in for an unused output contributes nothing).  A tensor of a
+    transform (a vmap batch) whose value cannot be read here counts as live."""
+    if g.requires_grad:
+        return True
+    d = g._data
+    return bool(d.any()) if type(d) is np.ndarray else True
 
 
 def _normalize_vjp(g, result, dims, eps):
@@ -172,13 +215,20 @@ def _normalize_backward_jvp(op, args, tangents, result):
     return t
 
 
+def _normalize_backward_batch(op, args, bdims):
+    g, xhat, rstd, dims = args
+    rank = max(t.ndim - (b is not None) for t, b in zip((g, xhat, rstd), bdims[:3]))
+    ts = [t.unsqueeze(0) if b is None else _front(t, b, rank) for t, b in zip((g, xhat, rstd), bdims[:3])]
+    return normalize_backward(ts[0], ts[1], ts[2], _shifted(dims)), 0
+
+
 # the projection g -> g - mean(g) - xhat mean(g xhat) is symmetric: the vjp in g is the op itself
 normalize_backward = defop(
     "normalize_backward", _normalize_backward_k,
     {"g": lambda gg, xhat, rstd, dims: normalize_backward(gg, xhat, rstd, dims),
      "xhat": _normalize_backward_vjp_xhat, "rstd": _normalize_backward_vjp_rstd},
     n_in=3, node_name="NativeNormBackwardBackward0", family=OTHER, jvp=_normalize_backward_jvp,
-    method=False)
+    batch=_normalize_backward_batch, method=False)
 
 
 def _normalize_jvp(op, args, tangents, result):
@@ -191,9 +241,14 @@ def _normalize_jvp(op, args, tangents, result):
     return (xt - mean_t - xhat * c) * rstd, mean_t, 2 * c / rstd
 
 
+def _normalize_batch(op, args, bdims):
+    x, dims, eps = args
+    return native_normalize(_front(x, bdims[0]), _shifted(dims), eps), 0
+
+
 native_normalize = defop("native_normalize", _normalize_k, {"x": _normalize_vjp},
                          node_name="NativeNormBackward0", family=OTHER, jvp=_normalize_jvp,
-                         method=False)
+                         batch=_normalize_batch, method=False)
 
 
 # ------------------------------------------------------------------ embedding
@@ -211,13 +266,13 @@ def _embedding_vjp(g, weight, indices, padding_idx, scale_grad_by_freq):
     g2 = g.reshape((idx.size,) + tuple(weight.shape[1:]))
     scale = None
     if padding_idx is not None and padding_idx >= 0:
-        scale = (idx != padding_idx).astype(g._data.dtype)
+        scale = (idx != padding_idx).astype(g.dtype.np)
     if scale_grad_by_freq:
-        counts = np.bincount(idx, minlength=weight.shape[0])[idx].astype(g._data.dtype)
+        counts = np.bincount(idx, minlength=weight.shape[0])[idx].astype(g.dtype.np)
         scale = 1 / counts if scale is None else scale / counts
     if scale is not None:
         g2 = g2 * _const(scale.reshape((-1,) + (1,) * (g2.ndim - 1)))
-    zeros = _wrap(np.zeros(tuple(weight.shape), g._data.dtype))
+    zeros = _wrap(np.zeros(tuple(weight.shape), g.dtype.np))
     return _index_add(zeros, 0, _wrap(idx), g2)
 
 
@@ -320,9 +375,48 @@ def _cross_entropy_jvp(op, args, tangents, result):
     return d.sum(0 if x.ndim == 1 else 1) if reduction == "none" else d.sum()
 
 
+def _per_sample(op, args, bdims):
+    """The op once per sample, stacked (for the argument patterns a rule does not cover)."""
+    size = next(a.shape[b] for a, b in zip(args, bdims) if b is not None)
+    outs = [dispatch(op, [a if b is None else a.select(b, i) for a, b in zip(args, bdims)])
+            for i in range(size)]
+    return _stack(outs, 0), 0
+
+
+def _class_loss_batch(op, args, bdims):
+    """Per-sample class losses: every sample's positions in one call with
+    reduction "none", then each sample's own reduction (its mean divided by its
+    own total target weight; NaN with a zero gradient where that is 0)."""
+    x, target, weight, reduction, ignore_index = args[:5]
+    bx, bt = bdims[0], bdims[1]
+    if bdims[2] is not None:                    # per-sample class weights
+        return _per_sample(op, args, bdims)
+    size = x.shape[bx] if bx is not None else target.shape[bt]
+    x = _front(x, bx) if bx is not None else x.expand((size,) + tuple(x.shape))
+    target = _front(target, bt) if bt is not None else target.expand((size,) + tuple(target.shape))
+    if x.ndim == 2:                             # unbatched samples: (C,) each
+        flat_x, flat_t = x, target
+    else:
+        flat_x = x.reshape((-1,) + tuple(x.shape[2:]))
+        flat_t = target.reshape((-1,) + tuple(target.shape[2:]))
+    loss = dispatch(op, [flat_x, flat_t, weight, "none", ignore_index, *args[5:]])
+    loss = loss.reshape(tuple(target.shape))
+    if reduction == "none":
+        return loss, 0
+    per = loss.reshape(size, -1).sum(1)
+    if reduction == "sum":
+        return per, 0
+    _, _, _, _, wt = _class_layout(tuple(flat_x.shape), flat_t._data, None if weight is None else
+                                   weight._data, ignore_index, x._data.dtype)
+    denom = np.add.reduce(wt.reshape(size, -1), axis=1)
+    dead = denom == 0
+    safe = _const(np.where(dead, 1, denom).astype(x._data.dtype))
+    return _where(_const(dead), float("nan"), per / safe), 0
+
+
 cross_entropy = defop("cross_entropy", _cross_entropy_k, {"x": _cross_entropy_grad}, n_in=3,
                       node_name="CrossEntropyBackward0", family=OTHER, jvp=_cross_entropy_jvp,
-                      method=False)
+                      batch=_class_loss_batch, method=False)
 
 
 def _nll_loss_k(x, target, weight, reduction, ignore_index):
@@ -333,7 +427,7 @@ def _nll_loss_k(x, target, weight, reduction, ignore_index):
 
 def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
     """``x`` is only its shape (a TensorMeta): the gradient is a constant pick."""
-    dt = g._data.dtype
+    dt = g.dtype.np
     cdim, c, valid, tc, wt = _class_layout(tuple(x.shape), target._data, None if weight is None
                                            else weight._data, ignore_index, dt)
     pick = np.zeros(tc.shape + (c,), dt)
@@ -342,7 +436,8 @@ def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
 
 
 nll_loss = defop("nll_loss", _nll_loss_k, {"x": _nll_loss_vjp}, n_in=3, meta=("x",),
-                 node_name="NllLossBackward0", family=OTHER, linear=True, method=False)
+                 node_name="NllLossBackward0", family=OTHER, linear=True, batch=_class_loss_batch,
+                 method=False)
 
 
 # ------------------------------------------------------------------ binary cross-entropy
@@ -436,6 +531,12 @@ def _softmax_backward_jvp(op, args, tangents, result):
     return t
 
 
+def _softmax_backward_batch(op, args, bdims):
+    rank = max(t.ndim - (b is not None) for t, b in zip(args, bdims))
+    ts = [t if b is None else _front(t, b, rank) for t, b in zip(args, bdims)]
+    return softmax_backward(*ts), 0
+
+
 # the vjp in g is the op itself (the softmax Jacobian is symmetric); in p it is
 # gg * (g - sum(g p)) - g * sum(gg p)
 softmax_backward = defop(
@@ -443,7 +544,7 @@ softmax_backward = defop(
     {"g": lambda gg, p: softmax_backward(gg, p),
      "p": lambda gg, g, p: gg * (g - (g * p).sum(-1, keepdim=True)) - g * (gg * p).sum(-1, keepdim=True)},
     n_in=2, node_name="SoftmaxBackwardDataBackward0", family=OTHER, jvp=_softmax_backward_jvp,
-    method=False)
+    batch=_softmax_backward_batch, method=False)
 
 
 def _attention_k(*ts, scale, causal, safe):
@@ -519,6 +620,21 @@ def _attention_jvp(op, args, tangents, result):
     return out_t, pt
 
 
+def _attention_batch(op, args, bdims):
+    q, k, v, bias, keep = args[:5]
+    scale, causal, safe = args[5:]
+    rank = max(t.ndim - (b is not None) for t, b in zip((q, k, v), bdims[:3]))
+    ts = []
+    for t, b in zip((q, k, v, bias, keep), bdims[:5]):
+        if t is None or b is None:
+            ts.append(t)
+        else:
+            ts.append(_front(t, b, rank))
+    if all(b is None for b in bdims[:3]):       # only the mask is batched: give q a batch dim
+        ts[0] = q.unsqueeze(0)
+    return attention(*ts, scale=scale, causal=causal, safe=safe), 0
+
+
 attention = defop("attention", _attention_k, {"ts": _attention_vjp}, n_in=-1, out_saved=(1,),
                   node_name="ScaledDotProductAttentionBackward0", family=OTHER, jvp=_attention_jvp,
-                  method=False)
+                  batch=_attention_batch, method=False)
