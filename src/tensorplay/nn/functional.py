@@ -21,6 +21,8 @@ from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
+from ..ops.linalg import _cname, _tensor_arg
+from ..ops._util import _tname as _dtype_name
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
                              _functional_softmax as _softmax_fn)
@@ -53,12 +55,6 @@ def _inplace(input, f, args, name):
     """``input`` updated in place with ``f(input, *args)`` (PyTorch's ``relu_``
     and friends: autograd records it like any in-place op)."""
     return _apply_inplace(input, f, args, {}, name)
-
-
-def _check_tensor(x, name, pos=1):
-    if not isinstance(x, _Tensor):
-        raise TypeError(f"{name}(): argument 'input' (position {pos}) must be Tensor, not "
-                        f"{type(x).__name__}")
 
 
 def _legacy_reduction(size_average, reduce, emit_warning=True):
@@ -478,12 +474,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: one fused op (one GEMM over all leading
     dimensions, the bias added in place)."""
-    if not isinstance(input, _Tensor):
-        raise TypeError(f"linear(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
-    if not isinstance(weight, _Tensor):
-        raise TypeError(f"linear(): argument 'weight' (position 2) must be Tensor, not "
-                        f"{type(weight).__name__}")
+    _tensor_arg("linear", "input", 1, input)
+    _tensor_arg("linear", "weight", 2, weight)
     xs, ws = input._data.shape, weight._data.shape
     if len(ws) != 2 or not xs or xs[-1] != ws[1]:
         if len(ws) == 2 and xs:
@@ -495,7 +487,6 @@ def linear(input, weight, bias=None):
         if input.ndim >= 3 and bias is not None:
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(input)} and "
                                f"{_tname(weight)}")
-        from ..ops.linalg import _cname
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != "
                            f"{_cname(weight)}")
     if bias is not None:
@@ -517,8 +508,8 @@ def linear(input, weight, bias=None):
 
 
 def _tname(t):
-    from ..ops._util import _tname as tn
-    return tn(t._data.dtype)
+    """PyTorch's name of a tensor's dtype (``Float``, ``Long``, ...)."""
+    return _dtype_name(t._data.dtype)
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -987,7 +978,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     elif attn_mask is not None:
         md = attn_mask._data.dtype
         if md != _np.bool_ and md != query._data.dtype:
-            from ..ops.linalg import _cname
             raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, "
                                f"but got attn_mask.dtype: {_cname(attn_mask)} and  query.dtype: "
                                f"{_cname(query)} instead.")

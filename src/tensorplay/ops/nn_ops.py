@@ -1,16 +1,20 @@
 """The ops behind ``tensorplay.nn.functional`` that are kernels of their own
-(PyTorch has them as single ATen ops too): ``linear``, the normalisation
-statistics shared by layer/group/batch norm, ``embedding``, the fused
-softmax-cross-entropy for class indices, ``nll_loss``,
-``binary_cross_entropy`` and the activations that are not plain compositions
-(``leaky_relu``, ``elu``/``selu``/``celu``, ``hardtanh``, ``hardswish``,
-``mish``).
+(PyTorch has them as single ATen ops too): ``linear`` (one GEMM, the bias added
+in place), ``native_normalize`` (the statistics shared by layer, group,
+instance and batch norm), ``embedding``, the fused softmax-cross-entropy for
+class indices, ``nll_loss``, ``binary_cross_entropy``, ``attention`` (scaled
+dot-product attention with the softmax done in place and one joint
+backward), the activations that are not plain compositions (``leaky_relu``,
+``elu``/``selu``/``celu``, ``hardtanh``, ``hardswish``, ``mish``), and two
+backward kernels made ops so that their callers' vjps stay cheap and
+differentiable (``softmax_backward``, ``normalize_backward``).
 
 Everything else in ``nn.functional`` is a composition of registry ops.  Each
 entry here has a NumPy forward, vjps written in tensorplay ops (so double
-backward works) and a forward-mode rule (its family's or its own).  None of
-them is a Tensor method or a top-level name: ``nn.functional`` is where they
-are spelled (with PyTorch's argument checks, done there before the op runs).
+backward works), a forward-mode rule (its family's or its own) and, where
+vmap benefits, a batching rule.  None of them is a Tensor method or a
+top-level name: ``nn.functional`` is where they are spelled (with PyTorch's
+argument checks, done there before the op runs).
 
 Conventions for the losses: the class dimension is 1 (0 for an unbatched
 input); ``reduction`` is one of "none", "mean", "sum"; a target equal to

@@ -15,3 +15,12 @@ def factory_dtype(device, dtype):
     if device is not None and str(device).split(":")[0] != "cpu":
         raise RuntimeError(f"tensorplay runs on the CPU only (got device '{device}')")
     return dtype
+
+
+def optional_param(module, name, present, *shape, dtype=None):
+    """Register parameter ``name`` of ``shape`` on ``module`` (uninitialised), or
+    None when ``present`` is false (a layer built with ``bias=False``)."""
+    if present:
+        setattr(module, name, empty_param(*shape, dtype=dtype))
+    else:
+        module.register_parameter(name, None)

@@ -18,6 +18,19 @@ def _index(idx, n, kind):
     return idx % n
 
 
+def _update_from_pairs(container, pairs):
+    """``container[key] = value`` for each (key, value) pair, with PyTorch's checks."""
+    kind = type(container).__name__
+    for j, pair in enumerate(pairs):
+        if not isinstance(pair, abc.Iterable):
+            raise TypeError(f"{kind} update sequence element #{j} should be Iterable; is "
+                            f"{type(pair).__name__}")
+        if not len(pair) == 2:
+            raise ValueError(f"{kind} update sequence element #{j} has length {len(pair)}; 2 is "
+                             f"required")
+        container[pair[0]] = pair[1]
+
+
 class Container(Module):
     def __init__(self, **kwargs):
         super().__init__()
@@ -283,14 +296,7 @@ class ModuleDict(Module):
             for key, module in modules.items():
                 self[key] = module
         else:
-            for j, m in enumerate(modules):
-                if not isinstance(m, abc.Iterable):
-                    raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; is "
-                                    f"{type(m).__name__}")
-                if not len(m) == 2:
-                    raise ValueError(f"ModuleDict update sequence element #{j} has length {len(m)}; "
-                                     f"2 is required")
-                self[m[0]] = m[1]
+            _update_from_pairs(self, modules)
 
 
 def _param_line(p, type_name):
@@ -452,14 +458,7 @@ class ParameterDict(Module):
             for key, p in sorted(parameters.items()):
                 self[key] = p
         else:
-            for j, p in enumerate(parameters):
-                if not isinstance(p, abc.Iterable):
-                    raise TypeError(f"ParameterDict update sequence element #{j} should be "
-                                    f"Iterable; is {type(p).__name__}")
-                if not len(p) == 2:
-                    raise ValueError(f"ParameterDict update sequence element #{j} has length "
-                                     f"{len(p)}; 2 is required")
-                self[p[0]] = p[1]
+            _update_from_pairs(self, parameters)
 
     def extra_repr(self):
         return "\n".join(f"  ({k}): " + (_param_line(p, _type_name(p)) if isinstance(p, Tensor) else

@@ -3,7 +3,7 @@ import math
 
 from .. import functional as F
 from .. import init
-from ._common import empty_param, factory_dtype
+from ._common import empty_param, factory_dtype, optional_param
 from .module import Module
 
 __all__ = ["Identity", "Linear", "Bilinear"]
@@ -29,10 +29,7 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = empty_param(out_features, in_features, dtype=dtype)
-        if bias:
-            self.bias = empty_param(out_features, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        optional_param(self, "bias", bias, out_features, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -62,10 +59,7 @@ class Bilinear(Module):
         dtype = factory_dtype(device, dtype)
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = empty_param(out_features, in1_features, in2_features, dtype=dtype)
-        if bias:
-            self.bias = empty_param(out_features, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        optional_param(self, "bias", bias, out_features, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):

@@ -112,15 +112,20 @@ class _HookState:
         return grad_inputs
 
 
-class _InputHook(Function):
-    """Identity on the module's tensor inputs; its backward runs the full
-    backward hooks on the gradients with respect to them."""
+class _IdentityHook(Function):
+    """Identity on some tensors, whose backward runs a module's hooks (``state``);
+    missing gradients stay None."""
 
     @staticmethod
     def forward(ctx, state, *tensors):
         ctx.state = state
         ctx.set_materialize_grads(False)
         return tensors
+
+
+class _InputHook(_IdentityHook):
+    """On the module's tensor inputs: the backward runs the full backward hooks
+    on the gradients with respect to them."""
 
     @staticmethod
     def backward(ctx, *grads):
@@ -132,15 +137,9 @@ class _InputHook(Function):
         return (None,) + tuple(full[i] for i in st.input_index)
 
 
-class _OutputHook(Function):
-    """Identity on the module's tensor outputs; its backward runs the backward
-    pre-hooks and keeps the output gradients for the full hooks."""
-
-    @staticmethod
-    def forward(ctx, state, *tensors):
-        ctx.state = state
-        ctx.set_materialize_grads(False)
-        return tensors
+class _OutputHook(_IdentityHook):
+    """On the module's tensor outputs: the backward runs the backward pre-hooks
+    and keeps the output gradients for the full hooks."""
 
     @staticmethod
     def backward(ctx, *grads):
@@ -226,17 +225,21 @@ class Module:
     forward = _forward_unimplemented
 
     # -------------------------------------------------------------- registration
-    def register_buffer(self, name, tensor, persistent=True):
-        if "_buffers" not in self.__dict__:
-            raise AttributeError("cannot assign buffer before Module.__init__() call")
+    def _check_name(self, kind, store, name):
+        """PyTorch's checks of a new buffer's or parameter's name."""
+        if store not in self.__dict__:
+            raise AttributeError(f"cannot assign {kind} before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_type_name(name)}")
+            raise TypeError(f"{kind} name should be a string. Got {_type_name(name)}")
         if "." in name:
-            raise KeyError('buffer name can\'t contain "."')
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
-            raise KeyError('buffer name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in self.__dict__[store]:
             raise KeyError(f"attribute '{name}' already exists")
+
+    def register_buffer(self, name, tensor, persistent=True):
+        self._check_name("buffer", "_buffers", name)
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
                             f"(torch Tensor or None required)")
@@ -247,16 +250,7 @@ class Module:
             self._non_persistent_buffers_set.add(name)
 
     def register_parameter(self, name, param):
-        if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign parameter before Module.__init__() call")
-        if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_type_name(name)}")
-        if "." in name:
-            raise KeyError('parameter name can\'t contain "."')
-        if name == "":
-            raise KeyError('parameter name can\'t be empty string ""')
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError(f"attribute '{name}' already exists")
+        self._check_name("parameter", "_parameters", name)
         if param is None:
             self._parameters[name] = None
             return

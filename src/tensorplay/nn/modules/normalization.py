@@ -5,11 +5,19 @@ from ... import _creation
 from ... import _dtype as D
 from .. import functional as F
 from .. import init
-from ._common import empty_param, factory_dtype
+from ._common import factory_dtype, optional_param
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
            "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+
+
+def _reset_affine(m):
+    """The affine parts of a norm start as the identity: weight ones, bias zeros."""
+    if m.weight is not None:
+        init.ones_(m.weight)
+    if getattr(m, "bias", None) is not None:
+        init.zeros_(m.bias)
 
 
 def _shape_tuple(normalized_shape):
@@ -29,22 +37,12 @@ class LayerNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = empty_param(*self.normalized_shape, dtype=dtype)
-            if bias:
-                self.bias = empty_param(*self.normalized_shape, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        optional_param(self, "weight", elementwise_affine, *self.normalized_shape, dtype=dtype)
+        optional_param(self, "bias", elementwise_affine and bias, *self.normalized_shape, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -62,22 +60,12 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        if affine:
-            self.weight = empty_param(num_channels, dtype=dtype)
-            if bias:
-                self.bias = empty_param(num_channels, dtype=dtype)
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        optional_param(self, "weight", affine, num_channels, dtype=dtype)
+        optional_param(self, "bias", affine and bias, num_channels, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -94,15 +82,11 @@ class RMSNorm(Module):
         self.normalized_shape = _shape_tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = empty_param(*self.normalized_shape, dtype=dtype)
-        else:
-            self.register_parameter("weight", None)
+        optional_param(self, "weight", elementwise_affine, *self.normalized_shape, dtype=dtype)
         self.reset_parameters()
 
     def reset_parameters(self):
-        if self.elementwise_affine:
-            init.ones_(self.weight)
+        _reset_affine(self)
 
     def forward(self, x):
         return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
@@ -123,14 +107,8 @@ class _NormBase(Module):
         dt = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        if affine:
-            self.weight = empty_param(num_features, dtype=dtype)
-        else:
-            self.register_parameter("weight", None)
-        if affine and bias:
-            self.bias = empty_param(num_features, dtype=dtype)
-        else:
-            self.register_parameter("bias", None)
+        optional_param(self, "weight", affine, num_features, dtype=dtype)
+        optional_param(self, "bias", affine and bias, num_features, dtype=dtype)
         if track_running_stats:
             self.register_buffer("running_mean", _creation.zeros(num_features, dtype=dt))
             self.register_buffer("running_var", _creation.ones(num_features, dtype=dt))
@@ -149,10 +127,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input):
         raise NotImplementedError

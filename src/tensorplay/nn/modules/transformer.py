@@ -55,6 +55,16 @@ def _detect_is_causal_mask(mask, is_causal=None, size=None):
     return make_causal
 
 
+def _self_attention_block(layer, x, attn_mask, key_padding_mask, is_causal):
+    x = layer.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
+                        need_weights=False, is_causal=is_causal)[0]
+    return layer.dropout1(x)
+
+
+def _feed_forward_block(layer, x, dropout):
+    return dropout(layer.linear2(layer.dropout(layer.activation(layer.linear1(x)))))
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention and a feed-forward block, each with dropout and a residual
     connection, LayerNorm after (or, ``norm_first``, before) each."""
@@ -92,13 +102,10 @@ class TransformerEncoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False, is_causal=is_causal)[0]
-        return self.dropout1(x)
+        return _self_attention_block(self, x, attn_mask, key_padding_mask, is_causal)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return _feed_forward_block(self, x, self.dropout2)
 
 
 class TransformerDecoderLayer(Module):
@@ -142,9 +149,7 @@ class TransformerDecoderLayer(Module):
         return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           is_causal=is_causal, need_weights=False)[0]
-        return self.dropout1(x)
+        return _self_attention_block(self, x, attn_mask, key_padding_mask, is_causal)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask, is_causal=False):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -152,8 +157,7 @@ class TransformerDecoderLayer(Module):
         return self.dropout2(x)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return _feed_forward_block(self, x, self.dropout3)
 
 
 class TransformerEncoder(Module):
