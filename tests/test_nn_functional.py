@@ -233,6 +233,19 @@ def test_inplace_functional_forms_match_torch(name, args):
     fcompare(f, [KINKS], (0,))
 
 
+@needs_torch
+@pytest.mark.parametrize("name", ["hardsigmoid", "hardswish", "silu", "mish", "relu6", "elu", "selu", "celu",
+                                  "leaky_relu", "hardtanh", "relu"])
+def test_inplace_flag_matches_torch(name):
+    def f(T, x):
+        y = x * 1
+        out = getattr(F(T), name)(y, inplace=True)
+        assert out is y
+        return out
+    tol = (1e-10, 1e-6) if name in ("hardsigmoid", "celu") else None
+    fcompare(f, [KINKS], (0,), tol=tol)
+
+
 @pytest.mark.parametrize("name,fn", ACT, ids=[a[0] for a in ACT])
 def test_activations_gradcheck(name, fn):
     x = tp.tensor(randn(6, 3, 4, 6), requires_grad=True)

@@ -304,10 +304,14 @@ def sigmoid(input):
     return input.sigmoid()
 
 
+def _hardsigmoid(x):
+    return _nn.hardtanh(x + 3, 0.0, 6.0) / 6
+
+
 def hardsigmoid(input, inplace=False):
     if inplace:
-        return input.add_(3).clamp_(0, 6).div_(6)
-    return _nn.hardtanh(input + 3, 0.0, 6.0) / 6
+        return _inplace(input, _hardsigmoid, (), "hardsigmoid")
+    return _hardsigmoid(input)
 
 
 def silu(input, inplace=False):
