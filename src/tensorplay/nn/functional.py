@@ -478,6 +478,13 @@ def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
 def linear(input, weight, bias=None):
     """``input @ weight.T + bias``: one fused op (one GEMM over all leading
     dimensions, the bias added in place)."""
+    try:                                        # the common case, checked in one expression
+        xd, wd = input._data, weight._data
+        if wd.ndim == 2 and xd.ndim and xd.shape[-1] == wd.shape[1] and xd.dtype is wd.dtype and \
+                (bias is None or bias._data.dtype is xd.dtype and bias._data.shape == wd.shape[:1]):
+            return _nn.linear(input, weight, bias)
+    except AttributeError:
+        pass
     _tensor_arg("linear", "input", 1, input)
     _tensor_arg("linear", "weight", 2, weight)
     xs, ws = input._data.shape, weight._data.shape
