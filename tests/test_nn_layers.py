@@ -198,8 +198,11 @@ def test_default_init_of_norms_embedding_and_recurrent_layers():
                                            ("BatchNorm2d", (3, 3, 2, 4), {"momentum": 0.3}),
                                            ("BatchNorm2d", (3, 3, 2, 2), {"momentum": None}),
                                            ("BatchNorm1d", (5, 3), {"affine": False}),
-                                           ("BatchNorm1d", (5, 3), {"track_running_stats": False})])
-def test_batchnorm_train_and_eval_match_torch(kind, shape, kw, dtype):
+                                           ("BatchNorm1d", (5, 3), {"track_running_stats": False}),
+                                           ("InstanceNorm1d", (4, 3, 5), {"track_running_stats": True}),
+                                           ("InstanceNorm2d", (2, 3, 2, 3), {"affine": True,
+                                                                             "track_running_stats": True})])
+def test_batch_and_instance_norm_train_and_eval_match_torch(kind, shape, kw, dtype):
     m, tm = pair(lambda: getattr(nn, kind)(3, **kw), lambda: getattr(torch.nn, kind)(3, **kw), dtype)
     for step in range(3):                      # running statistics accumulate
         compare(m, tm, [randn(step, *shape, dtype=dtype) * 2 + 1], dtype, seed=step)
