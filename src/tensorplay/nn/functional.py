@@ -4,7 +4,7 @@ signatures, argument checks and messages.
 The kernels live in the op registry: the activations of ``ops/pointwise.py``,
 softmax and log_softmax of ``ops/reduction.py``, and the fused ops of
 ``ops/nn_ops.py`` (``linear``, normalisation statistics, ``embedding``,
-softmax-cross-entropy, ``nll_loss``, ``binary_cross_entropy``, ``elu``, ...).
+softmax-cross-entropy, ``nll_loss``, ``binary_cross_entropy``, ``attention``, ``elu``, ...).
 Everything else here is a composition of registry ops, so it differentiates,
 double-differentiates and runs under forward mode like any other code.
 """
