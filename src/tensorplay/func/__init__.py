@@ -1,6 +1,6 @@
 """Composable function transforms, as ``torch.func``: ``grad``,
 ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd``,
-``hessian``.  Each call of a transform opens a level (reverse: ``_levels.py``,
+``hessian``, and ``functional_call`` / ``stack_module_state`` for modules.  Each call of a transform opens a level (reverse: ``_levels.py``,
 forward: ``autograd.forward_ad``'s dual levels), so they nest to any depth
 without confusing one level's perturbation with another's.
 
@@ -12,5 +12,7 @@ without confusing one level's perturbation with another's.
 """
 from ._eager import grad, grad_and_value, jvp, linearize, vjp
 from ._jac import hessian, jacfwd, jacrev
+from ._functional_call import functional_call, stack_module_state
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "stack_module_state", "vjp"]
