@@ -33,6 +33,7 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       manual_seed, seed, set_rng_state)
 from . import nn  # noqa: F401
 from . import func  # noqa: F401   (above autograd: transforms built on it)
+from . import optim  # noqa: F401
 
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 half, float, double = float16, float32, float64   # noqa: A001
