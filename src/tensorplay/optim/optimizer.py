@@ -388,10 +388,16 @@ def _grad_for_update(g, d, maximize, weight_decay):
 
 
 def _real(a):
-    """A complex array seen as real pairs (PyTorch's ``view_as_real``); others as they are."""
+    """A complex array seen as real pairs (PyTorch's ``view_as_real``), a 0-d one as
+    one element (so that results can be written with ``out=``): views, never copies.
+    (A NumPy scalar, what arithmetic on 0-d arrays gives, becomes an array.)"""
+    if type(a) is not np.ndarray:
+        a = np.asarray(a)
     if a.dtype.kind == "c":
-        return a.view(a.real.dtype).reshape(a.shape + (2,))
-    return a
+        r = a.real                  # a view with a's strides; the imaginary part follows each real
+        return np.lib.stride_tricks.as_strided(r, a.shape + (2,), r.strides + (r.itemsize,),
+                                               writeable=a.flags.writeable)
+    return a[None] if a.ndim == 0 else a
 
 
 def _in_dtype(x, dtype):
