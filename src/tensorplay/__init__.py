@@ -35,6 +35,7 @@ from . import nn  # noqa: F401
 from . import func  # noqa: F401   (above autograd: transforms built on it)
 from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
+from . import random, utils  # noqa: F401
 
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 half, float, double = float16, float32, float64   # noqa: A001
