@@ -1,3 +1,3 @@
 """tensorplay.utils: ``data`` (datasets and the DataLoader) and ``checkpoint``
 (activation checkpointing), as PyTorch's ``torch.utils``."""
-from . import data  # noqa: F401
+from . import checkpoint, data  # noqa: F401
