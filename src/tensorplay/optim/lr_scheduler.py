@@ -9,17 +9,17 @@ combined and the rates agree with PyTorch's to the last bit);
 import math
 import types
 import warnings
-from bisect import bisect_right
-from collections import Counter
+from bisect import bisect_right as _bisect_right
+from collections import Counter as _Counter
 
-from .._tensor import Tensor
-from .optimizer import Optimizer, _scalar
+from .._tensor import Tensor as _Tensor
+from .optimizer import Optimizer as _Optimizer, _scalar
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
            "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
            "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR"]
 
-EPOCH_DEPRECATION_WARNING = (
+_EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
     "possible. Please use `scheduler.step()` to step the scheduler. During the deprecation, if "
     "epoch is different from None, the closed form is used instead of the new chainable form, "
@@ -29,13 +29,13 @@ EPOCH_DEPRECATION_WARNING = (
 
 def _values(optimizer, key):
     """``[group[key]]`` for each group, tensors copied (no aliasing)."""
-    return [g[key].clone() if isinstance(g[key], Tensor) else g[key]
+    return [g[key].clone() if isinstance(g[key], _Tensor) else g[key]
             for g in optimizer.param_groups]
 
 
 def _set(group, key, value):
     """Set ``group[key]``: a tensor is filled in place, so that it stays the same object."""
-    if isinstance(group[key], Tensor):
+    if isinstance(group[key], _Tensor):
         group[key].fill_(_scalar(value))
     else:
         group[key] = value
@@ -47,7 +47,7 @@ def _per_group(name, optimizer, value):
             raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} "
                              f"has {len(value)} values, param_groups has "
                              f"{len(optimizer.param_groups)}.")
-        return [v.clone() if isinstance(v, Tensor) else v for v in value]
+        return [v.clone() if isinstance(v, _Tensor) else v for v in value]
     return [value] * len(optimizer.param_groups)
 
 
@@ -60,13 +60,13 @@ class LRScheduler:
     _is_initial = False
 
     def __init__(self, optimizer, last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
+        if not isinstance(optimizer, _Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
                 lr = group["lr"]
-                group.setdefault("initial_lr", lr.clone() if isinstance(lr, Tensor) else lr)
+                group.setdefault("initial_lr", lr.clone() if isinstance(lr, _Tensor) else lr)
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -119,7 +119,7 @@ class LRScheduler:
                 UserWarning, stacklevel=2)
         self._step_count += 1
         if epoch is not None:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._update_lr(epoch)
 
     def _update_lr(self, epoch=None):
@@ -228,7 +228,7 @@ class MultiStepLR(LRScheduler):
     ``gamma**n`` at one listed ``n`` times)."""
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
-        self.milestones = Counter(milestones)
+        self.milestones = _Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
 
@@ -240,7 +240,7 @@ class MultiStepLR(LRScheduler):
 
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
-        return [base * self.gamma ** bisect_right(milestones, self.last_epoch)
+        return [base * self.gamma ** _bisect_right(milestones, self.last_epoch)
                 for base in self.base_lrs]
 
 
@@ -415,7 +415,7 @@ class SequentialLR(LRScheduler):
         for group in optimizer.param_groups:
             _set(group, "lr", group["initial_lr"])
         self._undo_initial_steps(self)
-        idx = bisect_right(self._milestones, 0)
+        idx = _bisect_right(self._milestones, 0)
         self._schedulers[idx]._initial_step()
         self._last_lr = schedulers[idx].get_last_lr()
 
@@ -428,7 +428,7 @@ class SequentialLR(LRScheduler):
 
     def step(self):
         self.last_epoch += 1
-        idx = bisect_right(self._milestones, self.last_epoch)
+        idx = _bisect_right(self._milestones, self.last_epoch)
         scheduler = self._schedulers[idx]
         if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
             scheduler._update_lr(0)
@@ -478,7 +478,7 @@ class ReduceLROnPlateau(LRScheduler):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         self.factor = factor
-        if not isinstance(optimizer, Optimizer):
+        if not isinstance(optimizer, _Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if isinstance(min_lr, (list, tuple)):
@@ -508,7 +508,7 @@ class ReduceLROnPlateau(LRScheduler):
         if epoch is None:
             epoch = self.last_epoch + 1
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+            warnings.warn(_EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
         if self._is_better(current, self.best):
             self.best = current
@@ -634,7 +634,7 @@ class OneCycleLR(LRScheduler):
                  pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
                  max_momentum=0.95, div_factor=25.0, final_div_factor=1e4, three_phase=False,
                  last_epoch=-1):
-        if not isinstance(optimizer, Optimizer):
+        if not isinstance(optimizer, _Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         if total_steps is not None:

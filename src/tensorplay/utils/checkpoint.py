@@ -23,15 +23,13 @@ import contextlib
 import itertools
 import warnings
 import weakref
-from collections import defaultdict
+from collections import defaultdict as _defaultdict
 
-from .._autograd.engine import current_pass
-from .._autograd.grad_mode import enable_grad, is_grad_enabled, no_grad
-from .._autograd.saved_hooks import saved_tensors_hooks, version_error
-from .._random import fork_rng, get_rng_state, set_rng_state
-from .._tensor import Tensor
+from .. import _random
+from .._autograd import engine as _engine, grad_mode as _grad_mode, saved_hooks as _saved_hooks
+from .._tensor import Tensor as _Tensor
 from ..autograd import backward as _backward
-from ..autograd.function import Function
+from ..autograd.function import Function as _Function
 from ..ops._registry import _tensor_type_name
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "noop_context_fn",
@@ -101,15 +99,15 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
     if determinism_check not in ("default", "none"):
         raise ValueError(f"determinism_check should be one of ['default', 'none'], but got "
                          f"{determinism_check}")
-    if not is_grad_enabled():
+    if not _grad_mode.is_grad_enabled():
         return function(*args, **kwargs)
     forward_ctx, recompute_ctx = context_fn()
-    fwd_state = get_rng_state() if preserve else None
+    fwd_state = _random.get_rng_state() if preserve else None
 
     def recompute(*inputs):
-        with fork_rng(enabled=preserve):
+        with _random.fork_rng(enabled=preserve):
             if preserve:
-                set_rng_state(fwd_state)
+                _random.set_rng_state(fwd_state)
             with recompute_ctx:
                 function(*inputs, **kwargs)
 
@@ -183,13 +181,13 @@ class _Frame:
         self.recompute = recompute
         self.inputs = inputs
         self.versions = [(a, a._shared_version(), a._version) for a in inputs
-                         if isinstance(a, Tensor)]
+                         if isinstance(a, _Tensor)]
         self.early_stop = early_stop
         self.check_meta = check_meta
         self.holders = []
         self.metas = []
-        self.recomputed = defaultdict(weakref.WeakKeyDictionary)
-        self.counts = defaultdict(int)
+        self.recomputed = _defaultdict(weakref.WeakKeyDictionary)
+        self.counts = _defaultdict(int)
         self.done = set()
         self.forward_completed = False
         self.ignore_mismatch = False
@@ -197,9 +195,9 @@ class _Frame:
     def run_recomputation(self, gid):
         for t, vc, expected in self.versions:
             if vc[0] != expected:
-                raise version_error(_tensor_type_name(t), None, vc[0], expected)
+                raise _saved_hooks.version_error(_tensor_type_name(t), None, vc[0], expected)
         try:
-            with _recompute_hooks(self, gid), enable_grad():
+            with _recompute_hooks(self, gid), _grad_mode.enable_grad():
                 self.recompute(*self.inputs)
         except _StopRecomputation:
             pass
@@ -249,7 +247,7 @@ def _forward_hooks(frame):
         return holder
 
     def unpack(holder):
-        gid = current_pass()
+        gid = _engine.current_pass()
         if gid is None:
             gid = next(_unique_ids)
         if gid not in frame.done:
@@ -263,7 +261,7 @@ def _forward_hooks(frame):
         holder.handles[gid] = None
         return frame.recomputed[gid].pop(handle)
 
-    return saved_tensors_hooks(pack, unpack)
+    return _saved_hooks.saved_tensors_hooks(pack, unpack)
 
 
 def _recompute_hooks(frame, gid):
@@ -286,24 +284,24 @@ def _recompute_hooks(frame, gid):
             raise _StopRecomputation
         return x
 
-    return saved_tensors_hooks(pack, lambda x: x)
+    return _saved_hooks.saved_tensors_hooks(pack, lambda x: x)
 
 
 # ---------------------------------------------------------------- reentrant
-class _ReentrantCheckpoint(Function):
+class _ReentrantCheckpoint(_Function):
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
-        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+        if not any(isinstance(a, _Tensor) and a.requires_grad for a in args):
             warnings.warn("None of the inputs have requires_grad=True. Gradients will be None",
                           stacklevel=5)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
         if preserve_rng_state:
-            ctx.fwd_state = get_rng_state()
-        ctx.inputs = [None if isinstance(a, Tensor) else a for a in args]
-        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-        ctx.save_for_backward(*(a for a in args if isinstance(a, Tensor)))
-        with no_grad():
+            ctx.fwd_state = _random.get_rng_state()
+        ctx.inputs = [None if isinstance(a, _Tensor) else a for a in args]
+        ctx.tensor_indices = [i for i, a in enumerate(args) if isinstance(a, _Tensor)]
+        ctx.save_for_backward(*(a for a in args if isinstance(a, _Tensor)))
+        with _grad_mode.no_grad():
             return run_function(*args)
 
     @staticmethod
@@ -311,19 +309,19 @@ class _ReentrantCheckpoint(Function):
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
-        with fork_rng(enabled=ctx.preserve_rng_state):
+        with _random.fork_rng(enabled=ctx.preserve_rng_state):
             if ctx.preserve_rng_state:
-                set_rng_state(ctx.fwd_state)
-            detached = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
+                _random.set_rng_state(ctx.fwd_state)
+            detached = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, _Tensor) else a
                         for a in inputs]
-            with enable_grad():
+            with _grad_mode.enable_grad():
                 outputs = ctx.run_function(*detached)
-        if isinstance(outputs, Tensor):
+        if isinstance(outputs, _Tensor):
             outputs = (outputs,)
         pairs = [(o, g) for o, g in zip(outputs, grads)
-                 if isinstance(o, Tensor) and o.requires_grad]
+                 if isinstance(o, _Tensor) and o.requires_grad]
         if not pairs:
             raise RuntimeError("none of output has requires_grad=True, this checkpoint() is not "
                                "necessary")
         _backward([o for o, _ in pairs], [g for _, g in pairs])
-        return (None, None) + tuple(a.grad if isinstance(a, Tensor) else None for a in detached)
+        return (None, None) + tuple(a.grad if isinstance(a, _Tensor) else None for a in detached)
