@@ -9,6 +9,8 @@ from .lbfgs import LBFGS  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 
 # as in PyTorch, the algorithms' modules are importable but not attributes of the package
-del adadelta, adagrad, adam, lbfgs, optimizer, rmsprop, sgd  # noqa: F821
+for _name in ("adadelta", "adagrad", "adam", "lbfgs", "optimizer", "rmsprop", "sgd"):
+    globals().pop(_name)
+del _name
 
 __all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "LBFGS", "Optimizer", "RMSprop", "SGD"]

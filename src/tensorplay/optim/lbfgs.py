@@ -132,7 +132,7 @@ class LBFGS(Optimizer):
         ...     loss.backward()
         ...     return loss
         >>> _ = opt.step(closure)
-        >>> [round(v, 6) for v in xy.tolist()]
+        >>> [round(v, 4) for v in xy.tolist()]
         [1.0, 1.0]
     """
 

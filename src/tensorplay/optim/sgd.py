@@ -22,7 +22,7 @@ class SGD(Optimizer):
         ...     (w ** 2).sum().backward()
         ...     opt.step()
         >>> round(w.item(), 4)
-        0.44
+        0.46
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,

@@ -3,7 +3,6 @@
 import math
 import warnings
 
-from ..._tensor import Tensor
 from ...ops.indexing import index_select
 from ..._creation import tensor
 from ... import _dtype as D
