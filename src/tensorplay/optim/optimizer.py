@@ -216,10 +216,7 @@ class Optimizer:
         out = []
         for p in group["params"]:
             g = getattr(p, "_grad", None)
-            if g is not None:
-                if g._data.shape != p._data.shape:
-                    raise RuntimeError(f"the gradient of a parameter of shape "
-                                       f"{list(p._data.shape)} has shape {list(g._data.shape)}")
+            if g is not None:                  # (.grad's setter checked its shape)
                 out.append((p, g._data))
         return out
 
