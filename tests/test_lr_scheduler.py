@@ -150,7 +150,8 @@ def test_values_by_hand(T):
     for _ in range(4):
         o.step()
         s.step()
-    assert s.get_last_lr()[0] == pytest.approx(0.1) and o.param_groups[0]["lr"] == s.get_last_lr()[0]
+    assert s.get_last_lr()[0] == pytest.approx(0.1)
+    assert o.param_groups[0]["lr"] == s.get_last_lr()[0]
 
 
 def test_state_dict_round_trip(T):

@@ -34,7 +34,8 @@ class Generator:
 
     def get_state(self):
         st = self._rng.bit_generator.state
-        raw = (st["state"]["state"].to_bytes(16, "little") + st["state"]["inc"].to_bytes(16, "little")
+        raw = (st["state"]["state"].to_bytes(16, "little")
+               + st["state"]["inc"].to_bytes(16, "little")
                + int(st["has_uint32"]).to_bytes(4, "little")
                + int(st["uinteger"]).to_bytes(4, "little"))
         return _wrap(np.frombuffer(raw, np.uint8).copy())

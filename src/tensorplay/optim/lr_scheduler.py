@@ -403,8 +403,8 @@ class SequentialLR(LRScheduler):
                              "scheduler.")
         _check_chain(type(self).__name__, schedulers, optimizer)
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one "
-                             "more than the number of milestone points, but got number of "
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to be "
+                             "one more than the number of milestone points, but got number of "
                              f"schedulers {len(schedulers)} and the number of milestones to be "
                              f"equal to {len(milestones)}")
         self._schedulers = schedulers
@@ -530,9 +530,9 @@ class ReduceLROnPlateau(LRScheduler):
                 raise RuntimeError(
                     f"The number of param groups in the `optimizer` "
                     f"({len(self.optimizer.param_groups)}) differs from when `ReduceLROnPlateau` "
-                    f"was initialized ({len(self.min_lrs)}), usually due to a new param group being "
-                    "added to the optimizer. Please modify the `min_lrs` field to match the length "
-                    "of the `optimizer` param groups.")
+                    f"was initialized ({len(self.min_lrs)}), usually due to a new param group "
+                    "being added to the optimizer. Please modify the `min_lrs` field to match the "
+                    "length of the `optimizer` param groups.")
             self.min_lrs = [self.default_min_lr] * len(self.optimizer.param_groups)
         for i, group in enumerate(self.optimizer.param_groups):
             old = float(group["lr"])

@@ -141,9 +141,9 @@ class Optimizer:
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
-                            "the ordering of tensors in sets will change between runs. Please use a "
-                            "list instead.")
+            raise TypeError("optimizer parameters need to be organized in ordered collections, "
+                            "but the ordering of tensors in sets will change between runs. Please "
+                            "use a list instead.")
         else:
             params = list(params)
         tensors, names = [], []
