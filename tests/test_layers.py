@@ -22,6 +22,7 @@ LAYERS = [
     ("op registry", ["tensorplay.ops"]),
     ("autograd API", ["tensorplay.autograd"]),
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.text",
+                    "tensorplay.utils", "tensorplay.serialization", "tensorplay.random",
                     "tensorplay"]),
 ]
 

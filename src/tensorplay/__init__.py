@@ -61,6 +61,9 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
 from . import nn  # noqa: F401
 from . import func  # noqa: F401   (above autograd: transforms built on it)
 from . import text  # noqa: F401   (autodiff over text, on the same engine)
+from . import optim  # noqa: F401
+from .serialization import load, save  # noqa: F401
+from . import random, utils  # noqa: F401
 
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 half, float, double = float16, float32, float64   # noqa: A001
@@ -141,6 +144,8 @@ __all__ = [
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",
     "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
+    # saving and loading (safetensors files)
+    "save", "load",
     # random state
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state",
