@@ -30,6 +30,11 @@ MODULES = {
     "tensorplay.nn": "torch.nn",
     "tensorplay.nn.functional": "torch.nn.functional",
     "tensorplay.func": "torch.func",
+    "tensorplay.optim": "torch.optim",
+    "tensorplay.optim.lr_scheduler": "torch.optim.lr_scheduler",
+    "tensorplay.utils.data": "torch.utils.data",
+    "tensorplay.utils.checkpoint": "torch.utils.checkpoint",
+    "tensorplay.random": "torch.random",
 }
 
 # Names that are not PyTorch's in that place, each with why it is there.
@@ -48,6 +53,9 @@ EXTRAS = {
         "saved": "module: saved-tensor hooks' own machinery (torch.autograd.graph's hooks use it)",
     },
     "Tensor": {},
+    "tensorplay": {
+        "text": "module: automatic differentiation over text (afnio's API) on the same engine",
+    },
 }
 
 # attributes every Python class has, which are not API

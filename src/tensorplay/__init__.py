@@ -15,6 +15,33 @@ import warnings as _warnings
 _warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) encountered",
                          RuntimeWarning, r"tensorplay(\.|$)")
 
+
+def _keep_freed_memory():
+    """Every array is a malloc'd block.  glibc's defaults hand large freed blocks
+    back to the OS at once (mmap above 128 KiB-32 MiB, heap trimming), so a
+    training step that allocates and frees the same sizes each step pays page
+    faults on every array, every step: ~25% of a transformer step here.  Keep
+    blocks below 64 MiB in the heap and trim it only past 256 MiB free, as a
+    caching allocator would.  Peak memory is unchanged; memory freed after a
+    peak stays resident for reuse.  Settings the environment already makes
+    (``MALLOC_*_``) are left alone."""
+    import ctypes
+    import os
+    import sys
+    if not sys.platform.startswith("linux") or any(k.startswith("MALLOC_") for k in os.environ):
+        return
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):       # not glibc
+        return
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+    mallopt(m_mmap_threshold, 64 << 20)
+    mallopt(m_trim_threshold, 256 << 20)
+    mallopt(m_top_pad, 64 << 20)
+
+
+_keep_freed_memory()
+
 from . import _dtype, _print
 from ._dtype import (bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      int8, int16, int32, int64, uint8, uint16, uint32, uint64,
@@ -33,6 +60,10 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       manual_seed, seed, set_rng_state)
 from . import nn  # noqa: F401
 from . import func  # noqa: F401   (above autograd: transforms built on it)
+from . import text  # noqa: F401   (autodiff over text, on the same engine)
+from . import optim  # noqa: F401
+from .serialization import load, save  # noqa: F401
+from . import random, utils  # noqa: F401
 
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 half, float, double = float16, float32, float64   # noqa: A001
@@ -113,6 +144,8 @@ __all__ = [
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",
     "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
+    # saving and loading (safetensors files)
+    "save", "load",
     # random state
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state",

@@ -1,9 +1,17 @@
-"""Random number generation: a ``Generator`` wraps NumPy's PCG64."""
-import pickle
+"""Random number generation: a ``Generator`` wraps NumPy's PCG64.
+
+A generator's state is a uint8 tensor of ``_STATE_BYTES`` bytes: PCG64's
+128-bit state and increment and its buffered 32-bit half, little endian.  It
+is plain data (no pickle), so a state read back from a file can only set a
+generator, never run code.
+"""
+import contextlib
 
 import numpy as np
 
-from ._tensor import _wrap, device
+from ._tensor import Tensor, _wrap, device
+
+_STATE_BYTES = 40
 
 
 class Generator:
@@ -25,10 +33,28 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        return _wrap(np.frombuffer(pickle.dumps(self._rng.bit_generator.state), np.uint8).copy())
+        st = self._rng.bit_generator.state
+        raw = (st["state"]["state"].to_bytes(16, "little")
+               + st["state"]["inc"].to_bytes(16, "little")
+               + int(st["has_uint32"]).to_bytes(4, "little")
+               + int(st["uinteger"]).to_bytes(4, "little"))
+        return _wrap(np.frombuffer(raw, np.uint8).copy())
 
-    def set_state(self, state):
-        self._rng.bit_generator.state = pickle.loads(state._data.tobytes())
+    def set_state(self, new_state):
+        if not isinstance(new_state, Tensor) or new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a tensorplay.ByteTensor")
+        if new_state._data.size != _STATE_BYTES:
+            raise RuntimeError(f"Expected a Generator state of size {_STATE_BYTES} but found the "
+                               f"input RNG state size to be {new_state._data.size}")
+        raw = new_state._data.tobytes()
+        if raw[32:36] not in (b"\0\0\0\0", b"\1\0\0\0"):
+            raise RuntimeError("Invalid Generator state (its buffered-value flag is neither 0 "
+                               "nor 1)")
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64",
+            "state": {"state": int.from_bytes(raw[:16], "little"),
+                      "inc": int.from_bytes(raw[16:32], "little")},
+            "has_uint32": raw[32], "uinteger": int.from_bytes(raw[36:40], "little")}
         return self
 
     @property
@@ -55,5 +81,28 @@ def get_rng_state():
     return default_generator.get_state()
 
 
-def set_rng_state(state):
-    default_generator.set_state(state)
+def set_rng_state(new_state):
+    default_generator.set_state(new_state)
+
+
+@contextlib.contextmanager
+def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
+             device_type=None):
+    """Inside, the default generator may be used freely: its state is restored on
+    exit (PyTorch's ``torch.random.fork_rng``; there are no other devices here).
+
+        >>> import tensorplay as tp
+        >>> _ = tp.manual_seed(0)
+        >>> with tp.random.fork_rng():
+        ...     a = tp.rand(2)
+        >>> tp.equal(a, tp.rand(2))
+        True
+    """
+    if not enabled:
+        yield
+        return
+    state = get_rng_state()
+    try:
+        yield
+    finally:
+        set_rng_state(state)

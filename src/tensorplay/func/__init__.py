@@ -1,6 +1,10 @@
 """Composable function transforms, as ``torch.func``: ``grad``,
 ``grad_and_value``, ``vjp``, ``jvp``, ``linearize``, ``jacrev``, ``jacfwd``,
-``hessian``, ``vmap``.  Each call of a transform opens a level (reverse: ``_levels.py``,
+from ._vmap import vmap
+from ._functional_call import functional_call, stack_module_state
+
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "stack_module_state", "vjp", "vmap"]
 forward: ``autograd.forward_ad``'s dual levels), so they nest to any depth
 without confusing one level's perturbation with another's.
 
@@ -13,6 +17,7 @@ without confusing one level's perturbation with another's.
 from ._eager import grad, grad_and_value, jvp, linearize, vjp
 from ._jac import hessian, jacfwd, jacrev
 from ._vmap import vmap
+from ._functional_call import functional_call, stack_module_state
 
-__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize", "vjp",
-           "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
+           "linearize", "stack_module_state", "vjp", "vmap"]

@@ -1,5 +1,37 @@
-"""tensorplay.nn: ``Parameter`` and ``functional`` (more of nn arrives with later issues)."""
-from .parameter import Parameter  # noqa: F401
-from . import functional  # noqa: F401
+"""tensorplay.nn: ``Module`` and the layers, ``Parameter``/``Buffer``, ``functional``,
+``init`` and ``utils`` (as ``torch.nn``)."""
+from .parameter import Buffer, Parameter
+from . import functional, init  # noqa: F401
+from .modules import (  # noqa: F401  (the layer classes, re-exported)
+    Module, Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity,
+    Linear, Bilinear, Flatten, Unflatten, CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid,
+    Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, MultiheadAttention, PReLU, ReLU,
+    ReLU6, RReLU, Sigmoid, SiLU, Softmax, Softmax2d, Softmin, Softplus, Softshrink, Softsign, Tanh,
+    Tanhshrink, Threshold, BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
+    InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm, AlphaDropout, Dropout, Dropout1d,
+    Dropout2d, Dropout3d, FeatureAlphaDropout, Embedding, GRU, LSTM, RNN, GRUCell, LSTMCell,
+    RNNBase, RNNCell, RNNCellBase, Transformer, TransformerDecoder, TransformerDecoderLayer,
+    TransformerEncoder, TransformerEncoderLayer, BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss,
+    CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
+    MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss,
+    SoftMarginLoss, TripletMarginLoss, CosineSimilarity, PairwiseDistance,
+)
+from . import utils  # noqa: F401  (nn.modules and nn.parameter are bound by the imports above)
 
-__all__ = ["Parameter"]
+__all__ = [
+    "Parameter", "Buffer", "Module", "Container", "Sequential", "ModuleList", "ModuleDict",
+    "ParameterList", "ParameterDict", "Identity", "Linear", "Bilinear", "Flatten", "Unflatten",
+    "CELU", "ELU", "GELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh",
+    "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish", "MultiheadAttention", "PReLU", "ReLU",
+    "ReLU6", "RReLU", "Sigmoid", "SiLU", "Softmax", "Softmax2d", "Softmin", "Softplus",
+    "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "BatchNorm1d", "BatchNorm2d",
+    "BatchNorm3d", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LayerNorm",
+    "RMSNorm", "AlphaDropout", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+    "FeatureAlphaDropout", "Embedding", "GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNBase",
+    "RNNCell", "RNNCellBase", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+    "TransformerEncoder", "TransformerEncoderLayer", "BCELoss", "BCEWithLogitsLoss",
+    "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
+    "HuberLoss", "KLDivLoss", "L1Loss", "MarginRankingLoss", "MSELoss", "MultiLabelSoftMarginLoss",
+    "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss",
+    "CosineSimilarity", "PairwiseDistance",
+]

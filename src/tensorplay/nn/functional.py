@@ -1,7 +1,1181 @@
-"""tensorplay.nn.functional: the activation functions (the ops live in tensorplay.ops)."""
-from ..ops.pointwise import (gelu, logsigmoid, relu, sigmoid, silu, softplus, tanh)  # noqa: F401
-from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
-                             _functional_softmax as softmax)
+"""tensorplay.nn.functional: the functions behind the layers, with PyTorch's
+signatures, argument checks and messages.
 
-__all__ = ["gelu", "log_softmax", "logsigmoid", "relu", "sigmoid", "silu", "softmax",
-           "softplus", "tanh"]
+The kernels live in the op registry: the activations of ``ops/pointwise.py``,
+softmax and log_softmax of ``ops/reduction.py``, and the fused ops of
+``ops/nn_ops.py`` (``linear``, normalisation statistics, ``embedding``,
+softmax-cross-entropy, ``nll_loss``, ``binary_cross_entropy``, ``attention``, ``elu``, ...).
+Everything else here is a composition of registry ops, so it differentiates,
+double-differentiates and runs under forward mode like any other code.
+"""
+import math as _math
+import warnings as _warnings
+
+import numpy as _np
+
+from .. import _dtype as _D
+from .._autograd.grad_mode import no_grad as _no_grad
+from .._random import default_generator as _default_generator
+from .._tensor import Tensor as _Tensor, _wrap
+from ..ops import nn_ops as _nn
+from ..ops import pointwise as _pw
+from ..ops.core import matmul as _matmul
+from ..ops.inplace import apply_inplace as _apply_inplace
+from ..ops.linalg import _cname, _tensor_arg
+from ..ops._util import _tname as _dtype_name
+from ..ops.pointwise_more import xlogy as _xlogy
+from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
+                             _functional_softmax as _softmax_fn)
+from ..ops.shape import cat as _cat
+
+__all__ = [
+    # activations
+    "relu", "relu_", "relu6", "elu", "elu_", "selu", "selu_", "celu", "celu_", "leaky_relu",
+    "leaky_relu_", "prelu", "rrelu", "rrelu_", "glu", "gelu", "logsigmoid", "hardshrink",
+    "tanhshrink", "softsign", "softplus", "softmin", "softmax", "softshrink", "gumbel_softmax",
+    "log_softmax", "tanh", "sigmoid", "hardsigmoid", "silu", "mish", "hardswish", "hardtanh",
+    "hardtanh_", "threshold", "threshold_",
+    # normalisation
+    "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "normalize",
+    # linear, dropout, sparse, distances
+    "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout", "embedding", "one_hot", "pairwise_distance", "cosine_similarity",
+    # losses
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "poisson_nll_loss",
+    "gaussian_nll_loss", "cosine_embedding_loss", "cross_entropy", "hinge_embedding_loss",
+    "kl_div", "l1_loss", "mse_loss", "margin_ranking_loss", "multilabel_soft_margin_loss",
+    "nll_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
+    # attention
+    "scaled_dot_product_attention", "multi_head_attention_forward",
+]
+
+
+# ------------------------------------------------------------------ helpers
+def _inplace(input, f, args, name):
+    """``input`` updated in place with ``f(input, *args)`` (PyTorch's ``relu_``
+    and friends: autograd records it like any in-place op)."""
+    return _apply_inplace(input, f, args, {}, name)
+
+
+def _legacy_reduction(size_average, reduce, emit_warning=True):
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    ret = "mean" if size_average and reduce else "sum" if reduce else "none"
+    if emit_warning:
+        _warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                       f"reduction='{ret}' instead.", UserWarning, stacklevel=3)
+    return ret
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _size_warning(input, target):
+    if target.shape != input.shape:
+        _warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                       f"({input.shape}). This will likely lead to incorrect results due to "
+                       f"broadcasting. Please ensure they have the same size.", UserWarning, stacklevel=3)
+
+
+def _weighted(loss, weight, reduction, input, mean_by_weight=True):
+    """PyTorch 2.13's optional ``weight`` of l1/mse/huber: same size as the input;
+    'mean' divides by the sum of the weights (huber: by the element count)."""
+    if weight is None:
+        return _reduce(loss, reduction)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "mean" and mean_by_weight:
+        return loss.sum() / weight.sum()
+    return _reduce(loss, reduction)
+
+
+def _rng(generator=None):
+    return (_default_generator if generator is None else generator)._rng
+
+
+def _uniform_like(shape, dtype):
+    """Uniform [0, 1) samples of ``shape`` in ``dtype`` from the default generator."""
+    npdt = dtype.np
+    if npdt in (_np.float32, _np.float64):
+        return _rng().random(shape, dtype=npdt)
+    return _rng().random(shape, dtype=_np.float32).astype(npdt)
+
+
+# ------------------------------------------------------------------ activations
+def relu(input, inplace=False):
+    return input.relu_() if inplace else _pw.relu(input)
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def _hardtanh(x, min_val, max_val):
+    return _nn.hardtanh(x, min_val, max_val)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    if inplace:
+        return _inplace(input, _hardtanh, (min_val, max_val), "hardtanh")
+    return _nn.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input, inplace=False):
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def _elu(x, alpha, scale, input_scale):
+    return _nn.elu(x, alpha, scale, input_scale)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    if inplace:
+        return _inplace(input, _elu, (alpha, 1.0, 1.0), "elu")
+    return _nn.elu(input, alpha, 1.0, 1.0)
+
+
+def elu_(input, alpha=1.0):
+    return elu(input, alpha, True)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    if inplace:
+        return _inplace(input, _elu, (_SELU_ALPHA, _SELU_SCALE, 1.0), "selu")
+    return _nn.elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input):
+    return selu(input, True)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    if inplace:
+        return _inplace(input, _elu, (alpha, 1.0, 1.0 / alpha), "celu")
+    return _nn.elu(input, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input, alpha=1.0):
+    return celu(input, alpha, True)
+
+
+def _leaky(x, slope):
+    return _nn.leaky_relu(x, slope)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    if inplace:
+        return _inplace(input, _leaky, (negative_slope,), "leaky_relu")
+    return _nn.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input, negative_slope=0.01):
+    return leaky_relu(input, negative_slope, True)
+
+
+def prelu(input, weight):
+    """``max(0, x) + weight * min(0, x)``, ``weight`` of one value or one per
+    channel (dimension 1; 0 for a 1-D input)."""
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
+                           f"{weight.ndim}")
+    n = weight.numel()
+    if n != 1:
+        cdim = 0 if input.ndim == 1 else 1
+        if input.ndim == 0 or input.shape[cdim] != n:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter "
+                               f"numbers = {n} and channel size = "
+                               f"{input.shape[cdim] if input.ndim else 1}.")
+        weight = weight.reshape((n,) + (1,) * (input.ndim - cdim - 1))
+    return _pw.where(input > 0, input, weight * input)
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """Leaky ReLU with a random slope in [lower, upper) per element when
+    training, their mean otherwise."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slopes = lower + (upper - lower) * _uniform_like(tuple(input.shape), input.dtype)
+    noise = _wrap(_np.where(input._data >= 0, _np.ones((), slopes.dtype), slopes))
+    if inplace:
+        return input.mul_(noise)
+    return input * noise
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    return rrelu(input, lower, upper, training, True)
+
+
+def glu(input, dim=-1):
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = dim % input.ndim
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * b.sigmoid()
+
+
+def gelu(input, approximate="none"):
+    return _pw.gelu(input, approximate)
+
+
+def logsigmoid(input):
+    return _pw.logsigmoid(input)
+
+
+def hardshrink(input, lambd=0.5):
+    return _pw.where(input.abs() > lambd, input, 0.0)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softsign(input):
+    return input / (input.abs() + 1)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    return _pw.softplus(input, beta, threshold)
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax_fn(input, dim, _stacklevel + 1, dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return _softmax_fn(-input, dim, _stacklevel + 1, dtype)
+
+
+def softshrink(input, lambd=0.5):
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))
+
+
+def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
+    """Softmax of (logits + Gumbel noise) / tau; ``hard``: the one-hot of its
+    argmax in the forward pass, the soft sample's gradient (straight-through)."""
+    e = _rng().standard_exponential(tuple(logits.shape))
+    gumbels = _wrap(-_np.log(e).astype(logits._data.dtype))
+    y = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y
+    index = y._data.argmax(axis=dim)
+    hot = _np.zeros(y._data.shape, y._data.dtype)
+    _np.put_along_axis(hot, _np.expand_dims(index, dim), 1, dim)
+    return _wrap(hot) - y.detach() + y
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def _hardsigmoid(x):
+    return _nn.hardtanh(x + 3, 0.0, 6.0) / 6
+
+
+def hardsigmoid(input, inplace=False):
+    if inplace:
+        return _inplace(input, _hardsigmoid, (), "hardsigmoid")
+    return _hardsigmoid(input)
+
+
+def silu(input, inplace=False):
+    if inplace:
+        return _inplace(input, lambda x: _pw.silu(x), (), "silu")
+    return _pw.silu(input)
+
+
+def mish(input, inplace=False):
+    if inplace:
+        return _inplace(input, lambda x: _nn.mish(x), (), "mish")
+    return _nn.mish(input)
+
+
+def hardswish(input, inplace=False):
+    if inplace:
+        return _inplace(input, lambda x: _nn.hardswish(x), (), "hardswish")
+    return _nn.hardswish(input)
+
+
+def _threshold(x, threshold, value):
+    return _pw.where(x > threshold, x, value)
+
+
+def threshold(input, threshold, value, inplace=False):
+    if inplace:
+        return _inplace(input, _threshold, (threshold, value), "threshold")
+    return _threshold(input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return _inplace(input, _threshold, (threshold, value), "threshold")
+
+
+# ------------------------------------------------------------------ normalisation
+def _affine(x, weight, bias, shape=None):
+    """``x * weight + bias`` with the parameters reshaped to ``shape`` (None: as they are)."""
+    if weight is not None:
+        x = x * (weight if shape is None else weight.reshape(shape))
+    if bias is not None:
+        x = x + (bias if shape is None else bias.reshape(shape))
+    return x
+
+
+def _channel_shape(input):
+    return (1, input.shape[1]) + (1,) * (input.ndim - 2)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Batch statistics over every dimension but 1 when ``training`` (updating
+    ``running_mean``/``running_var`` in place, the variance unbiased); the
+    running statistics otherwise."""
+    if input.ndim < 2:
+        raise ValueError(f"Expected 2D or more input (got {input.ndim}D input)")
+    c = input.shape[1]
+    if training:
+        size = input.numel() // c
+        if size == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{input.shape}")
+        dims = (0,) + tuple(range(2, input.ndim))
+        xhat, mean, var = _nn.native_normalize(input, dims, eps)
+        if running_mean is not None or running_var is not None:
+            with _no_grad():
+                if running_mean is not None:
+                    running_mean.mul_(1 - momentum).add_(mean.reshape(c).to(running_mean.dtype),
+                                                         alpha=momentum)
+                if running_var is not None:
+                    unbiased = var.reshape(c) * (size / max(size - 1, 1))
+                    running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype),
+                                                        alpha=momentum)
+        return _affine(xhat, weight, bias, _channel_shape(input))
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    shape = _channel_shape(input)
+    scale = (running_var.to(input.dtype) + eps).rsqrt()
+    if weight is not None:
+        scale = scale * weight
+    shift = -running_mean.to(input.dtype) * scale
+    if bias is not None:
+        shift = shift + bias
+    return input * scale.reshape(shape) + shift.reshape(shape)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Statistics per sample and channel, over the spatial dimensions."""
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or more input (got {input.ndim}D input)")
+    n, c = input.shape[0], input.shape[1]
+    shape = _channel_shape(input)
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    dims = tuple(range(2, input.ndim))
+    size = _math.prod(input.shape[2:])
+    if size == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{input.shape}")
+    xhat, mean, var = _nn.native_normalize(input, dims, eps)
+    if running_mean is not None or running_var is not None:
+        with _no_grad():
+            if running_mean is not None:
+                running_mean.mul_(1 - momentum).add_(mean.reshape(n, c).mean(0), alpha=momentum)
+            if running_var is not None:
+                unbiased = var.reshape(n, c).mean(0) * (size / max(size - 1, 1))
+                running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
+    return _affine(xhat, weight, bias, shape)
+
+
+def _normalized_dims(input, normalized_shape, name="normalized_shape"):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    normalized_shape = tuple(normalized_shape)
+    k = len(normalized_shape)
+    if k == 0 or tuple(input.shape[input.ndim - k:]) != normalized_shape or input.ndim < k:
+        shape = ", ".join(str(s) for s in normalized_shape)
+        raise RuntimeError(f"Given normalized_shape=[{shape}], expected input with shape "
+                           f"[*, {shape}], but got input of size{list(input.shape)}")
+    return normalized_shape, tuple(range(input.ndim - k, input.ndim))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    normalized_shape, dims = _normalized_dims(input, normalized_shape)
+    for t, what in ((weight, "weight"), (bias, "bias")):
+        if t is not None and tuple(t.shape) != normalized_shape:
+            raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got "
+                               f"{what} of shape {list(t.shape)} and normalized_shape = "
+                               f"{list(normalized_shape)}")
+    xhat = _nn.native_normalize(input, dims, eps)[0]
+    return _affine(xhat, weight, bias)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    n, c = input.shape[0], input.shape[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and num_groups={num_groups}")
+    grouped = input.reshape(n, num_groups, (c // num_groups) * _math.prod(input.shape[2:]))
+    xhat = _nn.native_normalize(grouped, (2,), eps)[0].reshape(input.shape)
+    return _affine(xhat, weight, bias, _channel_shape(input))
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    normalized_shape, dims = _normalized_dims(input, normalized_shape)
+    if eps is None:
+        eps = float(_np.finfo(_np.float32 if input._data.dtype in _D.LOW_PRECISION
+                              else input._data.dtype).eps)
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out if weight is None else out * weight
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return out.copy_(input / denom)
+
+
+# ------------------------------------------------------------------ linear
+def linear(input, weight, bias=None):
+    """``input @ weight.T + bias``: one fused op (one GEMM over all leading
+    dimensions, the bias added in place)."""
+    try:                                        # the common case, checked in one expression
+        xd, wd = input._data, weight._data
+        if wd.ndim == 2 and xd.ndim and xd.shape[-1] == wd.shape[1] and xd.dtype is wd.dtype and \
+                (bias is None or bias._data.dtype is xd.dtype and bias._data.shape == wd.shape[:1]):
+            return _nn.linear(input, weight, bias)
+    except AttributeError:
+        pass
+    _tensor_arg("linear", "input", 1, input)
+    _tensor_arg("linear", "weight", 2, weight)
+    xs, ws = input._data.shape, weight._data.shape
+    if len(ws) != 2 or not xs or xs[-1] != ws[1]:
+        if len(ws) == 2 and xs:
+            lead = _math.prod(xs[:-1]) if len(xs) > 1 else 1
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({lead}x{xs[-1]} and "
+                               f"{ws[1]}x{ws[0]})")
+        return _matmul(input, weight.t()) + (0 if bias is None else bias)
+    if input._data.dtype != weight._data.dtype:
+        if input.ndim >= 3 and bias is not None:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(input)} and "
+                               f"{_tname(weight)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != "
+                           f"{_cname(weight)}")
+    if bias is not None:
+        if bias._data.dtype != input._data.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(bias)} and "
+                               f"{_tname(weight)}")
+        out_shape = xs[:-1] + ws[:1]
+        try:
+            _np.broadcast_shapes(bias._data.shape, out_shape)
+            ok = len(bias._data.shape) <= len(out_shape)
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the "
+                               f"existing size ({bias.shape[-1] if bias.ndim else 1}) at "
+                               f"non-singleton dimension {len(out_shape) - 1}.  Target sizes: "
+                               f"{list(out_shape)}.  Tensor sizes: {list(bias.shape)}")
+    return _nn.linear(input, weight, bias)
+
+
+def _tname(t):
+    """PyTorch's name of a tensor's dtype (``Float``, ``Long``, ...)."""
+    return _dtype_name(t._data.dtype)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``y_k = x1 @ W_k @ x2 + b_k`` over the leading dimensions."""
+    if input1.shape[:-1] != input2.shape[:-1]:
+        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
+                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
+    if weight.ndim != 3 or weight.shape[1] != input1.shape[-1] or weight.shape[2] != input2.shape[-1]:
+        raise RuntimeError(f"bilinear(): input size does not match weight size: got "
+                           f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    lead = tuple(input1.shape[:-1])
+    a = input1.reshape(-1, input1.shape[-1])
+    b = input2.reshape(-1, input2.shape[-1])
+    o, i, j = weight.shape
+    # (n, i) @ (i, o*j) -> (n, o, j), then contract j with x2
+    t = (a @ weight.permute(1, 0, 2).reshape(i, o * j)).reshape(-1, o, j)
+    y = (t * b.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        y = y + bias
+    return y.reshape(lead + (o,))
+
+
+# ------------------------------------------------------------------ dropout
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _dropout_mask(shape, dtype, p):
+    keep = _uniform_like(shape, dtype) >= p
+    return _wrap((keep * (1.0 / (1.0 - p))).astype(dtype.np)) if p < 1 else \
+        _wrap(_np.zeros(shape, dtype.np))
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability ``p`` and scale the others by
+    ``1 / (1 - p)`` (only when ``training``); the mask comes from the default
+    generator, so ``manual_seed`` reproduces it."""
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    mask = _dropout_mask(tuple(input.shape), input.dtype, p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def _feature_dropout(input, p, training, inplace, batched_ndim, name):
+    _check_p(p)
+    if input.ndim not in (batched_ndim - 1, batched_ndim):
+        _warnings.warn(f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and "
+                       f"will result in an error in a future release. To retain the behavior and "
+                       f"silence this warning, please use dropout instead.", UserWarning, stacklevel=3)
+    if not training or p == 0:
+        return input
+    shape = tuple(input.shape)
+    lead = 2 if input.ndim == batched_ndim else 1
+    mshape = shape[:lead] + (1,) * (input.ndim - lead)
+    mask = _dropout_mask(mshape, input.dtype, p)
+    return input.mul_(mask) if inplace else input * mask
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           f"input. Note that dropout1d exists to provide channel-wise dropout on "
+                           f"inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           f"batch dimension (i.e. 2D or 3D inputs).")
+    return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
+
+
+_ALPHA_P = -_SELU_ALPHA * _SELU_SCALE
+
+
+def _alpha_dropout(input, p, training, mask_shape):
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    if p == 1:
+        return input * 0
+    keep = _uniform_like(mask_shape, input.dtype) >= p
+    a = 1.0 / _math.sqrt((_ALPHA_P ** 2 * p + 1) * (1 - p))
+    b = -a * _ALPHA_P * p
+    mult = _wrap((keep * a).astype(input._data.dtype))
+    add = _wrap(((~keep) * (a * _ALPHA_P) + b).astype(input._data.dtype))
+    return input * mult + add
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    out = _alpha_dropout(input, p, training, tuple(input.shape))
+    return input.copy_(out) if inplace and out is not input else out
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    out = _alpha_dropout(input, p, training, shape)
+    return input.copy_(out) if inplace and out is not input else out
+
+
+# ------------------------------------------------------------------ sparse
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of ``weight`` picked by ``input``; the row ``padding_idx`` gets no
+    gradient; with ``max_norm`` the rows picked are first renormalised in place
+    (as PyTorch does)."""
+    if not isinstance(input, _Tensor) or input._data.dtype.name not in ("int64", "int32"):
+        got = "torch." + type(input).__name__ if not isinstance(input, _Tensor) else \
+            f"torch.{_tname(input)}Tensor"
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {got} instead (while checking "
+                           f"arguments for embedding)")
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
+    return _nn.embedding(weight, input, padding_idx, bool(scale_grad_by_freq))
+
+
+def _renorm_rows(weight, indices, max_norm, norm_type):
+    """``embedding_renorm_``: rows named in ``indices`` whose norm exceeds
+    ``max_norm`` are scaled down to it, in place, unrecorded."""
+    w = weight._data
+    idx = _np.unique(indices._data.reshape(-1))
+    if idx.size == 0:
+        return
+    if idx.min() < 0 or idx.max() >= w.shape[0]:
+        raise IndexError("index out of range in self")
+    rows = w[idx]
+    norms = _np.linalg.norm(rows.astype(_np.float64), ord=norm_type, axis=1)
+    big = norms > max_norm
+    if big.any():
+        scale = (max_norm / (norms[big] + 1e-7)).astype(w.dtype)
+        w[idx[big]] = rows[big] * scale[:, None]
+        weight._bump()
+
+
+def one_hot(tensor, num_classes=-1):
+    if not isinstance(tensor, _Tensor) or tensor._data.dtype != _np.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    a = tensor._data
+    if num_classes == -1:
+        if a.size == 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(a.max()) + 1
+    if a.size:
+        if a.min() < 0:
+            raise RuntimeError("Class values must be non-negative.")
+        if a.max() >= num_classes:
+            raise RuntimeError("Class values must be smaller than num_classes.")
+    out = _np.zeros(a.shape + (num_classes,), _np.int64)
+    _np.put_along_axis(out, a[..., None], 1, -1)
+    return _wrap(out)
+
+
+# ------------------------------------------------------------------ distances
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``x1 . x2 / max(|x1| |x2|, eps)``, as PyTorch computes it (each norm
+    clamped by ``sqrt(eps)``)."""
+    n1 = (x1 * x1).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
+    n2 = (x2 * x2).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+# ------------------------------------------------------------------ losses
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    return _weighted((input - target).abs(), weight, reduction, input)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _size_warning(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    d = input - target
+    return _weighted(d * d, weight, reduction, input)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _size_warning(input, target)
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = input - target
+    ad = d.abs()
+    if beta == 0:
+        return _reduce(ad, reduction)
+    loss = _pw.where(ad < beta, (0.5 / beta) * d * d, ad - 0.5 * beta)
+    return _reduce(loss, reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _size_warning(input, target)
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = input - target
+    ad = d.abs()
+    loss = _pw.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
+    return _weighted(loss, weight, reduction, input, mean_by_weight=False)
+
+
+def _not_differentiable(t, fname, arg):
+    """PyTorch refuses a requires-grad tensor where its kernel has no derivative."""
+    if t is not None and t.requires_grad:
+        raise RuntimeError(f"The function '{fname}' is not differentiable with respect to argument "
+                           f"'{arg}'. This input cannot have requires_grad True.")
+
+
+def _check_class_weight(input, weight, c):
+    if weight is None:
+        return
+    _not_differentiable(weight, "nll_loss_forward", "weight")
+    if weight.numel() != c:
+        raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
+                           f"classes but got weight tensor of shape: {list(weight.shape)}")
+    if weight._data.dtype != input._data.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(weight)}")
+
+
+def _check_class_target(input, target):
+    """PyTorch's checks of a class-index target against the input."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim == 1:
+        if target.ndim == 1 and target.shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target.shape[0]}")
+    elif target.ndim == 0 or target.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
+    if target._data.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
+    if input.ndim <= 2:
+        if target.ndim > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        return
+    want = (input.shape[0],) + tuple(input.shape[2:])
+    if tuple(target.shape) != want:
+        raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_class_target(input, target)
+    _check_class_weight(input, weight, input.shape[0 if input.ndim == 1 else 1])
+    if input.ndim == 1 and target.ndim == 1:
+        target = target.reshape(())
+    return _nn.nll_loss(input, target.long(), weight, reduction, ignore_index)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Softmax cross-entropy over dimension 1 (0 for an unbatched input), for a
+    target of class indices (one fused op: log-softmax and the pick in one
+    kernel, ``softmax - one_hot`` as its gradient) or of class probabilities
+    (same shape as the input)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if target.shape == input.shape:            # class probabilities (PyTorch's rule: same shape)
+        if not target.is_floating_point():
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, "
+                               f"got {_tname(target)}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        cdim = 0 if input.ndim == 1 else 1
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
+        c = input.shape[cdim]
+        _check_class_weight(input, weight, c)
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / c
+        logp = input.log_softmax(cdim)
+        if weight is not None:
+            logp = logp * weight.reshape((c,) + (1,) * (input.ndim - cdim - 1))
+        loss = -(logp * target).sum(cdim)
+        if reduction == "mean":
+            return loss.sum() / (input.numel() // c) if input.numel() else loss.sum() / 0.0
+        return _reduce(loss, reduction)
+    _check_class_target(input, target)
+    _check_class_weight(input, weight, input.shape[0 if input.ndim == 1 else 1])
+    if input.ndim == 1 and target.ndim == 1:
+        target = target.reshape(())
+    return _nn.cross_entropy(input, target.long(), weight, reduction, ignore_index, float(label_smoothing))
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if target._data.dtype != input._data.dtype:
+        raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
+    _not_differentiable(weight, "binary_cross_entropy", "weight")
+    loss = _nn.binary_cross_entropy(input, target)
+    if weight is not None:
+        loss = loss * weight.expand_as(loss) if weight.shape != loss.shape else loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """``-(pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x)))``,
+    computed stably as ``(1 - y) x + (1 + (pos_weight - 1) y) softplus(-x)``."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
+    _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
+    sp = _pw.softplus(-input)
+    if pos_weight is not None:
+        lw = (pos_weight - 1) * target + 1
+        loss = (1 - target) * input + lw * sp
+    else:
+        loss = (1 - target) * input + sp
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    elif reduction == "mean":
+        _warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                       "support size.'batchmean' divides only by the batch size, and aligns with the "
+                       "KL div math definition.'mean' will be changed to behave the same as "
+                       "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:
+        loss = _xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        t = target
+        stirling = t * t.log() - t + 0.5 * (2 * _math.pi * t).log()
+        loss = loss + _pw.where(t > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if not isinstance(var, _Tensor):
+        var = input.new_full((), float(var))
+    if var.shape != input.shape:
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1) \
+                and var.ndim:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    if bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    with _no_grad():
+        clamped = var.clamp_min(eps)
+    var = var + (clamped - var).detach()          # clamp without blocking the gradient
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * _math.log(2 * _math.pi)
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    zeros = input * 0
+    margin_clamp = (margin - input).clamp_min(0)
+    loss = _pw.where(target != 1, margin_clamp, zeros) + _pw.where(target != -1, input, zeros)
+    return _reduce(loss, reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                        reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    return _reduce(_pw.softplus(-target * input), reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
+                                reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    loss = -(target * _pw.logsigmoid(input) + (1 - target) * _pw.logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    loss = loss.sum(-1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
+                          reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    eps = 1e-12
+    prod = (input1 * input2).sum(-1)
+    m1 = (input1 * input1).sum(-1) + eps
+    m2 = (input2 * input2).sum(-1) + eps
+    cos = prod / (m1 * m2).sqrt()
+    zeros = cos * 0
+    loss = _pw.where(target == 1, 1 - cos, zeros) + \
+        _pw.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    d_pos = pairwise_distance(anchor, positive, p, eps)
+    d_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        d_neg = _pw.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
+    return _reduce((d_pos - d_neg + margin).clamp_min(0), reduction)
+
+
+# ------------------------------------------------------------------ attention
+def _bias_from_mask(mask, dtype):
+    """A boolean mask (True: attend) as an additive bias (0 / -inf), a float mask as it is."""
+    if mask._data.dtype == _np.bool_:
+        return _wrap(_np.where(mask._data, _np.zeros((), dtype.np), _np.full((), -_np.inf, dtype.np)))
+    return mask
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 scale=None, enable_gqa=False):
+    """``softmax(q k^T * scale + bias) v``, one fused op (the scores softmaxed in
+    place; one backward for q, k, v and the mask).  A query row that every key
+    is masked from gets zeros (and zero gradients), as PyTorch's math kernel."""
+    if scale is None:
+        scale = 1.0 / _math.sqrt(query.shape[-1])
+    bias = None
+    if is_causal:
+        if attn_mask is not None:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                               "when is_causal=True")
+    elif attn_mask is not None:
+        md = attn_mask._data.dtype
+        if md != _np.bool_ and md != query._data.dtype:
+            raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, "
+                               f"but got attn_mask.dtype: {_cname(attn_mask)} and  query.dtype: "
+                               f"{_cname(query)} instead.")
+        bias = _bias_from_mask(attn_mask, query.dtype)
+    if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
+        rep = query.shape[-3] // key.shape[-3]
+        key = key.repeat_interleave(rep, -3)
+        value = value.repeat_interleave(rep, -3)
+    return _attention(query, key, value, bias, dropout_p, scale, is_causal, True)[0]
+
+
+def _attention(q, k, v, bias, dropout_p, scale, causal, safe):
+    """The fused op, with a dropout mask on the probabilities when ``dropout_p``:
+    (output, probabilities, the mask or None)."""
+    keep = None
+    if dropout_p > 0.0:
+        _check_p(dropout_p)
+        shape = tuple(_np.broadcast_shapes(tuple(q.shape[:-2]), tuple(k.shape[:-2]))) + \
+            (q.shape[-2], k.shape[-2])
+        keep = _dropout_mask(shape, q.dtype, dropout_p)
+    out, p = _nn.attention(q, k, v, bias, keep, scale=scale, causal=bool(causal), safe=safe)
+    return out, p, keep
+
+
+def _merge_masks(attn_mask, key_padding_mask, dtype, bsz, num_heads, src_len):
+    """The attention mask and the key padding mask as one additive bias,
+    broadcastable to (batch, heads, target, source); None if neither is given.
+    (Here, unlike in ``scaled_dot_product_attention``, True in a boolean mask
+    means "masked", as ``MultiheadAttention`` has it.)"""
+    bias = None
+    if attn_mask is not None:
+        bias = attn_mask
+        if bias._data.dtype == _np.bool_:
+            bias = _bias_from_mask(_wrap(~bias._data), dtype)
+        if bias.ndim == 3:
+            bias = bias.reshape(bsz, num_heads, bias.shape[1], bias.shape[2])
+    if key_padding_mask is not None:
+        kpm = key_padding_mask
+        if kpm._data.dtype == _np.bool_:
+            kpm = _wrap(_np.where(kpm._data, _np.full((), -_np.inf, dtype.np), _np.zeros((), dtype.np)))
+        kpm = kpm.reshape(bsz, 1, 1, src_len)
+        bias = kpm if bias is None else bias + kpm
+    return bias
+
+
+def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
+         dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights,
+         attn_mask, q_proj_weight, k_proj_weight, v_proj_weight, average_attn_weights, is_causal,
+         batch_first, static_k=None, static_v=None):
+    """Multi-head attention on batched inputs, (L, N, E) or, with
+    ``batch_first``, (N, L, E).  The projections run in the input's own layout
+    and the heads are strided views of them (no copies before the attention
+    products; one before the output projection)."""
+    if batch_first:
+        bsz, tgt_len, embed_dim = query.shape
+        src_len = key.shape[1]
+    else:
+        tgt_len, bsz, embed_dim = query.shape
+        src_len = key.shape[0]
+    head_dim = embed_dim // num_heads
+
+    def heads(t, n):
+        """(..., n*H*hd) projection in the input layout -> n tensors (N, H, len, hd)."""
+        length = t.shape[1] if batch_first else t.shape[0]
+        if batch_first:
+            v = t.reshape(bsz, length, n, num_heads, head_dim).permute(2, 0, 3, 1, 4)
+        else:
+            v = t.reshape(length, bsz, n, num_heads, head_dim).permute(2, 1, 3, 0, 4)
+        return v.unbind(0) if n > 1 else (v[0],)
+
+    if in_proj_weight is not None:
+        e = embed_dim
+        if query is key and key is value:
+            q, k, v = heads(_nn.linear(query, in_proj_weight, in_proj_bias), 3)
+        else:
+            b = in_proj_bias
+            q, = heads(linear(query, in_proj_weight[:e], None if b is None else b[:e]), 1)
+            if key is value:
+                k, v = heads(linear(key, in_proj_weight[e:], None if b is None else b[e:]), 2)
+            else:
+                k, = heads(linear(key, in_proj_weight[e:2 * e], None if b is None else b[e:2 * e]), 1)
+                v, = heads(linear(value, in_proj_weight[2 * e:], None if b is None else b[2 * e:]), 1)
+    else:
+        b = in_proj_bias
+        e = embed_dim
+        q, = heads(linear(query, q_proj_weight, None if b is None else b[:e]), 1)
+        k, = heads(linear(key, k_proj_weight, None if b is None else b[e:2 * e]), 1)
+        v, = heads(linear(value, v_proj_weight, None if b is None else b[2 * e:]), 1)
+    if static_k is not None:
+        k = static_k.reshape(bsz, num_heads, -1, head_dim)
+    if static_v is not None:
+        v = static_v.reshape(bsz, num_heads, -1, head_dim)
+    if attn_mask is not None and attn_mask.ndim == 2:
+        if tuple(attn_mask.shape) != (tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(tgt_len, src_len)}.")
+    elif attn_mask is not None and attn_mask.ndim == 3:
+        if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                               f"{(bsz * num_heads, tgt_len, src_len)}.")
+    elif attn_mask is not None:
+        raise RuntimeError(f"attn_mask's dimension {attn_mask.ndim} is not supported")
+    if bias_k is not None and bias_v is not None:
+        k = _cat([k, bias_k.reshape(1, num_heads, 1, head_dim).expand(bsz, num_heads, 1, head_dim)], 2)
+        v = _cat([v, bias_v.reshape(1, num_heads, 1, head_dim).expand(bsz, num_heads, 1, head_dim)], 2)
+        attn_mask = _pad_last(attn_mask)
+        key_padding_mask = _pad_last(key_padding_mask)
+    if add_zero_attn:
+        z = k.new_zeros((bsz, num_heads, 1, head_dim))
+        k = _cat([k, z], 2)
+        v = _cat([v, z], 2)
+        attn_mask = _pad_last(attn_mask)
+        key_padding_mask = _pad_last(key_padding_mask)
+    src_len = k.shape[2]
+    if key_padding_mask is not None and tuple(key_padding_mask.shape) != (bsz, src_len):
+        raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                             f"{key_padding_mask.shape}")
+    if not training:
+        dropout_p = 0.0
+    if is_causal and attn_mask is None and key_padding_mask is None:
+        causal = True
+        bias = None
+    else:
+        causal = False
+        bias = _merge_masks(attn_mask, key_padding_mask, query.dtype, bsz, num_heads, src_len)
+    # need_weights: the probabilities are returned (a fully masked row gives NaNs, as
+    # PyTorch's explicit softmax does); else the row gives zeros, as its SDPA kernel does
+    out, weights, keep = _attention(q, k, v, bias, dropout_p, 1.0 / _math.sqrt(head_dim), causal,
+                                    not need_weights)
+    if not need_weights:
+        weights = None
+    elif keep is not None:
+        weights = weights * keep            # (PyTorch returns the weights after dropout)
+    # (N, H, L, hd) -> the input's layout, heads joined
+    out = out.permute(0, 2, 1, 3) if batch_first else out.permute(2, 0, 1, 3)
+    out = linear(out.reshape(out.shape[0], out.shape[1], embed_dim), out_proj_weight, out_proj_bias)
+    if weights is not None and average_attn_weights:
+        weights = weights.mean(1)
+    return out, weights
+
+
+def _pad_last(mask):
+    """A mask with one more (unmasked) column."""
+    if mask is None:
+        return None
+    z = _np.zeros(mask.shape[:-1] + (1,), mask._data.dtype)
+    return _cat([mask, _wrap(z)], -1)
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_heads, in_proj_weight,
+                                 in_proj_bias, bias_k, bias_v, add_zero_attn, dropout_p,
+                                 out_proj_weight, out_proj_bias, training=True, key_padding_mask=None,
+                                 need_weights=True, attn_mask=None, use_separate_proj_weight=False,
+                                 q_proj_weight=None, k_proj_weight=None, v_proj_weight=None,
+                                 static_k=None, static_v=None, average_attn_weights=True,
+                                 is_causal=False):
+    """PyTorch's functional multi-head attention: inputs (L, N, E) or
+    unbatched (L, E)."""
+    batched = query.ndim == 3
+    if not batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    embed_dim = query.shape[2]
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got "
+                             f"{embed_dim}")
+    if embed_dim % num_heads:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the "
+                           "Transformer module method `generate_square_subsequent_mask` to create "
+                           "this mask.")
+    if is_causal and (key_padding_mask is not None or need_weights):
+        is_causal = False           # the mask itself is used
+    if is_causal:
+        attn_mask = None
+    if not use_separate_proj_weight:
+        q_proj_weight = k_proj_weight = v_proj_weight = None
+    else:
+        in_proj_weight = None
+    out, weights = _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v,
+                        add_zero_attn, dropout_p, out_proj_weight, out_proj_bias, training,
+                        key_padding_mask, need_weights, attn_mask, q_proj_weight, k_proj_weight,
+                        v_proj_weight, average_attn_weights, is_causal, False, static_k, static_v)
+    if not batched:
+        out = out.squeeze(1)
+        if weights is not None:
+            weights = weights.squeeze(0)
+    return out, weights

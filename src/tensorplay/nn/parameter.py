@@ -37,3 +37,24 @@ class Parameter(Tensor):
         p = Parameter(_wrap(self._data.copy()), self._rg)
         memo[id(self)] = p
         return p
+
+
+class _BufferMeta(type):
+    # a Buffer is a plain tensor marked as one: isinstance asks the mark
+    def __instancecheck__(cls, instance):
+        if cls is Buffer:
+            return isinstance(instance, Tensor) and instance.__dict__.get("_is_buffer", False)
+        return super().__instancecheck__(instance)
+
+
+class Buffer(Tensor, metaclass=_BufferMeta):
+    """A tensor that a module registers as a buffer when assigned as an
+    attribute (``persistent=False``: left out of the state dict)."""
+
+    def __new__(cls, data=None, *, persistent=True):
+        if data is None:
+            data = _wrap(np.zeros((0,), D.get_default_dtype().np))
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.__dict__["_is_buffer"] = True
+        t.__dict__["persistent"] = persistent
+        return t
