@@ -12,16 +12,26 @@ import numpy as np
 from ._tensor import Tensor, _wrap, device
 
 _STATE_BYTES = 40
+# checks run before every draw while a transform that cares is open (vmap's
+# ``randomness``); innermost last
+draw_guards = []
 
 
 class Generator:
     def __init__(self, device="cpu"):
         self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
+
+    @property
+    def _rng(self):
+        """The NumPy generator every draw uses (after the open transforms' checks)."""
+        if draw_guards:
+            draw_guards[-1]()
+        return self._np
 
     def manual_seed(self, seed):
         self._seed = int(seed)
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._np = np.random.Generator(np.random.PCG64(self._seed))
         return self
 
     def seed(self):
@@ -33,7 +43,7 @@ class Generator:
         return self._seed
 
     def get_state(self):
-        st = self._rng.bit_generator.state
+        st = self._np.bit_generator.state
         raw = (st["state"]["state"].to_bytes(16, "little")
                + st["state"]["inc"].to_bytes(16, "little")
                + int(st["has_uint32"]).to_bytes(4, "little")
@@ -50,7 +60,7 @@ class Generator:
         if raw[32:36] not in (b"\0\0\0\0", b"\1\0\0\0"):
             raise RuntimeError("Invalid Generator state (its buffered-value flag is neither 0 "
                                "nor 1)")
-        self._rng.bit_generator.state = {
+        self._np.bit_generator.state = {
             "bit_generator": "PCG64",
             "state": {"state": int.from_bytes(raw[:16], "little"),
                       "inc": int.from_bytes(raw[16:32], "little")},

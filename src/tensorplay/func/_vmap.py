@@ -26,6 +26,7 @@ import warnings
 
 import numpy as np
 
+from .._random import draw_guards
 from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
@@ -178,6 +179,17 @@ class VmapLevel:
 
     def below(self):
         return _Below(self)
+
+    def check_draw(self):
+        """Before a random draw inside this level (``randomness``)."""
+        if self.randomness == "error":
+            raise RuntimeError("vmap: called random operation while in randomness error mode. "
+                               "Please either use the 'same' or 'different' randomness flags on "
+                               "vmap or perform the randomness operation out of vmap")
+        if self.randomness == "different":
+            raise NotImplementedError("vmap: randomness='different' is not supported by tensorplay "
+                                      "yet; draw the random numbers outside vmap (one per sample) "
+                                      "and pass them in, or use randomness='same'")
 
     # -- the transform
     def process(self, op, args):
@@ -460,12 +472,16 @@ class _open:
     def __enter__(self):
         _LEVELS.append(self.level)
         TRANSFORMS.append(self.level)
+        draw_guards.append(self.level.check_draw)
         return self.level
 
     def __exit__(self, *exc):
-        for stack in (TRANSFORMS, _LEVELS):
+        for stack in (TRANSFORMS, _LEVELS, draw_guards):
             for i in range(len(stack) - 1, -1, -1):
                 if stack[i] is self.level:
+                    del stack[i]
+                    break
+                if stack is draw_guards and stack[i] == self.level.check_draw:
                     del stack[i]
                     break
 

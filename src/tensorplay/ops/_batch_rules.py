@@ -26,6 +26,14 @@ def _call(op, args):
     return dispatch(op, list(args))
 
 
+def _sizes(rest):
+    """Star parameters given either spread (``view(x, 2, 3)``) or as one sequence."""
+    rest = tuple(rest)
+    if len(rest) == 1 and isinstance(rest[0], (tuple, list)):
+        return tuple(rest[0])
+    return rest
+
+
 def _rank(x):
     return x.ndim - 1
 
@@ -59,7 +67,7 @@ def batch_arg_reduction(op, args, bdims):
 
 def batch_sum_to_size(op, args, bdims):
     x = _batch_first(args[0], bdims[0])
-    size = tuple(args[1:])
+    size = _sizes(args[1:])
     extra = _rank(x) - len(size)
     if extra > 0:
         x = x.sum(tuple(range(1, 1 + extra)))
@@ -69,7 +77,7 @@ def batch_sum_to_size(op, args, bdims):
 # ------------------------------------------------------------------ views and reshapes
 def batch_expand(op, args, bdims):
     x = _batch_first(args[0], bdims[0])
-    size = tuple(args[1:])
+    size = _sizes(args[1:])
     x = pad_rank(x, len(size))
     return _call(op, [x, x.shape[0], *size]), 0
 
@@ -79,7 +87,7 @@ def batch_view(op, args, bdims):
     the batch size in front (``-1`` still means "the rest" of one sample)."""
     x = _batch_first(args[0], bdims[0])
     if op.star:
-        shape = tuple(args[1:])
+        shape = _sizes(args[1:])
         return _call(op, [x, x.shape[0], *shape]), 0
     shape = args[1]
     return _call(op, [x, (x.shape[0],) + tuple(shape)]), 0
@@ -88,7 +96,7 @@ def batch_view(op, args, bdims):
 def batch_permute(op, args, bdims):
     x = _batch_first(args[0], bdims[0])
     r = _rank(x)
-    dims = [shift_dim(d, r) for d in args[1:]]
+    dims = [shift_dim(d, r) for d in _sizes(args[1:])]
     return _call(op, [x, 0, *dims]), 0
 
 

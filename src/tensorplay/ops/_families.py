@@ -203,8 +203,7 @@ def batch_elementwise(op, args, bdims):
     """Batch dimensions to the front, and each batched input padded with size-1
     dimensions to the largest logical rank, so that broadcasting lines up the
     logical dimensions: one call of the op on the whole batch."""
-    n = len(args)
-    rank = logical_rank(args, bdims, n)
+    rank = logical_rank(args, bdims, len(bdims))
     new = list(args)
     for i, b in enumerate(bdims):
         if b is None:
@@ -214,10 +213,16 @@ def batch_elementwise(op, args, bdims):
 
 
 def shift_dim(d, rank):
-    """A logical dimension as a physical one (the batch first); out of range
-    stays as it is, so that the op raises PyTorch's error about it."""
-    if d < -rank or d >= max(rank, 1):
-        return d
+    """A logical dimension as a physical one (the batch first).  One outside
+    the sample's range raises PyTorch's error here: shifted, it could land on
+    a physical dimension and compute something else.  A 0-d sample (where 0
+    and -1 would name a dimension it does not have) is left to rules that
+    handle it, others fall back to running per sample."""
+    if rank == 0:
+        raise NoBatchRule("a 0-d sample")
+    if not -rank <= d < rank:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, "
+                         f"{rank - 1}], but got {d})")
     return (d + rank if d < 0 else d) + 1
 
 
@@ -231,27 +236,44 @@ def batch_dims(op, args, bdims):
     """An op on one tensor whose dimension parameters (``op.dims``) index its
     logical dimensions: batch dimension to the front, each dimension shifted
     past it (``None``, all dimensions, becomes every logical one).  Tensor
-    parameters (an index, a mask) that are batched too go first as well."""
+    parameters (an index, a mask) that are batched too go first as well.  A
+    0-d sample is given a dimension of size one to work along (never the
+    batch's: "all dimensions" of a 0-d sample must not reach it), which the
+    result loses again."""
     if not op.dims or op.star in op.dims or bdims[0] is None:
         raise NoBatchRule(op.name)
+    bdims = list(bdims) + [None] * (len(args) - len(bdims))     # (tensor inputs only is fine)
     x = _batch_first(args[0], bdims[0])
     rank = x.ndim - 1
+    scalar = rank == 0
+    reduces = getattr(op.family, "name", None) == "reduction"      # dim=() means all of them
+    if scalar:
+        x = x.unsqueeze(1)
+        rank = 1
     new = list(args)
     new[0] = x
     size = x.shape[0]
     for i in range(1, len(args)):
         if bdims[i] is not None:
-            new[i] = materialize(args[i], bdims[i], size)
+            t = materialize(args[i], bdims[i], size)
+            new[i] = t.unsqueeze(1) if scalar and t.ndim == 1 else t
     for name in op.dims:
         i = op.names.index(name)
         if i >= len(new):
             continue
         d = new[i]
-        if d is None:
-            new[i] = tuple(range(1, rank + 1))
+        if d is None or (isinstance(d, (tuple, list)) and len(d) == 0 and reduces):
+            new[i] = tuple(range(1, rank + 1))          # all dimensions
+        elif scalar:        # 0 or -1, the only dimension a 0-d tensor accepts; others raise
+            new[i] = shift_dims(d, 1) if d in (0, -1) or (isinstance(d, (tuple, list)) and all(
+                k in (0, -1) for k in d)) else d
         else:
             new[i] = shift_dims(d, rank)
-    return dispatch(op, new), 0
+    out = dispatch(op, new)
+    if scalar:
+        out = tuple(o.reshape(o.shape[:1]) if o.ndim > 1 else o for o in out) \
+            if type(out) is tuple else (out.reshape(out.shape[:1]) if out.ndim > 1 else out)
+    return out, 0
 
 
 def batch_same(op, args, bdims):

@@ -1,0 +1,170 @@
+"""vmap itself: in_dims/out_dims, errors in PyTorch's words, randomness,
+in-place ops, nesting, chunking, and its composition with grad, jvp and
+autograd (per-sample gradients, gradients reaching closed-over tensors)."""
+import numpy as np
+import pytest
+
+import tensorplay as tp
+from tensorplay.func import grad, jacrev, jvp, vmap
+
+from conftest import assert_close
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    tp.manual_seed(0)
+
+
+def _loop(f, *xs):
+    return tp.stack([f(*[x[i] for x in xs]) for i in range(xs[0].shape[0])])
+
+
+def test_in_dims_and_out_dims():
+    x, y = tp.randn(3, 4), tp.randn(4, 3)
+    got = vmap(lambda a, b: a * b, in_dims=(0, 1))(x, y)
+    assert_close(got, x * y.t(), atol=1e-12)
+    got = vmap(lambda a, b: a * b, in_dims=(0, None))(x, y[:, 0])
+    assert_close(got, x * y[:, 0], atol=1e-12)
+    got = vmap(tp.sin, out_dims=1)(x)
+    assert tuple(got.shape) == (4, 3)
+    assert_close(got, x.sin().t(), atol=1e-12)
+
+
+def test_pytree_inputs_and_outputs():
+    d = {"a": tp.randn(3, 2), "b": tp.randn(2)}
+    out = vmap(lambda p: {"s": p["a"] + p["b"], "t": (p["a"].sum(), p["b"])},
+               in_dims=({"a": 0, "b": None},))(d)
+    assert_close(out["s"], d["a"] + d["b"], atol=1e-12)
+    assert_close(out["t"][0], d["a"].sum(1), atol=1e-12)
+    assert tuple(out["t"][1].shape) == (3, 2)          # unbatched output: expanded
+
+
+def test_matmul_batched_and_unbatched():
+    x, w = tp.randn(5, 3), tp.randn(3, 2)
+    assert_close(vmap(lambda a: a @ w)(x), x @ w, atol=1e-12)
+    m = tp.randn(5, 2, 3)
+    assert_close(vmap(tp.mv)(m, x), _loop(tp.mv, m, x), atol=1e-12)
+
+
+def test_nested_vmap():
+    x = tp.randn(2, 3, 4)
+    got = vmap(vmap(lambda a: a.softmax(0)))(x)
+    assert_close(got, x.softmax(-1), atol=1e-12)
+
+
+def test_chunk_size_gives_the_same_result():
+    x = tp.randn(7, 3)
+    assert_close(vmap(lambda a: a.cumsum(0), chunk_size=3)(x), x.cumsum(1), atol=1e-12)
+
+
+@pytest.mark.parametrize("call,exc,msg", [
+    (lambda x: vmap(tp.sin, in_dims=(0, 0))(x), ValueError, "in_dims is not compatible"),
+    (lambda x: vmap(lambda a, b: a, in_dims=(0, 0))(x, 3), ValueError,
+     "Got in_dim=0 for an input but the input is of type <class 'int'>"),
+    (lambda x: vmap(tp.sin, in_dims=5)(x), ValueError,
+     "expected in_dim to satisfy -2 <= in_dim < 2"),
+    (lambda x: vmap(tp.add)(x, tp.randn(4)), ValueError,
+     "Expected all tensors to have the same size in the mapped dimension, got sizes [3, 4]"),
+    (lambda x: vmap(tp.sin, in_dims=None)(x), ValueError, "expected `in_dims` to be int"),
+    (lambda x: vmap(tp.sin)(), ValueError, "got no inputs"),
+    (lambda x: vmap(lambda a: a.sum().item())(x), RuntimeError, "calling .item() on a Tensor"),
+    (lambda x: vmap(lambda a: bool(a.sum()))(x), RuntimeError, "data-dependent control flow"),
+    (lambda x: vmap(lambda a: tp.rand(2))(x), RuntimeError, "randomness error mode"),
+    (lambda x: vmap(lambda a: 3)(x), ValueError, "must only return Tensors"),
+    (lambda x: vmap(tp.sin, randomness="x")(x), RuntimeError,
+     "Only allowed values for randomness are"),
+    (lambda x: vmap(tp.sin, chunk_size=0)(x), ValueError, "chunk_size should be None or greater"),
+    (lambda x: vmap(lambda a: a.backward())(x), RuntimeError, "backward() called inside"),
+    (lambda x: vmap(tp.nonzero)(x), RuntimeError, "dynamic shape"),
+    (lambda x: vmap(lambda a: tp.zeros(4).add_(a))(x), RuntimeError,
+     "output with shape [4] doesn't match the broadcast shape [3, 4]"),
+])
+def test_errors_in_pytorch_words(call, exc, msg):
+    x = tp.randn(3, 4)
+    with pytest.raises(exc) as e:
+        call(x)
+    assert msg in str(e.value)
+
+
+def test_randomness_same_draws_once():
+    x = tp.zeros(3, 4)
+    r = vmap(lambda a: a + tp.rand(4), randomness="same")(x)
+    assert_close(r[0], r[1], atol=0)
+
+
+def test_inplace_on_a_batched_tensor():
+    x = tp.randn(3, 4)
+
+    def f(a):
+        b = a.clone()
+        b.mul_(2)
+        b[1:].add_(1)
+        return b
+    assert_close(vmap(f)(x), _loop(f, x), atol=1e-12)
+
+
+def test_per_sample_gradients():
+    w, xb, yb = tp.randn(3), tp.randn(8, 3), tp.randn(8)
+
+    def loss(w, x, y):
+        return ((x * w).sum().tanh() - y) ** 2
+    got = vmap(grad(loss), in_dims=(None, 0, 0))(w, xb, yb)
+    want = tp.stack([grad(loss)(w, xb[i], yb[i]) for i in range(8)])
+    assert_close(got, want, atol=1e-12)
+
+
+def test_grad_of_vmap_and_closures_reach_leaves():
+    w = tp.randn(3, 2, requires_grad=True)
+    x = tp.randn(5, 3)
+    out = vmap(lambda a: (a @ w).tanh())(x)
+    out.sum().backward()
+    w2 = w.detach().requires_grad_()
+    (x @ w2).tanh().sum().backward()
+    assert_close(w.grad, w2.grad, atol=1e-12)
+    g = grad(lambda x: vmap(tp.sin)(x).sum())(x)
+    assert_close(g, x.cos(), atol=1e-12)
+
+
+def test_vmap_of_jvp_and_jvp_of_vmap():
+    x, v = tp.randn(4, 3), tp.randn(4, 3)
+    got = vmap(lambda a, b: jvp(tp.sin, (a,), (b,))[1])(x, v)
+    assert_close(got, x.cos() * v, atol=1e-12)
+    got = jvp(vmap(tp.sin), (x,), (v,))[1]
+    assert_close(got, x.cos() * v, atol=1e-12)
+
+
+def test_jacobians_under_vmap():
+    x = tp.randn(4, 3, dtype=tp.float64)
+    f = lambda a: a.sin() * a.sum()                 # noqa: E731
+    got = vmap(jacrev(f))(x)
+    want = tp.stack([jacrev(f)(x[i]) for i in range(4)])
+    assert_close(got, want, atol=1e-12)
+
+
+def test_seed_003_examples():
+    x = tp.randn(3)
+    assert_close(vmap(grad(tp.sin))(x), x.cos(), atol=1e-12)
+    assert_close(vmap(grad(grad(tp.sin)))(x), -x.sin(), atol=1e-12)
+    batch, feat = 4, 3
+    weights = tp.randn(feat)
+    examples, targets = tp.randn(batch, feat), tp.randn(batch)
+
+    def compute_loss(weights, example, target):
+        y = example @ weights
+        return ((y - target) ** 2).mean()
+    got = vmap(grad(compute_loss), in_dims=(None, 0, 0))(weights, examples, targets)
+    want = np.stack([2 * (examples[i] @ weights - targets[i]).item() * examples[i].numpy()
+                     for i in range(batch)])
+    assert_close(got, tp.tensor(want), atol=1e-6)
+
+
+@pytest.mark.parametrize("f", [
+    lambda a: a.mean(), lambda a: a.sum(), lambda a: a.sum(0), lambda a: a.mean(-1, keepdim=True),
+    lambda a: a.max(0)[0], lambda a: a.argmax(), lambda a: a.softmax(0), lambda a: a.cumsum(0),
+    lambda a: a.amax(()), lambda a: a.logsumexp(0)])
+def test_reductions_of_0d_samples_never_reach_the_batch(f):
+    """A 0-d sample reduced over "all" its dimensions: the batch must stay out."""
+    x = tp.randn(4)
+    assert_close(vmap(f)(x), tp.stack([f(x[i]) for i in range(4)]), atol=1e-12)
+    if f(x[0]).is_floating_point():
+        assert_close(vmap(grad(f))(x), tp.stack([grad(f)(x[i]) for i in range(4)]), atol=1e-12)
