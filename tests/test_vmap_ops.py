@@ -25,7 +25,7 @@ from tensorplay.func import _vmap
 
 from conftest import assert_close
 from opdb import CASES
-from test_op_table import _tensors, _outputs
+from test_op_table import _outputs
 
 B = 3
 
