@@ -519,3 +519,119 @@ def _nondefault(**kw):
     """The arguments a call gave other than their defaults (for the TypeError's "got (...)")."""
     return {k: v for k, v in kw.items() if v is not _DEFAULTS[k] and not (
         type(v) is int and type(_DEFAULTS[k]) is int and v == _DEFAULTS[k])}
+
+
+# ---------------------------------------------------------------- unfold / fold (im2col / col2im)
+def _unfold_k(x, kernel_size, dilation, padding, stride):
+    if x.dtype.kind in "iu":
+        raise NotImplementedError(f"\"im2col_out_cpu\" not implemented for '{_tname(x.dtype)}'")
+    xb = x if x.ndim == 4 else x[None]
+    n, c, h, w = xb.shape
+    out = tuple(_out_len(m, k, s, p, d) for m, k, s, p, d in zip((h, w), kernel_size, stride, padding,
+                                                                   dilation))
+    cols = _im2col(xb, kernel_size, out, stride, padding, dilation)
+    cols = cols.reshape(n, c * kernel_size[0] * kernel_size[1], out[0] * out[1])
+    return cols if x.ndim == 4 else cols[0]
+
+
+def _fold_k(x, output_size, kernel_size, dilation, padding, stride):
+    if x.dtype.kind in "iu":
+        raise NotImplementedError(f"\"col2im_out_cpu\" not implemented for '{_tname(x.dtype)}'")
+    xb = x if x.ndim == 3 else x[None]
+    n, ckk, _ = xb.shape
+    kh, kw = kernel_size
+    out = tuple(_out_len(m, k, s, p, d) for m, k, s, p, d in zip(output_size, kernel_size, stride, padding,
+                                                                   dilation))
+    cols = np.ascontiguousarray(xb).reshape(n, ckk // (kh * kw), kh, kw, out[0], out[1])
+    r = _col2im(cols, output_size, stride, padding, dilation)
+    return r if x.ndim == 3 else r[0]
+
+
+_unfold = defop(
+    "im2col", _unfold_k,
+    {"x": lambda g, x, kernel_size, dilation, padding, stride:
+     _fold(g, tuple(x.shape[-2:]), kernel_size, dilation, padding, stride)},
+    meta=("x",), family=OTHER, linear=True, node_name="Im2ColBackward0", method=False)
+
+_fold = defop(
+    "col2im", _fold_k,
+    {"x": lambda g, kernel_size, dilation, padding, stride: _unfold(g, kernel_size, dilation, padding, stride)},
+    family=OTHER, linear=True, node_name="Col2ImBackward0", method=False)
+
+
+def _fold_args(fname, kernel_size, dilation, padding, stride):
+    out = []
+    for name, pos, v in (("kernel_size", 2, kernel_size), ("dilation", 3, dilation), ("padding", 4, padding),
+                         ("stride", 5, stride)):
+        t = _int_list(v, 2)
+        if t is None:
+            bad = v if not isinstance(v, (tuple, list)) else next(e for e in v if not _is_int(e))
+            at = 0 if not isinstance(v, (tuple, list)) else list(v).index(bad)
+            raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, but found "
+                            f"element of type {type(bad).__name__} at pos {at}")
+        if len(t) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(t)}")
+        out.append(t)
+    k, d, p, s = out
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {k[0]} "
+                           f"kernel_width: {k[1]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got stride_height: {s[0]} "
+                           f"stride_width: {s[1]}")
+    if min(p) < 0:
+        raise RuntimeError(f"padding should be non-negative, but got pad_height: {p[0]} pad_width: {p[1]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilation_height: {d[0]} "
+                           f"dilation_width: {d[1]}")
+    return k, d, p, s
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """Extracts sliding local blocks (im2col): (N, C, H, W) -> (N, C*kh*kw, L)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"unfold(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    k, d, p, s = _fold_args("im2col", kernel_size, dilation, padding, stride)
+    shape = list(input.shape)
+    if input.ndim == 2 or input.ndim == 1:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, "
+                         f"{input.ndim - 1}], but got 2)")
+    if input.ndim not in (3, 4) or any(m == 0 for m in shape[-3:]):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other "
+                           f"non-zero dimensions for input, but got: {shape}")
+    blocks = [_out_len(m, kk, ss, pp, dd) for m, kk, ss, pp, dd in zip(shape[-2:], k, s, p, d)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({shape[-2]}, {shape[-1]}), kernel_size=({k[0]}, "
+                           f"{k[1]}), dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), calculated shape "
+                           f"of the array of sliding blocks as ({blocks[0]}, {blocks[1]}), but its components "
+                           f"must be at least one.")
+    return _unfold(input, k, d, p, s)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Combines sliding local blocks into a tensor (col2im), summing overlaps:
+    (N, C*kh*kw, L) -> (N, C, *output_size)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fold(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    size = _int_list(output_size, 2)
+    if size is None:
+        raise TypeError(f"col2im(): argument 'output_size' (position 2) must be tuple of ints, not "
+                        f"{type(output_size).__name__}")
+    if len(size) != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(size)}")
+    k, d, p, s = _fold_args("col2im", kernel_size, dilation, padding, stride)
+    shape = list(input.shape)
+    if input.ndim not in (2, 3) or any(m == 0 for m in shape[-2:]):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and "
+                           f"non-zero dimensions for input, but got: {shape}")
+    if shape[-2] % (k[0] * k[1]):
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product of "
+                           f"kernel_size, but got input.size(1)={shape[-2]} and kernel_size=({k[0]}, {k[1]}).")
+    blocks = [_out_len(m, kk, ss, pp, dd) for m, kk, ss, pp, dd in zip(size, k, s, p, d)]
+    if shape[-1] != blocks[0] * blocks[1] or min(blocks) < 1:
+        raise RuntimeError(f"Given output_size=({size[0]}, {size[1]}), kernel_size=({k[0]}, {k[1]}), "
+                           f"dilation=({d[0]}, {d[1]}), padding=({p[0]}, {p[1]}), stride=({s[0]}, {s[1]}), "
+                           f"expected size of input's dimension 2 to match the calculated number of sliding "
+                           f"blocks {blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got "
+                           f"input.size(2)={shape[-1]}.")
+    return _fold(input, size, k, d, p, s)
