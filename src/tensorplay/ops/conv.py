@@ -483,8 +483,9 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """2-d convolution (cross-correlation) over an (N, C, H, W) or (C, H, W) input.
 
-    >>> x = tensorplay.ones(1, 1, 4, 4); w = tensorplay.ones(1, 1, 3, 3)
-    >>> tensorplay.conv2d(x, w, padding=1)[0, 0, 0]
+    >>> import tensorplay as tp
+    >>> x = tp.ones(1, 1, 4, 4); w = tp.ones(1, 1, 3, 3)
+    >>> tp.conv2d(x, w, padding=1)[0, 0, 0]
     tensor([4., 6., 6., 4.])
     """
     return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups,

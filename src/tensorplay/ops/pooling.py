@@ -122,6 +122,8 @@ def _max_pool_bwd_k(grad, indices, size):
     planes = int(np.prod(lead))
     hw = size[0] * size[1]
     gx = np.zeros(planes * hw, grad.dtype)
+    if not planes or not indices.size:
+        return gx.reshape(lead + tuple(size))
     flat = indices.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * hw)[:, None]
     np.add.at(gx, flat.ravel(), grad.reshape(-1))
     return gx.reshape(lead + tuple(size))
@@ -195,6 +197,10 @@ def _avg_pool_bwd_k(grad, size, kernel_size, stride, padding, ceil_mode, count_i
     gb = _batched(grad)
     k, s, p = kernel_size, stride, padding
     out = gb.shape[2:]
+    want = tuple(_pool_len(n, k_, s_, p_, 1, ceil_mode) for n, k_, s_, p_ in zip(size, k, s, p))
+    if want != tuple(out):                  # (PyTorch's check of the gradient's size)
+        raise RuntimeError(f"avg_pool2d_backward: expected a gradient of spatial size {list(want)}, but got "
+                           f"{list(out)}")
     share = gb / np.asarray(_divisor(size, out, k, s, p, count_include_pad, divisor_override), gb.dtype)
     n, c = gb.shape[:2]
     hb = max((out[0] - 1) * s[0] + k[0], size[0] + p[0])
@@ -242,7 +248,7 @@ def _adaptive_mean_axis(x, axis, out):
     for j in range(int(length.max(initial=0))):        # one take per window position
         part = np.take(x, np.minimum(start + j, n - 1), axis=axis)
         total += np.where((j < length).reshape(bshape), part, 0)
-    return total / length.reshape(bshape)
+    return total / length.reshape(bshape).astype(x.dtype)
 
 
 def _adaptive_mean_axis_t(g, axis, n):
@@ -252,7 +258,7 @@ def _adaptive_mean_axis_t(g, axis, n):
         return np.repeat(g / (n // out), n // out, axis=axis)
     start, length = _adaptive_bounds(n, out)
     bshape = (-1,) + (1,) * (g.ndim - axis - 1)
-    share = np.moveaxis(g / length.reshape(bshape), axis, -1)
+    share = np.moveaxis(g / length.reshape(bshape).astype(g.dtype), axis, -1)
     gx = np.zeros(share.shape[:-1] + (n,), g.dtype)
     for j in range(int(length.max(initial=0))):
         keep = j < length
@@ -329,7 +335,7 @@ def _pool2d_shape_check(x, k, s, p, d, ceil_mode):
             raise RuntimeError("stride should not be zero")
         if pp < 0:
             raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
-        if pp > ((kk - 1) * dd + 1) // 2:
+        if pp > int(((kk - 1) * dd + 1) / 2):         # (C++'s division, towards zero)
             raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
                                f"kernel_size={kk} and dilation={dd}")
     if min(k) <= 0:
@@ -396,7 +402,8 @@ def _pool1d_args(fname, kernel_size, stride, padding, dilation):
     return k[0], s[0], p[0], d[0]
 
 
-def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
+def _max_pool1d_checks(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """``max_pool1d``'s own checks (its path without indices)."""
     _tensor("max_pool1d", input)
     k, s, p, d = _pool1d_args("max_pool1d", kernel_size, stride, padding, dilation)
     shape = list(input.shape)
@@ -417,7 +424,34 @@ def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
     out = _pool_len(shape[-1], k, s, p, d, ceil_mode)
     if out <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
-    v, i = _max_pool(input.unsqueeze(-2), (1, k), (1, s), (0, p), (1, d), bool(ceil_mode))
+    return (1, k), (1, s), (0, p), (1, d)
+
+
+def _pool1d_as_2d(fname, input, params):
+    """The 1-d pools that run as their 2-d form (``avg_pool1d``,
+    ``max_pool1d_with_indices``): their rank and argument checks, then the 2-d
+    checks on the input with a unit height.  ``params``: (name, value) pairs."""
+    _tensor(fname, input)
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for "
+                           f"argument #1 'self' (while checking arguments for {fname})")
+    vals = []
+    for i, (name, v) in enumerate(params):
+        if name == "stride" and (v is None or (isinstance(v, (tuple, list)) and not v)):
+            vals.append(vals[0])
+            continue
+        t = _ints(fname, name, v, i + 2)
+        if len(t) != 1:
+            raise RuntimeError(f"{fname}() argument '{name}' should contain one int (got {len(t)})")
+        vals.append(t[0])
+    return input.unsqueeze(-2), [(1, v) if n != "padding" else (0, v) for (n, _), v in zip(params, vals)]
+
+
+def _max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode):
+    x, (k, s, p, d) = _pool1d_as_2d("max_pool1d", input, (("kernel_size", kernel_size), ("stride", stride),
+                                                          ("padding", padding), ("dilation", dilation)))
+    _pool2d_shape_check(x, k, s, p, d, ceil_mode)
+    v, i = _max_pool(x, k, s, p, d, bool(ceil_mode))
     return v.squeeze(-2), i.squeeze(-2)
 
 
@@ -425,18 +459,19 @@ def _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """1-d max pooling over an (N, C, L) or (C, L) input."""
-    if isinstance(input, Tensor) and not return_indices and not input.is_floating_point() \
-            and not input.requires_grad and input.ndim in (2, 3):
+    if return_indices:
+        return _max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    k, s, p, d = _max_pool1d_checks(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if not input.is_floating_point() and not input.requires_grad:
         raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_tname(input._data.dtype)}'")
-    out, idx = _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
-    return (out, idx) if return_indices else out
+    return _max_pool(input.unsqueeze(-2), k, s, p, d, bool(ceil_mode))[0].squeeze(-2)
 
 
 @public(method=False)
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                             return_indices=False):
     """``(values, indices)`` of 1-d max pooling."""
-    return _max_pool1d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
@@ -456,22 +491,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 @public(method=False)
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """1-d average pooling over an (N, C, L) or (C, L) input."""
-    _tensor("avg_pool1d", input)
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for "
-                           f"argument #1 'self' (while checking arguments for avg_pool1d)")
-    args = []
-    for i, (name, v) in enumerate((("kernel_size", kernel_size), ("stride", stride), ("padding", padding))):
-        if name == "stride" and (v is None or (isinstance(v, (tuple, list)) and not v)):
-            args.append(args[0])
-            continue
-        t = _ints("avg_pool1d", name, v, i + 2)
-        if len(t) != 1:
-            raise RuntimeError(f"avg_pool1d() argument '{name}' should contain one int (got {len(t)})")
-        args.append(t[0])
-    k, s, p = args
-    x = input.unsqueeze(-2)
-    k2, s2, p2, d2 = (1, k), (1, s), (0, p), (1, 1)
+    x, (k2, s2, p2) = _pool1d_as_2d("avg_pool1d", input, (("kernel_size", kernel_size), ("stride", stride),
+                                                          ("padding", padding)))
+    d2 = (1, 1)
     _pool2d_shape_check(x, k2, s2, p2, d2, ceil_mode)
     return _avg_pool(x, k2, s2, p2, bool(ceil_mode), bool(count_include_pad), None).squeeze(-2)
 

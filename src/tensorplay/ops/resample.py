@@ -145,11 +145,12 @@ for _mode in ("reflect", "replicate", "circular"):
                  {"grad": (lambda m: lambda h, pad: _PAD_OPS[m][0](h, pad))(_mode)},
                  family=OTHER, linear=True, node_name=f"{_PAD_NODE[_mode]}1DBackwardBackward0",
                  method=False)
-    for _f, _suffix in ((_fwd, "Backward0"), (_bwd, "BackwardBackward0")):
-        _cls = _by_rank(_f.op, {k: f"{_PAD_NODE[_mode]}{k}D{_suffix}" for k in (1, 2, 3)})
-        _f.op.variants = (lambda c: lambda x, pad: c[len(pad) // 2])(_cls)
+    _cls = _by_rank(_fwd.op, {k: f"{_PAD_NODE[_mode]}{k}DBackward0" for k in (1, 2, 3)})
+    _fwd.op.variants = (lambda c: lambda x, pad: c[len(pad) // 2])(_cls)
+    _cls = _by_rank(_bwd.op, {k: f"{_PAD_NODE[_mode]}{k}DBackwardBackward0" for k in (1, 2, 3)})
+    _bwd.op.variants = (lambda c: lambda g, size: c[len(size)])(_cls)
     _PAD_OPS[_mode] = (_fwd, _bwd)
-del _mode, _name, _fwd, _bwd, _f, _suffix, _cls
+del _mode, _name, _fwd, _bwd, _cls
 
 
 def _is_int(v):
@@ -339,14 +340,18 @@ _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
 
 
 def _size_list(v, nd, what, dims):
+    """``size`` or ``scale_factor``: one value per spatial dimension."""
     if isinstance(v, (tuple, list)):
         if len(v) != nd:
-            raise ValueError(f"Input and {what} must have the same number of spatial dimensions, but got "
-                             f"input with spatial dimensions of {dims} and {what}"
-                             f"{' of shape' if what == 'scale_factor' else ''} {v!r}. Please provide input "
-                             f"tensor in (N, C, d1, d2, ...,dK) format and {what} in (o1, o2, ...,oK) format."
-                             .replace("(o1, o2, ...,oK)", "(s1, s2, ...,sK)" if what == "scale_factor"
-                                      else "(o1, o2, ...,oK)"))
+            if what == "size":
+                raise ValueError(f"Input and output must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {dims} and output size of {v!r}. Please "
+                                 f"provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                                 f"(o1, o2, ...,oK) format.")
+            raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got "
+                             f"input with spatial dimensions of {dims} and scale_factor of shape {v!r}. Please "
+                             f"provide input tensor in (N, C, d1, d2, ...,dK) format and scale_factor in "
+                             f"(s1, s2, ...,sK) format.")
         return list(v)
     return [v] * nd
 
@@ -372,7 +377,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if size is not None:
         if recompute_scale_factor:
             raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
-        out = _size_list(size, nd, "output size", dims)
+        out = _size_list(size, nd, "size", dims)
         if not all(_is_int(v) for v in out):
             raise TypeError(f"expected size to be one of int or Tuple[int] or Tuple[int, int] or "
                             f"Tuple[int, int, int], but got size with types {[type(v) for v in out]}")
