@@ -203,7 +203,9 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(f"Argument #{2 * k + 2}: Padding size should be less than the corresponding "
                                f"input dimension, but got: padding ({lo}, {hi}) at dimension {ax} of input "
                                f"{shape}")
-        if mode == "circular" and (lo > shape[ax] or hi > shape[ax]):
+        # (PyTorch checks against the size before cropping, and then copies between
+        # overlapping memory when a pad wraps past what the crop left: refused here)
+        if mode == "circular" and max(lo, hi) > shape[ax] - max(-lo, 0) - max(-hi, 0):
             raise RuntimeError("Padding value causes wrapping around more than once.")
     return _PAD_OPS[mode][0](input, pad)
 
