@@ -376,3 +376,54 @@ def test_forward_mode_through_a_small_cnn():
     eps = 1e-6
     fd = (f(tp.tensor(x + eps * v)).numpy() - f(tp.tensor(x - eps * v)).numpy()) / (2 * eps)
     assert_close(t, fd, atol=1e-6, rtol=1e-5)
+
+
+# ---------------------------------------------------------------- batching rules (vmap's slot)
+def _t(rng, shape):
+    return tp.tensor(rng.standard_normal(shape))
+
+
+BATCHED = {      # op name -> per-sample arguments (tensors drawn fresh per sample)
+    "convolution": lambda r: [_t(r, (2, 4, 6, 5)), _t(r, (6, 2, 3, 2)), _t(r, (6,)), (2, 1), (1, 0), (1, 2),
+                              False, (0, 0), 2],
+    "convolution_transposed": lambda r: [_t(r, (2, 4, 3, 4)), _t(r, (4, 3, 3, 2)), _t(r, (6,)), (2, 1), (1, 0),
+                                         (1, 1), True, (1, 0), 2],
+    "convolution_backward_weight": lambda r: [_t(r, (2, 4, 6, 5)), _t(r, (2, 6, 3, 4)), (3, 2), (2, 1), (1, 0),
+                                              (1, 1), 2],
+    "max_pool2d_with_indices": lambda r: [_t(r, (2, 3, 7, 6)), (3, 3), (2, 2), (1, 1), (1, 1), True],
+    "avg_pool2d": lambda r: [_t(r, (3, 7, 6)), (3, 2), (2, 2), (1, 1), True, False, None],
+    "adaptive_avg_pool2d": lambda r: [_t(r, (2, 3, 7, 6)), (3, 4)],
+    "im2col": lambda r: [_t(r, (2, 3, 7, 6)), (2, 3), (1, 1), (1, 0), (2, 1)],
+    "col2im": lambda r: [_t(r, (12, 20)), (5, 6), (2, 2), (1, 1), (0, 0), (1, 1)],
+    "constant_pad_nd": lambda r: [_t(r, (3, 4)), (1, 2, -1, 1), 0.5],
+    "reflection_pad": lambda r: [_t(r, (2, 3, 4, 5)), (1, 2, 3, 0)],
+    "upsample_linear": lambda r: [_t(r, (2, 3, 4, 5)), (7, 3), (None, None), False],
+}
+
+
+@pytest.mark.parametrize("name", BATCHED)
+def test_batch_rule_matches_a_loop(name):
+    from tensorplay.ops import REGISTRY
+    from tensorplay.ops._registry import dispatch
+    op = REGISTRY[name.replace("_transposed", "")]
+    make = BATCHED[name]
+    n_t = sum(isinstance(a, tp.Tensor) for a in make(np.random.default_rng(0)))
+    rng = np.random.default_rng(21)
+    B = 3
+    patterns = [[0] * n_t] + [[None] * i + [d] + [None] * (n_t - i - 1) for i in range(n_t) for d in (0, 1)]
+    for bdims in patterns:
+        per = [make(rng) for _ in range(B)]
+        batched = list(per[0])
+        for i, b in enumerate(bdims):
+            if b is None:
+                for p in per:
+                    p[i] = per[0][i]            # the same for every sample
+            else:
+                batched[i] = tp.stack([p[i] for p in per], dim=b)
+        out, bd = op.batch(op, batched, list(bdims) + [None] * (op.n_in - n_t))
+        outs = out if isinstance(out, tuple) else (out,)
+        want = [dispatch(op, p) for p in per]
+        want = [w if isinstance(w, tuple) else (w,) for w in want]
+        for k, o in enumerate(outs):
+            expected = np.stack([w[k].numpy() for w in want])
+            assert_close(o.movedim(bd, 0).numpy(), expected, atol=1e-12, rtol=1e-10, msg=f"{name} {bdims}")

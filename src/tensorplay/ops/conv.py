@@ -33,9 +33,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._tensor import Tensor
 from ._families import BILINEAR, OTHER
-from ._registry import defop, public
+from ._registry import defop, dispatch, public
 from ._util import _tname
 from .pointwise import conj
+from .pooling import _front, batch_merge_leading
 
 __all__ = ["convolution", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -218,10 +219,49 @@ def _conv_jvp(op, args, tangents, result):
     return out
 
 
+# ---------------------------------------------------------------- batching (vmap)
+def _batch_groups(x, bx, size):
+    """(B, N, C, ...) -> (N, B*C, ...): the vmap batch folded into the channels."""
+    x = _front(x, bx, size).movedim(0, 1)
+    return x.reshape((x.shape[0], size * x.shape[2]) + tuple(x.shape[3:]))
+
+
+def _batch_weight(w, bw, size):
+    w = _front(w, bw, size)
+    return w.reshape((size * w.shape[1],) + tuple(w.shape[2:]))
+
+
+def _batch_conv(op, args, bdims):
+    """Only the input batched: the batch merged into N.  A batched weight or
+    bias: a grouped convolution with ``groups * B`` groups, sample ``b``'s
+    channels in group block ``b`` (an unbatched side is repeated)."""
+    x, w, b, stride, padding, dilation, transposed, output_padding, groups = args
+    bx, bw, bb = bdims
+    size = next(a.shape[d] for a, d in zip((x, w, b), bdims) if d is not None)
+    if bw is None and bb is None:
+        x = _front(x, bx, size)
+        out = dispatch(op, [x.reshape((size * x.shape[1],) + tuple(x.shape[2:]))] + list(args[1:]))
+        return out.reshape((size, x.shape[1]) + tuple(out.shape[1:])), 0
+    xs = _batch_groups(x, bx, size)
+    ws = _batch_weight(w, bw, size)
+    bs = None if b is None else _batch_weight(b, bb, size)
+    out = dispatch(op, [xs, ws, bs, stride, padding, dilation, transposed, output_padding, groups * size])
+    return out.reshape((out.shape[0], size, out.shape[1] // size) + tuple(out.shape[2:])), 1
+
+
+def _batch_conv_w(op, args, bdims):
+    """The weight gradient of the grouped convolution that batches ``_batch_conv``."""
+    x, g, kernel_size, stride, padding, dilation, groups = args
+    size = next(a.shape[d] for a, d in zip((x, g), bdims) if d is not None)
+    out = dispatch(op, [_batch_groups(x, bdims[0], size), _batch_groups(g, bdims[1], size), kernel_size, stride,
+                        padding, dilation, groups * size])
+    return out.reshape((size, out.shape[0] // size) + tuple(out.shape[1:])), 0
+
+
 _convolution = defop(
     "convolution", _convolution_k,
     {"input": _conv_input_vjp, "weight": _conv_weight_vjp, "bias": _bias_vjp},
-    n_in=3, family=OTHER, jvp=_conv_jvp, node_name="ConvolutionBackward0", method=False)
+    n_in=3, family=OTHER, jvp=_conv_jvp, batch=_batch_conv, node_name="ConvolutionBackward0", method=False)
 
 
 def _w_input_vjp(h, input, grad, stride, padding, dilation, groups):
@@ -238,7 +278,7 @@ def _w_grad_vjp(h, input, grad, stride, padding, dilation, groups):
 _convolution_w = defop(
     "convolution_backward_weight", _convolution_w_k,
     {"input": _w_input_vjp, "grad": _w_grad_vjp},
-    n_in=2, family=BILINEAR, node_name="ConvolutionBackwardBackward0", method=False)
+    n_in=2, family=BILINEAR, batch=_batch_conv_w, node_name="ConvolutionBackwardBackward0", method=False)
 
 
 # ---------------------------------------------------------------- argument checks (PyTorch's words)
@@ -552,12 +592,13 @@ _unfold = defop(
     "im2col", _unfold_k,
     {"x": lambda g, x, kernel_size, dilation, padding, stride:
      _fold(g, tuple(x.shape[-2:]), kernel_size, dilation, padding, stride)},
-    meta=("x",), family=OTHER, linear=True, node_name="Im2ColBackward0", method=False)
+    meta=("x",), family=OTHER, linear=True, node_name="Im2ColBackward0", method=False,
+    batch=batch_merge_leading)
 
 _fold = defop(
     "col2im", _fold_k,
     {"x": lambda g, kernel_size, dilation, padding, stride: _unfold(g, kernel_size, dilation, padding, stride)},
-    family=OTHER, linear=True, node_name="Col2ImBackward0", method=False)
+    family=OTHER, linear=True, node_name="Col2ImBackward0", method=False, batch=batch_merge_leading)
 
 
 def _fold_args(fname, kernel_size, dilation, padding, stride):

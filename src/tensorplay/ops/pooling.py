@@ -29,10 +29,36 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._families import OTHER
-from ._registry import defop, public
+from ._registry import defop, dispatch, public
 from ._util import _tname
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d"]
+
+
+# ---------------------------------------------------------------- batching (vmap)
+def _front(t, b, size):
+    """``t`` with its batch dimension ``b`` first (``None``: expanded to ``size``)."""
+    if b is None:
+        return t.expand((size,) + tuple(t.shape))
+    return t if b == 0 else t.movedim(b, 0)
+
+
+def batch_merge_leading(op, args, bdims):
+    """The batching rule of the ops that treat their first dimension as independent
+    items (batch or channels: pools, pads, resampling, unfold/fold and their
+    backwards): the vmap batch merged into that dimension, one call."""
+    n = len(bdims)
+    size = next(a.shape[b] for a, b in zip(args, bdims) if b is not None)
+    new = list(args)
+    for i in range(n):
+        if isinstance(args[i], Tensor):
+            t = _front(args[i], bdims[i], size)
+            new[i] = t.reshape((size * t.shape[1],) + tuple(t.shape[2:]))
+    out = dispatch(op, new)
+
+    def split(o):
+        return o.reshape((size, o.shape[0] // size) + tuple(o.shape[1:]))
+    return (tuple(split(o) for o in out) if type(out) is tuple else split(out)), 0
 
 
 # ---------------------------------------------------------------- shapes
@@ -144,12 +170,14 @@ def _max_pool_vjp(g, result, x):
 _max_pool = defop(
     "max_pool2d_with_indices", _max_pool_k, {"x": _max_pool_vjp}, meta=("x",), nondiff_out=(1,),
     out_saved=(1,), family=OTHER, node_name="MaxPool2DWithIndicesBackward0", method=False,
+    batch=batch_merge_leading,
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1]), None))
 
 _max_pool_bwd = defop(
     "max_pool2d_with_indices_backward", _max_pool_bwd_k,
     {"grad": lambda h, indices: _pool_gather(h, indices)},
-    n_in=2, family=OTHER, linear=True, node_name="MaxPool2DWithIndicesBackwardBackward0", method=False)
+    n_in=2, family=OTHER, linear=True, node_name="MaxPool2DWithIndicesBackwardBackward0", method=False,
+    batch=batch_merge_leading)
 
 
 # ---------------------------------------------------------------- average pooling
@@ -218,13 +246,15 @@ _avg_pool = defop(
     {"x": lambda g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
      _avg_pool_bwd(g, tuple(x.shape[-2:]), kernel_size, stride, padding, ceil_mode, count_include_pad,
                    divisor_override)},
-    meta=("x",), family=OTHER, linear=True, node_name="AvgPool2DBackward0", method=False)
+    meta=("x",), family=OTHER, linear=True, node_name="AvgPool2DBackward0", method=False,
+    batch=batch_merge_leading)
 
 _avg_pool_bwd = defop(
     "avg_pool2d_backward", _avg_pool_bwd_k,
     {"grad": lambda h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
      _avg_pool(h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
-    family=OTHER, linear=True, node_name="AvgPool2DBackwardBackward0", method=False)
+    family=OTHER, linear=True, node_name="AvgPool2DBackwardBackward0", method=False,
+    batch=batch_merge_leading)
 
 
 # ---------------------------------------------------------------- adaptive average pooling
@@ -281,13 +311,14 @@ def _adaptive_bwd_k(grad, size):
 _adaptive = defop(
     "adaptive_avg_pool2d", _adaptive_k,
     {"x": lambda g, x: _adaptive_bwd(g, tuple(x.shape[-2:]))},
-    meta=("x",), family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackward0", method=False)
+    meta=("x",), family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackward0", method=False,
+    batch=batch_merge_leading)
 
 _adaptive_bwd = defop(
     "adaptive_avg_pool2d_backward", _adaptive_bwd_k,
     {"grad": lambda h, grad: _adaptive(h, tuple(grad.shape[-2:]))},
     meta=("grad",), family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackwardBackward0",
-    method=False)
+    method=False, batch=batch_merge_leading)
 
 
 # ---------------------------------------------------------------- arguments (PyTorch's checks and words)

@@ -19,8 +19,9 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._families import OTHER
-from ._registry import defop, public
+from ._registry import defop, dispatch, public
 from ._util import _tname
+from .pooling import batch_merge_leading
 
 __all__ = ["constant_pad_nd"]
 
@@ -85,10 +86,16 @@ def _constant_pad_k(x, pad, value=0):
     return out
 
 
+def _batch_constant_pad(op, args, bdims):
+    """The pads name trailing dimensions only: the batch dimension first is untouched."""
+    x = args[0] if bdims[0] == 0 else args[0].movedim(bdims[0], 0)
+    return dispatch(op, [x] + list(args[1:])), 0
+
+
 constant_pad_nd = defop(
     "constant_pad_nd", _constant_pad_k,
     {"x": lambda g, pad: _constant_pad(g, tuple(-p for p in pad), 0)},
-    family=OTHER, node_name="ConstantPadNdBackward0", method=False,
+    family=OTHER, node_name="ConstantPadNdBackward0", method=False, batch=_batch_constant_pad,
     jvp=lambda x_t, pad: _constant_pad(x_t, pad, 0))
 _constant_pad = constant_pad_nd
 
@@ -140,11 +147,11 @@ for _mode in ("reflect", "replicate", "circular"):
                  {"x": (lambda m: lambda g, x, pad: _PAD_OPS[m][1](g, tuple(x.shape[-(len(pad) // 2):]),
                                                                     pad))(_mode)},
                  meta=("x",), family=OTHER, linear=True, node_name=f"{_PAD_NODE[_mode]}1DBackward0",
-                 method=False)
+                 method=False, batch=batch_merge_leading)
     _bwd = defop(f"{_name}_backward", _index_pad_bwd_k(_mode),
                  {"grad": (lambda m: lambda h, pad: _PAD_OPS[m][0](h, pad))(_mode)},
                  family=OTHER, linear=True, node_name=f"{_PAD_NODE[_mode]}1DBackwardBackward0",
-                 method=False)
+                 method=False, batch=batch_merge_leading)
     _cls = _by_rank(_fwd.op, {k: f"{_PAD_NODE[_mode]}{k}DBackward0" for k in (1, 2, 3)})
     _fwd.op.variants = (lambda c: lambda x, pad: c[len(pad) // 2])(_cls)
     _cls = _by_rank(_bwd.op, {k: f"{_PAD_NODE[_mode]}{k}DBackwardBackward0" for k in (1, 2, 3)})
@@ -319,9 +326,9 @@ def _resample_ops(name, fwd, bwd, nodes, extra):
         def vjp_bwd(h, grad, scales):
             return ops["fwd"](h, tuple(grad.shape[-len(scales):]), scales)
     f = defop(name, fwd, {"x": vjp}, meta=("x",), family=OTHER, linear=True,
-              node_name=nodes[1] + "Backward0", method=False)
+              node_name=nodes[1] + "Backward0", method=False, batch=batch_merge_leading)
     b = defop(name + "_backward", bwd, {"grad": vjp_bwd}, meta=("grad",), family=OTHER, linear=True,
-              node_name=nodes[1] + "BackwardBackward0", method=False)
+              node_name=nodes[1] + "BackwardBackward0", method=False, batch=batch_merge_leading)
     for op, suffix in ((f, "Backward0"), (b, "BackwardBackward0")):
         cls = _by_rank(op.op, {k: v + suffix for k, v in nodes.items()})
         op.op.variants = (lambda c: lambda x, size: c[len(size)])(cls)
