@@ -106,10 +106,10 @@ def main():
     args = ap.parse_args()
     names = args.workloads.split(",")
     frameworks = ["tensorplay"]
-    try:
-        import torch  # noqa: F401
+    import importlib.util
+    if importlib.util.find_spec("torch") is not None:
         frameworks.append("torch")
-    except ImportError:
+    else:
         print("torch not installed: tensorplay only")
     rounds = {f: [] for f in frameworks}
     for _ in range(args.rounds):

@@ -448,20 +448,27 @@ def _same_padding(fname, k, dilation, stride):
     return tuple(t // 2 for t in total), [t % 2 for t in total]
 
 
-def _conv_nd(fname, nd, input, weight, bias, stride, padding, dilation, groups, given):
-    if not isinstance(input, Tensor) or not isinstance(weight, Tensor) or \
-            (bias is not None and not isinstance(bias, Tensor)):
-        raise _invalid_args(fname, "conv", *given)
-    s, d = _int_list(stride, nd), _int_list(dilation, nd)
-    p = padding if isinstance(padding, str) else _int_list(padding, nd)
-    if s is None or d is None or p is None or not _is_int(groups):
-        raise _invalid_args(fname, "conv", *given)
+def _batched_input(fname, nd, input):
+    """An (N, C, *spatial) input, and whether it came without N."""
     if input.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fname}, but "
                            f"got input of size: {list(input.shape)}")
     unbatched = input.ndim == nd + 1
-    if unbatched:
-        input = input.unsqueeze(0)
+    return (input.unsqueeze(0) if unbatched else input), unbatched
+
+
+def _conv_nd(fname, nd, input, weight, bias, stride, padding, dilation, groups):
+    def invalid():
+        return _invalid_args(fname, "conv", (input, weight), _nondefault(
+            bias=bias, stride=stride, padding=padding, dilation=dilation, groups=groups))
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor) or \
+            (bias is not None and not isinstance(bias, Tensor)):
+        raise invalid()
+    s, d = _int_list(stride, nd), _int_list(dilation, nd)
+    p = padding if isinstance(padding, str) else _int_list(padding, nd)
+    if s is None or d is None or p is None or not _is_int(groups):
+        raise invalid()
+    input, unbatched = _batched_input(fname, nd, input)
     extra = None
     if isinstance(p, str):
         if p == "valid":
@@ -485,38 +492,30 @@ def _conv_nd(fname, nd, input, weight, bias, stride, padding, dilation, groups, 
     return out.squeeze(0) if unbatched else out
 
 
-def _conv_transpose_nd(fname, nd, input, weight, bias, stride, padding, output_padding, groups, dilation,
-                       given):
+def _conv_transpose_nd(fname, nd, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    def invalid():
+        return _invalid_args(fname, "conv_transpose", (input, weight), _nondefault(
+            bias=bias, stride=stride, padding=padding, output_padding=output_padding, groups=groups,
+            dilation=dilation))
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor) or \
             (bias is not None and not isinstance(bias, Tensor)):
-        raise _invalid_args(fname, "conv_transpose", *given)
+        raise invalid()
     if isinstance(padding, str):
         raise TypeError(f"{fname}(): argument 'padding' must be tuple of ints, not str")
     params = [_int_list(v, nd) for v in (stride, padding, output_padding, dilation)]
     if any(v is None for v in params) or not _is_int(groups):
-        raise _invalid_args(fname, "conv_transpose", *given)
+        raise invalid()
     s, p, op, d = params
-    if input.ndim not in (nd + 1, nd + 2):
-        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to {fname}, but "
-                           f"got input of size: {list(input.shape)}")
-    unbatched = input.ndim == nd + 1
-    if unbatched:
-        input = input.unsqueeze(0)
+    input, unbatched = _batched_input(fname, nd, input)
     s, p, d, op = _check(input, weight, bias, s, p, d, True, op, groups)
     out = _convolution(input, weight, bias, s, p, d, True, op, groups)
     return out.squeeze(0) if unbatched else out
 
 
-def _given(args, kwargs):
-    return args, kwargs
-
-
 @public(method=False)
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-d convolution (cross-correlation) over an (N, C, L) or (C, L) input."""
-    return _conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups,
-                    _given((input, weight), _nondefault(bias=bias, stride=stride, padding=padding,
-                                                        dilation=dilation, groups=groups)))
+    return _conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
 @public(method=False)
@@ -528,29 +527,21 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     >>> tp.conv2d(x, w, padding=1)[0, 0, 0]
     tensor([4., 6., 6., 4.])
     """
-    return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups,
-                    _given((input, weight), _nondefault(bias=bias, stride=stride, padding=padding,
-                                                        dilation=dilation, groups=groups)))
+    return _conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
 @public(method=False)
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """1-d transposed convolution (the adjoint of ``conv1d`` in its input)."""
-    return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding,
-                              groups, dilation,
-                              _given((input, weight), _nondefault(bias=bias, stride=stride, padding=padding,
-                                                                  output_padding=output_padding,
-                                                                  groups=groups, dilation=dilation)))
+    return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
 
 
 @public(method=False)
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """2-d transposed convolution (the adjoint of ``conv2d`` in its input)."""
-    return _conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding,
-                              groups, dilation,
-                              _given((input, weight), _nondefault(bias=bias, stride=stride, padding=padding,
-                                                                  output_padding=output_padding,
-                                                                  groups=groups, dilation=dilation)))
+    return _conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
 
 
 _DEFAULTS = {"bias": None, "stride": 1, "padding": 0, "dilation": 1, "groups": 1, "output_padding": 0}

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._families import OTHER
-from ._registry import defop, dispatch, public
+from ._registry import defop, dispatch
 from ._util import _tname
 from .pooling import batch_merge_leading
 
