@@ -58,30 +58,36 @@ def _padded(x, p):
 
 
 def _im2col(x, k, out, s, p, d):
-    """The windows of ``x`` (N, C, H, W), as a contiguous (N, C, KH, KW, OH, OW)
-    array: ``cols[n, c, i, j, a, b] = x_padded[n, c, a*sh + i*dh, b*sw + j*dw]``."""
+    """The windows of ``x`` (N, C, H, W), as a contiguous (C, KH, KW, N, OH, OW)
+    array: ``cols[c, i, j, n, a, b] = x_padded[n, c, a*sh + i*dh, b*sw + j*dw]``.
+    (Channels first, then the batch: each product below is one large matrix
+    product, rather than one per batch element.)"""
     xp = _padded(x, p)
     sn, sc, sh, sw = xp.strides
-    view = as_strided(xp, (xp.shape[0], xp.shape[1], k[0], k[1], out[0], out[1]),
-                      (sn, sc, d[0] * sh, d[1] * sw, s[0] * sh, s[1] * sw), writeable=False)
+    view = as_strided(xp, (xp.shape[1], k[0], k[1], xp.shape[0], out[0], out[1]),
+                      (sc, d[0] * sh, d[1] * sw, sn, s[0] * sh, s[1] * sw), writeable=False)
     return np.ascontiguousarray(view)
 
 
 def _col2im(cols, size, s, p, d):
-    """The adjoint of ``_im2col``: each column entry added back at its window
-    position of an (N, C, H, W) array of spatial ``size``."""
-    n, c, kh, kw, oh, ow = cols.shape
+    """The adjoint of ``_im2col``: each entry of (C, KH, KW, N, OH, OW) columns
+    added back at its window position of an (N, C, H, W) array of spatial ``size``."""
+    c, kh, kw, n, oh, ow = cols.shape
     h, w = size
     hb = max(h + 2 * p[0], (oh - 1) * s[0] + (kh - 1) * d[0] + 1)
     wb = max(w + 2 * p[1], (ow - 1) * s[1] + (kw - 1) * d[1] + 1)
-    buf = np.zeros((n, c, hb, wb), cols.dtype)
+    buf = np.zeros((c, n, hb, wb), cols.dtype)
     hspan, wspan = (oh - 1) * s[0] + 1, (ow - 1) * s[1] + 1
     for i in range(kh):             # one strided add per kernel offset
         for j in range(kw):
-            buf[:, :, i * d[0]:i * d[0] + hspan:s[0], j * d[1]:j * d[1] + wspan:s[1]] += cols[:, :, i, j]
-    if p == (0, 0) and (hb, wb) == (h, w):
-        return buf
-    return np.ascontiguousarray(buf[:, :, p[0]:p[0] + h, p[1]:p[1] + w])
+            buf[:, :, i * d[0]:i * d[0] + hspan:s[0], j * d[1]:j * d[1] + wspan:s[1]] += cols[:, i, j]
+    return np.ascontiguousarray(buf[:, :, p[0]:p[0] + h, p[1]:p[1] + w].transpose(1, 0, 2, 3))
+
+
+def _channels_first(t, groups):
+    """(N, C, H, W) -> (groups, C/groups, N*H*W), contiguous."""
+    n, c, h, w = t.shape
+    return np.ascontiguousarray(t.transpose(1, 0, 2, 3)).reshape(groups, c // groups, n * h * w)
 
 
 def _pointwise_kernel(k, s, p, d):
@@ -94,36 +100,35 @@ def _conv_k(x, w, s, p, d, groups):
     o, cg, kh, kw = w.shape
     oh, ow = _out_len(h, kh, s[0], p[0], d[0]), _out_len(wd, kw, s[1], p[1], d[1])
     if _pointwise_kernel((kh, kw), s, p, d):
-        cols = x.reshape(n, groups, cg, h * wd)
+        cols = _channels_first(x, groups)
     else:
-        cols = _im2col(x, (kh, kw), (oh, ow), s, p, d).reshape(n, groups, cg * kh * kw, oh * ow)
-    y = np.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)
-    return y.reshape(n, o, oh, ow)
+        cols = _im2col(x, (kh, kw), (oh, ow), s, p, d).reshape(groups, cg * kh * kw, n * oh * ow)
+    y = np.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)      # (groups, O/groups, N*OH*OW)
+    return np.ascontiguousarray(y.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
 
 
 def _conv_t_k(g, w, s, p, d, groups, size):
     """T(g, w): the transposed convolution, (N, O, OH, OW) -> (N, C, *size)."""
     n, o, oh, ow = g.shape
     _, cg, kh, kw = w.shape
-    og = o // groups
-    wm = w.reshape(groups, og, cg * kh * kw).transpose(0, 2, 1)
-    cols = np.matmul(wm, g.reshape(n, groups, og, oh * ow))
+    wm = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
+    cols = np.matmul(wm, _channels_first(g, groups))        # (groups, C/groups*KH*KW, N*OH*OW)
     if _pointwise_kernel((kh, kw), s, p, d) and tuple(size) == (oh, ow):
-        return cols.reshape(n, groups * cg, oh, ow)
-    return _col2im(cols.reshape(n, groups * cg, kh, kw, oh, ow), size, s, p, d)
+        return np.ascontiguousarray(cols.reshape(groups * cg, n, oh, ow).transpose(1, 0, 2, 3))
+    return _col2im(cols.reshape(groups * cg, kh, kw, n, oh, ow), size, s, p, d)
 
 
 def _conv_w_k(x, g, k, s, p, d, groups):
     """W(x, g): the weight gradient, (O, C/groups, KH, KW)."""
     n, c, h, wd = x.shape
     _, o, oh, ow = g.shape
-    cg, og = c // groups, o // groups
+    cg = c // groups
     if _pointwise_kernel(k, s, p, d) and (h, wd) == (oh, ow):
-        cols = x.reshape(n, groups, cg, h * wd)
+        cols = _channels_first(x, groups)
     else:
-        cols = _im2col(x, k, (oh, ow), s, p, d).reshape(n, groups, cg * k[0] * k[1], oh * ow)
-    gw = np.matmul(g.reshape(n, groups, og, oh * ow), cols.transpose(0, 1, 3, 2))
-    return np.add.reduce(gw, axis=0).reshape(o, cg, k[0], k[1])
+        cols = _im2col(x, k, (oh, ow), s, p, d).reshape(groups, cg * k[0] * k[1], n * oh * ow)
+    gw = np.matmul(_channels_first(g, groups), cols.transpose(0, 2, 1))    # (groups, O/groups, Cg*KH*KW)
+    return gw.reshape(o, cg, k[0], k[1])
 
 
 def _two_d(t, nd):
@@ -561,8 +566,9 @@ def _unfold_k(x, kernel_size, dilation, padding, stride):
     n, c, h, w = xb.shape
     out = tuple(_out_len(m, k, s, p, d) for m, k, s, p, d in zip((h, w), kernel_size, stride, padding,
                                                                    dilation))
-    cols = _im2col(xb, kernel_size, out, stride, padding, dilation)
-    cols = cols.reshape(n, c * kernel_size[0] * kernel_size[1], out[0] * out[1])
+    cols = _im2col(xb, kernel_size, out, stride, padding, dilation)       # (C, KH, KW, N, OH, OW)
+    cols = np.ascontiguousarray(np.moveaxis(cols.reshape(c * kernel_size[0] * kernel_size[1], n,
+                                                         out[0] * out[1]), 1, 0))
     return cols if x.ndim == 4 else cols[0]
 
 
@@ -574,7 +580,8 @@ def _fold_k(x, output_size, kernel_size, dilation, padding, stride):
     kh, kw = kernel_size
     out = tuple(_out_len(m, k, s, p, d) for m, k, s, p, d in zip(output_size, kernel_size, stride, padding,
                                                                    dilation))
-    cols = np.ascontiguousarray(xb).reshape(n, ckk // (kh * kw), kh, kw, out[0], out[1])
+    cols = np.moveaxis(xb.reshape(n, ckk, out[0], out[1]), 0, 1).reshape(ckk // (kh * kw), kh, kw, n,
+                                                                            out[0], out[1])
     r = _col2im(cols, output_size, stride, padding, dilation)
     return r if x.ndim == 3 else r[0]
 
