@@ -190,7 +190,8 @@ def unit(*shape, seed=0):
 def _gather():
     from . import pointwise
     cases = list(pointwise.CASES)
-    for mod in ("reduction", "shape", "indexing", "linalg", "complex_ops", "core", "more", "nn_ops"):
+    for mod in ("reduction", "shape", "indexing", "linalg", "complex_ops", "core", "more", "nn_ops",
+                "conv"):
         try:
             m = __import__(f"{__name__}.{mod}", fromlist=["CASES"])
         except ModuleNotFoundError as e:
