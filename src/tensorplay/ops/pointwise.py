@@ -290,9 +290,12 @@ def _pow_vjp_x(g, x, e):
 
 def _pow_vjp_e(g, result, x, e):
     if isinstance(x, Tensor):
+        if result.is_complex() and not x.is_complex():
+            x = x.to(result.dtype)      # a real negative base has a complex log (not nan)
         ge = g * conj(result * x.log())
-        nonneg = (e.real if e.is_complex() else e) >= 0
-        return where((x == 0) & nonneg, 0.0, ge)       # 0**e has slope 0 in e for e >= 0
+        # 0**e has slope 0 in e for a real e >= 0 (PyTorch: a complex e counts when it is real)
+        nonneg = ((e.imag == 0) & (e.real >= 0)) if e.is_complex() else e >= 0
+        return where((x == 0) & nonneg, 0.0, ge)
     if type(x) is complex or e.is_complex():
         logx = complex(np.log(complex(x)))
     else:                       # a real exponent: log of a negative base is nan, as in torch
