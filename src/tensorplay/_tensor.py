@@ -295,7 +295,7 @@ class Tensor:
                                             "require gradients")
 
     def _set_requires_grad(self, flag, dtype_msg):
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             if flag and dtype_msg.startswith("only Tensors of floating point dtype"):
                 return                       # requires_grad_() on a non-leaf: already true
             raise RuntimeError(
@@ -317,11 +317,24 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None and self._view_version != self._vc[0]:
+            self._refresh_history()
         return self._grad_fn
 
     @property
     def is_leaf(self):
+        if self._base is not None and self._view_version != self._vc[0]:
+            self._refresh_history()
         return self._grad_fn is None
+
+    def _refresh_history(self):
+        """A view whose memory was written in place (through itself, its base or
+        another view) since its history was made takes the history "view of its
+        base's current value", when that history is next needed, as PyTorch
+        regenerates a view's grad_fn.  Every reader of a view's ``_grad_fn`` that
+        needs it current checks ``_view_version`` against the version first and
+        calls this; ``tensorplay.ops.views`` supplies it."""
+        raise NotImplementedError
 
     @property
     def output_nr(self):
@@ -329,7 +342,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not getattr(self, "__dict__", {}).get("_retains_grad"):
+        if self.grad_fn is not None and not getattr(self, "__dict__", {}).get("_retains_grad"):
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
                 ".grad attribute won't be populated during autograd.backward(). If you indeed want "
@@ -370,6 +383,8 @@ class Tensor:
 
     def _edge(self):
         """The (node, input_nr) a gradient for this tensor flows into."""
+        if self._base is not None and self._view_version != self._vc[0]:
+            self._refresh_history()
         fn = self._grad_fn
         if fn is not None:
             return (fn, getattr(self, "_out_nr", 0))
@@ -444,7 +459,7 @@ class Tensor:
         return t
 
     def detach_(self):
-        if getattr(self, "_base", None) is not None and self._grad_fn is not None:
+        if getattr(self, "_base", None) is not None and self.grad_fn is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn = None
         self._rg = False
@@ -534,13 +549,14 @@ class Tensor:
         return (_rebuild, (self._data, self._rg))
 
     def __deepcopy__(self, memo):
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
                                "the deepcopy protocol at the moment.  If you were attempting to "
                                "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
                                "usage, see https://github.com/pytorch/pytorch/pull/103001")
         t = type(self).__new__(type(self))
         t._data, t._rg, t._grad_fn = self._data.copy(), self._rg, None
+        t._vc = t._base = None
         g = getattr(self, "_grad", None)
         if g is not None:
             t._grad = g.__deepcopy__(memo)
@@ -568,7 +584,7 @@ class Tensor:
         """Populate ``.grad`` for this non-leaf tensor during backward."""
         if not self._rg:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self.__dict__.get("_retains_grad"):
+        if self.grad_fn is None or self.__dict__.get("_retains_grad"):
             return
         self.__dict__["_retains_grad"] = True
         ref = weakref.ref(self)
@@ -591,7 +607,7 @@ class Tensor:
         leaf's ``.grad``.  Returns a handle with ``remove()``."""
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         hooks = self.__dict__.setdefault("_post_acc_hooks", {})
         return RemovableHandle(hooks, hook)

@@ -28,7 +28,7 @@ from .._autograd.grad_mode import no_grad, state
 from .._autograd.graph import Node
 from .._tensor import Tensor, _wrap, validate_grad
 from ..ops.inplace import _standin, adopt
-from ..ops.views import copy_slices, regenerate_views
+from ..ops.views import copy_slices, views_follow_requires_grad, refresh_view
 from ..ops._registry import TRANSFORMS, intercept_function
 from .saved import SavedTensor
 
@@ -219,8 +219,7 @@ def _apply_with_ctx(cls, args, kwargs):
         if not t:
             continue
         if rg:
-            fn = a._grad_fn
-            edges.append((fn, a._out_nr) if fn is not None else a._edge())
+            edges.append(a._edge())
             d = a._data
             meta += (d.shape, d.dtype)
         else:
@@ -297,16 +296,20 @@ def _check_dirty(dirty, outs):
 def _rebase_dirty_view(v):
     """A view modified in place by the Function: its base's value changed too,
     so the base takes a CopySlices history (as for any in-place op on a view)
-    and every live view of it remakes its own."""
+    and every live view of it (this one too) remakes its own when next needed."""
     base = v._base
+    v._view_version = v._vc[0]          # its history is the Function's node, for copy_slices
     prev = state.enabled
     state.enabled = True
     try:
         new_b = copy_slices(_standin(base), v, v._view_chain)
     finally:
         state.enabled = prev
+    was = base._rg
     adopt(base, new_b)
-    regenerate_views(base)
+    if base._rg is not was:
+        views_follow_requires_grad(base)
+    refresh_view(v)
 
 
 class DelayedErrorNode(Node):

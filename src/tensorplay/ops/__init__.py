@@ -85,7 +85,7 @@ def _T(self):
                       "is deprecated and it will throw an error in a future release. Consider "
                       "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
                       "-1, -1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(*range(self.ndim - 1, -1, -1))
+    return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _mT(self):

@@ -423,6 +423,7 @@ class OpNode(Node):
         else:
             out = _new(Tensor)
             out._data = o
+            out._vc = out._base = None
             if state.enabled:           # create_graph: the output's own history is this node
                 out._rg, out._grad_fn, out._out_nr = True, self, 0
             else:
@@ -600,6 +601,8 @@ def record(op, args, outs):
     for i in range(n_in):
         t = args[i]
         if isinstance(t, Tensor) and t._rg:
+            if t._base is not None and t._view_version != t._vc[0]:
+                t._refresh_history()        # a view written in place since its history was made
             fn = t._grad_fn
             edges[i] = (fn, t._out_nr) if fn is not None else _leaf_edge(t)
             key |= 1 << i
@@ -704,6 +707,8 @@ def record_pointwise(op, x, y, out):
     tx = type(x)
     x_num = tx is float or tx is int
     if not x_num and x._rg:
+        if x._base is not None and x._view_version != x._vc[0]:
+            x._refresh_history()
         fn = x._grad_fn
         e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
         d = x._data
@@ -720,6 +725,8 @@ def record_pointwise(op, x, y, out):
         ty = type(y)
         y_num = ty is float or ty is int
         if not y_num and y._rg:
+            if y._base is not None and y._view_version != y._vc[0]:
+                y._refresh_history()
             fn = y._grad_fn
             e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
             if not checked:
@@ -1013,7 +1020,7 @@ def _mark_view(base, outs, op, args):
     base, and remember how to remake themselves from their root base (the chain
     of view ops), so that an in-place op on a view can be differentiated.  The
     root keeps weak references to its live views, whose histories it remakes
-    when its own changes in place (``views.regenerate_views``)."""
+    when next needed after a write in place (``views.refresh_view``)."""
     try:
         v = base._vc
     except AttributeError:

@@ -248,6 +248,8 @@ swapaxes = swapdims = transpose
 
 
 def _permute_k(x, *dims):
+    if not dims:            # x.permute(): PyTorch's parser wants the argument (x.permute(()) is fine)
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = size_arg(dims)
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -262,7 +264,7 @@ def _permute_k(x, *dims):
 def _permute_vjp(g, dims):
     from .._tensor import _wrap_dim
     axes = [_wrap_dim(d, g.ndim) for d in size_arg(dims)]
-    return g.permute(*np.argsort(axes).tolist())
+    return g.permute(tuple(np.argsort(axes).tolist()))
 
 
 permute = defop("permute", _permute_k, {"x": _permute_vjp}, upcast=False, view=True,

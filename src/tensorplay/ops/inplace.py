@@ -18,7 +18,10 @@ from ._registry import TRANSFORMS, public
 def check_inplace(self, args):
     """PyTorch's checks before writing into ``self``."""
     if state.enabled:
-        if self._rg and self._grad_fn is None:
+        # (a view whose history is stale is no leaf: its history is remade from the base,
+        # after the checks on the view itself)
+        if self._rg and self._grad_fn is None and (
+                self._base is None or self._view_version == self._vc[0]):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
         base = getattr(self, "_base", None)
@@ -55,10 +58,11 @@ def apply_inplace(self, f, args, kwargs, name):
         _own_saved_copy(src, out)
     write_into(self, out, name)
     if recording:
+        was = self._rg
         adopt(self, out)
-        if self.__dict__.get("_views"):
-            from .views import regenerate_views
-            regenerate_views(self)
+        if self._rg is not was and self.__dict__.get("_views"):
+            from .views import views_follow_requires_grad
+            views_follow_requires_grad(self)
     if TRANSFORMS:
         inplace_tangents(self, out)
     return self
@@ -99,6 +103,8 @@ def _ufunc_inplace(self, ufunc, args):
 
 def _standin(self):
     """A second Tensor object for the pre-op value: same memory, history and version."""
+    if self._base is not None and self._view_version != self._vc[0]:
+        self._refresh_history()
     src = _wrap(self._data)
     src._rg, src._grad_fn = self._rg, self._grad_fn
     if self._grad_fn is not None:
@@ -226,6 +232,8 @@ def _reshape_inplace(self, f, args, kwargs):
     except AttributeError:
         pass
     self._bump()
+    if chain is not None:                   # the view's own history is current (the base's
+        self._view_version = self._vc[0]    # other views are remade when next needed)
     if TRANSFORMS:
         for t in list(TRANSFORMS):
             if getattr(t, "forward_level", False):
