@@ -118,6 +118,11 @@ __all__ = [
     "set_rng_state",
     # grad mode and anomaly detection
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled", "set_anomaly_enabled", "is_anomaly_enabled",
+    "is_inference_mode_enabled", "is_inference", "set_anomaly_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
 ] + [k for k in _ops.EXPORTS if k not in ("bool", "float", "int")]
+
+
+def is_inference(input):
+    """Whether ``input`` was made under ``inference_mode`` (an inference tensor)."""
+    return input.is_inference()

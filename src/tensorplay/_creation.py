@@ -13,7 +13,7 @@ from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, size_arg
 def _leaf(a, requires_grad):
     t = _wrap(a)
     if state.inference:
-        t._inference = True
+        t._make_inference()
     if requires_grad:
         if not (a.dtype.kind in "fc" or a.dtype in D.LOW_PRECISION):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

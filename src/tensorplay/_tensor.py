@@ -51,6 +51,25 @@ _PRIVATE_REFS = (_Probe().apply([object()])
 del _Holder, _Probe
 
 
+class _InferenceVersion:
+    """The version counter of an inference tensor, which has none (PyTorch):
+    reading it is saving the tensor for backward, which is refused."""
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+            "inference mode in computation tracked by autograd. To work around this, you can make a "
+            "clone to get a normal tensor and use it in autograd, or use `tensorplay.no_grad()` "
+            "instead of `tensorplay.inference_mode()`.")
+
+    def __repr__(self):
+        return "<no version counter: inference tensor>"
+
+
+INFERENCE_VERSION = _InferenceVersion()
+
+
 class TensorMeta:
     """Shape and dtype of a tensor: saved in place of an input whose backward
     needs only those."""
@@ -212,6 +231,8 @@ class Tensor:
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
     _acc = None                 # a leaf's AccumulateGrad (which holds the leaf weakly)
+    _fn_view = None             # (output index, Function name): a custom Function's output that
+    #                             is a view of (or is) an input: not to be written in place
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -379,7 +400,13 @@ class Tensor:
         self._grad = None
 
     def is_inference(self):
-        return getattr(self, "_inference", False)
+        return self._inference
+
+    def _make_inference(self):
+        """Mark a tensor made under inference_mode: no version counter (saving it for
+        backward raises), no in-place updates outside inference_mode."""
+        self._inference = True
+        self._vc = INFERENCE_VERSION
 
     def _edge(self):
         """The (node, input_nr) a gradient for this tensor flows into."""
@@ -442,7 +469,7 @@ class Tensor:
         v = getattr(self, "_vc", None)
         if v is None:
             self._vc = [1]
-        else:
+        elif v is not INFERENCE_VERSION:
             v[0] += 1
 
     @property
@@ -450,17 +477,23 @@ class Tensor:
         """How many times this tensor's memory was written in place (shared with
         its views and ``detach()``), as PyTorch's ``Tensor._version``."""
         v = getattr(self, "_vc", None)
+        if v is INFERENCE_VERSION:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if v is None else v[0]
 
     # ------------------------------------------------------------ detaching, data
     def detach(self):
         t = _wrap(self._data)
         t._vc = self._shared_version()
+        if self._inference:
+            t._inference = True
         return t
 
     def detach_(self):
         if getattr(self, "_base", None) is not None and self.grad_fn is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._grad_fn is not None:
+            self.__dict__["_detached_inplace"] = True   # a node that saved it refuses to use it
         self._grad_fn = None
         self._rg = False
         return self
@@ -664,6 +697,8 @@ def _checked_hook(hook):
         r = hook(grad)
         if r is None:
             return None
+        if grad is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
         if not isinstance(r, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
         if r._data.dtype != grad._data.dtype:

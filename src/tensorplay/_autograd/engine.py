@@ -97,19 +97,22 @@ def _run_post_hooks(node, grads, buf):
     return grads
 
 
-def _run_pre_hooks(node, buf):
+def _run_pre_hooks(node, buf, runs=True):
+    """Tensor hooks, then the node's pre-hooks (only if the node runs: a target
+    that ends the pass sees its tensor hooks, as in PyTorch, not its node's)."""
     hooks = node._pre_hooks
     if hooks:
         for nr, hs in hooks.items():
-            # user hooks in registration order, then retain_grad's (keyed inf) last
+            # user hooks in registration order, then retain_grad's (keyed inf) last; an
+            # output that got no gradient is None to the user's hooks (PyTorch's rule)
             for k, h in sorted(hs.items(), key=lambda kv: kv[0] == _LAST):
-                if buf[nr] is None:
+                if buf[nr] is None and k == _LAST:
                     break
                 r = h(buf[nr])
                 if r is not None:
                     buf[nr] = r
     hooks = node._node_pre_hooks
-    if hooks:
+    if hooks and runs:
         for h in tuple(hooks.values()):
             r = h(tuple(buf))
             if r is not None:
@@ -272,7 +275,7 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
         if node in target_nodes and runs:
             captured[node] = list(buf)
         if node._hooked:
-            _run_pre_hooks(node, buf)
+            _run_pre_hooks(node, buf, runs)
         if not runs:
             if node in target_nodes:
                 captured[node] = buf

@@ -101,8 +101,7 @@ class BackwardCFunction(Node, FunctionCtx):
             self._saved = None
 
     def apply(self, grads):
-        if self._saved is None and self._had_saved:
-            raise RuntimeError(FREED_MSG)
+        # (a second pass without retain_graph fails only if backward reads saved_tensors)
         if self.materialize_grads and any(g is None for g in grads):
             grads = [_wrap(np.zeros(shape, dt)) if g is None else g
                      for g, (shape, dt) in zip(grads, self._out_meta)]
@@ -247,8 +246,12 @@ def _apply_with_ctx(cls, args, kwargs):
             # an input returned unchanged: the output is a new tensor sharing its memory
             t = _wrap(o._data)
             t._vc = o._shared_version()
+            t._fn_view = (i, cls.__name__)
         else:
             t = o
+            if getattr(o, "_base", None) is not None:      # a view made inside forward
+                o._nograd_view = False
+                o._fn_view = (i, cls.__name__)
         originals[id(o)] = i
         originals[id(t)] = i
         if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):

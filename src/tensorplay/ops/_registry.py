@@ -21,13 +21,14 @@ import numpy as np
 
 from .. import _dtype as D
 from .._compat import kernel_signature
-from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad
+from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, INFERENCE_VERSION
 from .._autograd.engine import FREED_MSG
+from .._autograd.saved_hooks import DETACHED_MSG
 from .._autograd.graph import Node
 from .._autograd.grad_mode import state
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .._autograd.saved_hooks import hook_state, ACTIVE as _HOOKS_ACTIVE
-from .._autograd.saved_hooks import version_error, _owner_desc, _short_name
+from .._autograd.saved_hooks import version_error, _owner_desc, _short_name, run_pack_hook
 
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
@@ -408,7 +409,7 @@ class OpNode(Node):
         if args is None:
             raise RuntimeError(FREED_MSG)
         o = self.out
-        if self.versions is not None:
+        if self.versions:
             self._check_versions()
             if self._packed:
                 args = self._unpack()
@@ -468,10 +469,11 @@ class OpNode(Node):
         ids = {id(t) for _, _, t, k in self.versions if k is None}
         for i, a in enumerate(saved):
             if id(a) in ids and isinstance(a, Tensor):
-                saved[i] = _Packed(pack(a))
+                saved[i] = _Packed(run_pack_hook(pack, a))
         self.args = saved
         if self.out is not None:
-            self._packed_out = pack(_wrap(self.out)) if type(self.out) is not tuple else None
+            self._packed_out = (run_pack_hook(pack, _wrap(self.out)) if type(self.out) is not tuple
+                                else None)
         self._packed = True
 
     def _unpack(self):
@@ -486,6 +488,9 @@ class OpNode(Node):
 
     def _check_versions(self):
         for vl, expected, t, k in self.versions:
+            if k is None and t._grad_fn is None and t.__dict__.get("_detached_inplace") and \
+                    not self._packed:
+                raise RuntimeError(DETACHED_MSG)
             if vl[0] != expected:
                 owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(self)}"
                 raise version_error(_tensor_type_name(t), owner, vl[0], expected)
@@ -516,7 +521,7 @@ class MultiOutputNode(OpNode):
         args = self.args
         if args is None:
             raise RuntimeError(FREED_MSG)
-        if self.versions is not None:
+        if self.versions:
             self._check_versions()
             if self._packed:
                 args = self._unpack()
@@ -650,6 +655,9 @@ def record(op, args, outs):
                     stamps = [(v, v[0], t, None)]
                 else:
                     stamps.append((v, v[0], t, None))
+            elif stamps is None and t is not None and (i < n_in or _holds_array(t)):
+                # a saved Python number or index arrays: tensors in PyTorch, freed after use
+                stamps = []
         node.args = saved
     else:
         node.args = _NONES[len(args)]
@@ -674,7 +682,7 @@ def record(op, args, outs):
         if not single:
             node.__dict__["out_meta"] = tuple(o._data for o in outs)   # for zero-filling
     node.versions = stamps
-    if stamps is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
+    if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
     # 4. the outputs' history
     if single:
@@ -745,6 +753,7 @@ def record_pointwise(op, x, y, out):
         plan = op.plan(key, n)
     # 3. what is saved
     stamps = None
+    scalar = False          # a saved Python number (PyTorch saves it as a tensor, freed after use)
     if plan.keep:
         kinds = plan.kinds
         k = kinds[0]
@@ -755,6 +764,8 @@ def record_pointwise(op, x, y, out):
             if not x_num:
                 v = _saved_version(x)
                 stamps = [(v, v[0], x, None)]
+            else:
+                scalar = True
         else:
             a0 = x if x_num else TensorMeta(x._data)
         if n == 1:
@@ -771,6 +782,8 @@ def record_pointwise(op, x, y, out):
                         stamps = [(v, v[0], y, None)]
                     else:
                         stamps.append((v, v[0], y, None))
+                else:
+                    scalar = True
             else:
                 a1 = y if y_num else TensorMeta(y._data)
             node.args = (a0, a1)
@@ -785,8 +798,10 @@ def record_pointwise(op, x, y, out):
             stamps.append((v, 0, od, 0))
     else:
         node.out = None
+    if stamps is None and scalar:
+        stamps = []                     # nothing to check, but freed by release()
     node.versions = stamps
-    if stamps is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
+    if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
     # 4. the output's history
     out._rg = True
@@ -798,11 +813,19 @@ def record_pointwise(op, x, y, out):
 _NO_ARG = object()
 
 
+def _holds_array(p):
+    """Whether a saved parameter holds arrays (advanced-index keys), which PyTorch
+    keeps as saved tensors."""
+    if isinstance(p, _ndarray):
+        return True
+    if type(p) is tuple or type(p) is list:
+        return any(isinstance(q, _ndarray) or (type(q) in (tuple, list) and _holds_array(q))
+                   for q in p)
+    return False
+
+
 def _leaf_edge(t):
     """The edge into a leaf's AccumulateGrad."""
-    if t._inference:
-        raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can "
-                           "make a clone to get a normal tensor and use it in autograd.")
     return t._edge()
 
 _EXACT = frozenset(np.dtype(t) for t in (np.float32, np.float64))
@@ -1011,7 +1034,8 @@ def dispatch(op, args):
                         break
     elif state.inference:
         for o in (outs if type(outs) is tuple else (outs,)):
-            o._inference = True
+            if o._vc is None or o._vc is INFERENCE_VERSION:   # (a view of a normal tensor is normal)
+                o._make_inference()
     return outs
 
 
@@ -1027,6 +1051,10 @@ def _mark_view(base, outs, op, args):
         v = None
     if v is None:
         v = base._vc = [0]
+    elif v is INFERENCE_VERSION:        # a view of an inference tensor: one too, untracked
+        for o in (outs if type(outs) is tuple else (outs,)):
+            o._make_inference()
+        return
     try:
         root = base._base
     except AttributeError:

@@ -17,7 +17,16 @@ from ._registry import TRANSFORMS, public
 
 def check_inplace(self, args):
     """PyTorch's checks before writing into ``self``."""
+    if self._inference and not state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
     if state.enabled:
+        fv = self._fn_view
+        if fv is not None and self._rg:
+            raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and is being modified inplace. "
+                               + FN_VIEW_MSG)
         # (a view whose history is stale is no leaf: its history is remade from the base,
         # after the checks on the view itself)
         if self._rg and self._grad_fn is None and (
@@ -35,6 +44,13 @@ def check_inplace(self, args):
                 "You can clarify your code by moving both the view and the inplace either both "
                 "inside the no_grad block (if you don't want the inplace to be tracked) or both "
                 "outside (if you want the inplace to be tracked).")
+
+
+FN_VIEW_MSG = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and "
+    "the autograd logic to handle view+inplace would override the custom backward associated with "
+    "the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
+    "this by cloning the output of the custom Function.")
 
 
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))

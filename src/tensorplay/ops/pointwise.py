@@ -90,7 +90,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
             if input._rg and diff:
                 record_pointwise(op, input, _NO_ARG, out)
         elif state.inference:
-            out._inference = True
+            out._make_inference()
         return out
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
@@ -149,7 +149,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
             if grad and diff:
                 record_pointwise(op, input, other, out)
         elif state.inference:
-            out._inference = True
+            out._make_inference()
         return out
 
     def rfast(input, other):
@@ -174,7 +174,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
             if input._rg and diff:
                 record_pointwise(op, other, input, out)
         elif state.inference:
-            out._inference = True
+            out._make_inference()
         return out
 
     if len(op.names) == 2:

@@ -112,7 +112,7 @@ def _broadcast_shape(a, b):
 def _new_sample(data, requires_grad=False):
     t = _wrap(data)
     if state.inference:
-        t._inference = True
+        t._make_inference()
     if requires_grad:
         t.requires_grad_(True)
     return t

@@ -25,7 +25,7 @@ from .._autograd.grad_mode import enable_grad
 from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import TRANSFORMS, defop, dispatch
-from .inplace import _standin, _own_saved_copy, write_into, adopt, inplace_tangents, _move_retain_grad
+from .inplace import FN_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt, inplace_tangents, _move_retain_grad
 
 
 def apply_chain(t, chain):
@@ -117,6 +117,10 @@ def refresh_view(v):
         v._view_version = version         # nothing to differentiate: nothing to remake
         return
     chain = v._view_chain
+    fv = v._fn_view
+    if fv is not None:
+        raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and its base or another view of "
+                           "its base has been modified inplace. " + FN_VIEW_MSG)
     if getattr(v, "_nograd_view", False):
         raise RuntimeError(
             "A view was created in no_grad mode and its base or another view of its base has been "
