@@ -55,6 +55,7 @@ class Op:
     ``method``, ``inplace`` and ``operators`` are the op's spellings on Tensor
     (see ``Spelling``); the function ``defop`` returns carries them.
     """
+    saves_arrays = False    # a saved parameter holds index arrays (PyTorch: saved tensors)
 
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
@@ -181,6 +182,7 @@ class Op:
         params = sorted(i for i in values if i >= n_in)     # gather's index: a tensor parameter
         kinds = tuple("value" if i in values else "meta" if i in metas else None for i in inputs)
         plan = SavePlan(kinds, params, keep, result)
+        plan.frees = self.saves_arrays and bool(params)
         self.plans[key] = plan
         return plan
 
@@ -559,8 +561,10 @@ class SavePlan:
     ``metas``   the "meta" inputs; ``unread``, the others
     ``keep``    whether the argument list is kept at all (else nothing is saved)
     ``result``  whether the output is saved (with a version stamp)
+    ``frees``   a saved parameter holds index arrays (the op's ``saves_arrays``): the
+                node is freed after a backward as PyTorch frees its saved tensors
     """
-    __slots__ = ("kinds", "values", "metas", "unread", "keep", "result")
+    __slots__ = ("kinds", "values", "metas", "unread", "keep", "result", "frees")
 
     def __init__(self, kinds, params, keep, result):
         self.kinds = kinds
@@ -569,6 +573,7 @@ class SavePlan:
         self.unread = tuple(i for i, k in enumerate(kinds) if k is None)
         self.keep = keep or bool(self.values or self.metas)
         self.result = result
+        self.frees = False      # whether the node is freed after use though it stamps nothing
 
     def __repr__(self):
         return f"SavePlan(kinds={self.kinds}, keep={self.keep}, result={self.result})"
@@ -655,9 +660,10 @@ def record(op, args, outs):
                     stamps = [(v, v[0], t, None)]
                 else:
                     stamps.append((v, v[0], t, None))
-            elif stamps is None and t is not None and (i < n_in or _holds_array(t)):
-                # a saved Python number or index arrays: tensors in PyTorch, freed after use
-                stamps = []
+            elif i < n_in and t is not None and stamps is None:
+                stamps = []     # a saved Python number: PyTorch's wrapped tensor, freed after use
+        if stamps is None and plan.frees:
+            stamps = []         # saved index arrays: tensors in PyTorch, freed after use
         node.args = saved
     else:
         node.args = _NONES[len(args)]
@@ -813,22 +819,13 @@ def record_pointwise(op, x, y, out):
 _NO_ARG = object()
 
 
-def _holds_array(p):
-    """Whether a saved parameter holds arrays (advanced-index keys), which PyTorch
-    keeps as saved tensors."""
-    if isinstance(p, _ndarray):
-        return True
-    if type(p) is tuple or type(p) is list:
-        return any(isinstance(q, _ndarray) or (type(q) in (tuple, list) and _holds_array(q))
-                   for q in p)
-    return False
-
-
 def _leaf_edge(t):
     """The edge into a leaf's AccumulateGrad."""
     return t._edge()
 
+
 _EXACT = frozenset(np.dtype(t) for t in (np.float32, np.float64))
+_np_generic = np.generic
 _NONES = [(None,) * k for k in range(64)]
 
 
@@ -886,6 +883,8 @@ def _prep(op, args):
                 break
             kargs[i] = a._data
         else:
+            if len(kargs) > n_in:
+                _numpy_scalar_params(kargs, n_in)
             return kargs, None
     if op.promote:
         rdt = _result_dtype(args, n_in)
@@ -904,9 +903,15 @@ def _prep(op, args):
                 d = a._data
                 kargs[i] = d if d.dtype == npdt else d.astype(npdt)
             elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):
+                if isinstance(a, _np_generic):      # a NumPy scalar: a weak Python number
+                    a = D.python_scalar(a)
+                    if type(a) is bool:
+                        kargs[i] = a
+                        continue
                 if rdt.category == D._INT and type(a) is int:
                     a = np.array(a).astype(npdt)[()]     # wraps like a C cast, as PyTorch does
                 kargs[i] = a
+        _numpy_scalar_params(kargs, n_in)
         if op.out_dtype is not None:
             back = None
         return kargs, back
@@ -927,6 +932,14 @@ def _prep(op, args):
             raise TypeError(f"{op.name}(): argument '{op.names[i]}' (position {i + 1}) must be "
                             f"Tensor, not {type(a).__name__}")
     return kargs, back
+
+
+def _numpy_scalar_params(kargs, n_in):
+    """Scalar parameters after the tensors (add's ``alpha``): a NumPy scalar is the
+    Python number of its kind, so it does not promote the result."""
+    for i in range(n_in, len(kargs)):
+        if isinstance(kargs[i], _np_generic):
+            kargs[i] = D.python_scalar(kargs[i])
 
 
 def _prep_list(op, ts):
