@@ -10,6 +10,7 @@ import threading
 
 from .grad_mode import state
 from .anomaly_mode import anomaly, running, check_node, report
+from .profiling import ACTIVE as _PROFILER
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -165,11 +166,11 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     callbacks = _callbacks.stack
     callbacks.append((next(_pass_ids), []))
     try:
-        if anomaly.enabled:
+        if anomaly.enabled or _PROFILER[0] is not None:
             outer = running.node    # set when this pass runs inside a node of another
             try:
                 _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured,
-                                True)
+                                anomaly.enabled, _PROFILER[0])
             finally:
                 running.node = outer
         elif target_nodes is None:
@@ -255,11 +256,13 @@ def _run_all(ready, deps, buffers, keep_graph):
                 _send(g, e, deps, buffers, ready)
 
 
-def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured, check=False):
+def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured, check=False,
+                    profiler=None):
     """Run only what leads to the targets (all of it when ``target_nodes`` is
     None) and capture the gradients arriving there.  Also the loop used under
     anomaly detection (``check``), which checks every node and keeps
-    ``anomaly_mode.running.node`` up to date."""
+    ``anomaly_mode.running.node`` up to date, and under the profiler, which
+    records each node's backward as an event."""
     if target_nodes is None:
         target_nodes, needed = (), _ALL
     g = grads = None
@@ -280,15 +283,21 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
             if node in target_nodes:
                 captured[node] = buf
             continue
-        if check:
-            try:
+        if profiler is not None:
+            profiler.push_node(node)
+        try:
+            if check:
+                try:
+                    grads = node.apply(buf)
+                    check_node(node, grads)
+                except Exception as exc:
+                    report(node, exc)
+                    raise
+            else:
                 grads = node.apply(buf)
-                check_node(node, grads)
-            except Exception as exc:
-                report(node, exc)
-                raise
-        else:
-            grads = node.apply(buf)
+        finally:
+            if profiler is not None:
+                profiler.pop_node()
         if node._hooked:
             grads = _run_post_hooks(node, grads, buf)
         if not keep_graph:

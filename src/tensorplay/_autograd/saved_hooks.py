@@ -17,6 +17,10 @@ class _HookState(threading.local):
 
 
 hook_state = _HookState()
+# Called with a tensor just before an in-place op writes into it (while
+# ``autograd.graph.allow_mutation_on_saved_tensors`` is active): one list read per
+# in-place op otherwise.
+BEFORE_WRITE = []
 ACTIVE = [0]   # saved_tensors_hooks contexts open in any thread: 0 lets ops skip the thread-local
 
 

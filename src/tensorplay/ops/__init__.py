@@ -19,6 +19,7 @@ from . import pointwise, core                      # noqa: F401  (registration o
 from ._registry import REGISTRY, Spelling          # noqa: F401
 from .inplace import inplace_method
 from . import inplace, views  # noqa: F401  (views registers copy_slices)
+from . import saved_attrs  # noqa: F401  (grad_fn._saved_<name>)
 
 MODULES = [pointwise, core]
 for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops", "random_ops",

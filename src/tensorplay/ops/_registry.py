@@ -412,11 +412,10 @@ class OpNode(Node):
             raise RuntimeError(FREED_MSG)
         o = self.out
         if self.versions:
-            self._check_versions()
             if self._packed:
-                args = self._unpack()
-                if o is not None:
-                    o = self._unpack_fn(self._packed_out)._data
+                args, o = self._unpack()
+            else:
+                self._check_versions()
         edges = self.next_edges
         g = grads[0]
         if g is None:
@@ -462,25 +461,44 @@ class OpNode(Node):
         return [None if edges[i] is None else g if ident[i] else vjps[i](g, out, *args)
                 for i in range(n)]
 
-    _packed = False         # True when saved_tensors_hooks packed what this node saved
+    _packed = False         # True when saved-tensor hooks packed some of what this node saved
 
     def _pack(self, pack, unpack):
         """Run the pack hook once per saved tensor (inputs, and the output)."""
-        self._unpack_fn = unpack
         saved = list(self.args)
         ids = {id(t) for _, _, t, k in self.versions if k is None}
         for i, a in enumerate(saved):
             if id(a) in ids and isinstance(a, Tensor):
-                saved[i] = _Packed(run_pack_hook(pack, a))
+                saved[i] = _Packed(run_pack_hook(pack, a), unpack, a)
         self.args = saved
-        if self.out is not None:
-            self._packed_out = (run_pack_hook(pack, _wrap(self.out)) if type(self.out) is not tuple
-                                else None)
+        if self.out is not None and type(self.out) is not tuple:
+            self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out)
         self._packed = True
 
     def _unpack(self):
-        unpack = self._unpack_fn
-        return [unpack(a.value) if type(a) is _Packed else a for a in self.args]
+        """The saved arguments and output, through the unpack hooks.  A saved value
+        changed in place since is an error only if what its hook gives back still
+        shares its memory (a hook that kept a copy makes the change harmless)."""
+        safe = set()
+        args = []
+        for a in self.args:
+            if type(a) is _Packed:
+                v = a.unpack(a.value)
+                if not isinstance(v, Tensor):
+                    raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
+                                    f"but got result of type {type(v).__name__}")
+                if not np.may_share_memory(v._data, a.orig._data):
+                    safe.add(id(a.orig))
+                a = v
+            args.append(a)
+        o = self.out
+        if type(o) is _Packed:
+            v = o.unpack(o.value)
+            if not np.may_share_memory(v._data, o.orig):
+                safe.add(id(o.orig))
+            o = v._data
+        self._check_versions(safe)
+        return args, o
 
     def _saved_out(self, d, i):
         t = _wrap(d)
@@ -488,12 +506,12 @@ class OpNode(Node):
             t._rg, t._grad_fn, t._out_nr = True, self, i
         return t
 
-    def _check_versions(self):
+    def _check_versions(self, safe=()):
         for vl, expected, t, k in self.versions:
             if k is None and t._grad_fn is None and t.__dict__.get("_detached_inplace") and \
                     not self._packed:
                 raise RuntimeError(DETACHED_MSG)
-            if vl[0] != expected:
+            if vl[0] != expected and id(t) not in safe:
                 owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(self)}"
                 raise version_error(_tensor_type_name(t), owner, vl[0], expected)
 
@@ -507,11 +525,12 @@ class OpNode(Node):
 
 
 class _Packed:
-    """What a pack hook returned for one saved tensor."""
-    __slots__ = ("value",)
+    """What a pack hook returned for one saved tensor, the unpack hook to give it
+    back with, and the saved tensor (or output data) it stands for."""
+    __slots__ = ("value", "unpack", "orig")
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, unpack, orig):
+        self.value, self.unpack, self.orig = value, unpack, orig
 
 
 class MultiOutputNode(OpNode):
@@ -524,9 +543,10 @@ class MultiOutputNode(OpNode):
         if args is None:
             raise RuntimeError(FREED_MSG)
         if self.versions:
-            self._check_versions()
             if self._packed:
-                args = self._unpack()
+                args, _ = self._unpack()
+            else:
+                self._check_versions()
         edges = self.next_edges
         if all(x is None for x in grads):
             return (None,) * len(edges)

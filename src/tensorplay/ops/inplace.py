@@ -14,6 +14,7 @@ from .._tensor import _RETAIN_KEY
 from .core import copy_from, fill, view
 from .._autograd.grad_mode import state
 from ._registry import TRANSFORMS, public
+from .._autograd.saved_hooks import BEFORE_WRITE
 
 def check_inplace(self, args):
     """PyTorch's checks before writing into ``self``."""
@@ -58,6 +59,9 @@ _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np
 
 def apply_inplace(self, f, args, kwargs, name):
     check_inplace(self, args)
+    if BEFORE_WRITE:
+        for hook in BEFORE_WRITE:
+            hook(self)
     recording = state.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args)
                                    or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))
     if not recording and not kwargs and not TRANSFORMS and getattr(f, "ufunc", None) is not None \
