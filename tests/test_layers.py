@@ -21,7 +21,9 @@ LAYERS = [
                 "tensorplay._print", "tensorplay._random", "tensorplay._creation"]),
     ("op registry", ["tensorplay.ops"]),
     ("autograd API", ["tensorplay.autograd"]),
-    ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay"]),
+    ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.utils",
+                    "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
+                    "tensorplay"]),
 ]
 
 # Packages outside tensorplay that each layer may use (the standard library is

@@ -19,7 +19,7 @@ from . import _dtype, _print
 from ._dtype import (bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                      get_default_dtype, set_default_dtype, promote_types)
-from ._tensor import Tensor, Size, device  # noqa: F401
+from ._tensor import Tensor, Size, device, check_device as _check_device  # noqa: F401
 from . import ops as _ops
 from .ops._registry import _result_dtype
 from . import autograd  # noqa: F401
@@ -33,6 +33,7 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       manual_seed, seed, set_rng_state)
 from . import nn  # noqa: F401
 from . import func  # noqa: F401   (above autograd: transforms built on it)
+from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
 
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 half, float, double = float16, float32, float64   # noqa: A001
@@ -84,6 +85,11 @@ def get_default_device():
     return device("cpu")
 
 
+def set_default_device(device):
+    """Only the CPU (or None) can be the default device: tensorplay computes there."""
+    _check_device(device)
+
+
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                      sci_mode=None):
     if precision is not None:
@@ -108,7 +114,7 @@ __all__ = [
     "complex64", "complex128", "cfloat", "cdouble", "chalf",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     # the tensor and its factories
-    "Tensor", "Size", "device", "get_default_device", "tensor", "as_tensor", "from_numpy",
+    "Tensor", "Size", "device", "get_default_device", "set_default_device", "tensor", "as_tensor", "from_numpy",
     "scalar_tensor", "arange", "linspace", "logspace", "eye", "empty", "empty_like", "zeros",
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",

@@ -3,11 +3,12 @@ import pickle
 
 import numpy as np
 
-from ._tensor import _wrap, device
+from ._tensor import _wrap, check_device, device
 
 
 class Generator:
     def __init__(self, device="cpu"):
+        check_device(device)
         self._seed = 67280421310721
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
 

@@ -283,7 +283,7 @@ class Tensor:
 
     @property
     def device(self):
-        return device("cpu")
+        return _CPU
 
     @property
     def is_cuda(self):
@@ -655,11 +655,22 @@ class Tensor:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
 
-    def cuda(self, *a, **k):
-        raise RuntimeError("Torch not compiled with CUDA enabled")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        check_device("cuda" if device is None else device if not isinstance(device, int)
+                     else f"cuda:{device}")
+
+    def get_device(self):
+        """-1: the CPU (PyTorch's answer for a CPU tensor)."""
+        return -1
+
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """Without ``dtype``: the legacy type name (``'tensorplay.FloatTensor'``);
@@ -760,24 +771,84 @@ def size_arg(size):
     return tuple(out)
 
 
+_pytype = type
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:
+    """A device, as PyTorch names them: ``device("cpu")``, ``device("cuda", 0)``,
+    ``device("cuda:1")``.  Any of PyTorch's device types can be named (code that
+    picks a device runs unchanged), but tensorplay computes on the CPU only:
+    allocating on another device raises (``check_device``)."""
     __slots__ = ("type", "index")
 
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): argument 'type' must be str, not device")
             type, index = type.type, type.index
-        if type not in ("cpu",) and not str(type).startswith("cpu"):
-            raise RuntimeError(f"tensorplay runs on the CPU only; got device {type!r}")
-        self.type, self.index = "cpu", index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type          # device(0): PyTorch's default accelerator
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({_pytype(type).__name__})")
+        else:
+            name, sep, idx = type.partition(":")
+            if name not in _DEVICE_TYPES:
+                raise RuntimeError("Expected one of " + ", ".join(_DEVICE_TYPES) +
+                                   f" device type at start of device string: {type}")
+            if sep:
+                if index is not None:
+                    raise RuntimeError(f"type (string) must not include an index because index was "
+                                       f"passed explicitly: {type}")
+                if not idx.isdigit() or (len(idx) > 1 and idx[0] == "0"):
+                    raise RuntimeError(f"Invalid device string: '{type}'")
+                index = int(idx)
+            type = name
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type, self.index = type, index
 
     def __repr__(self):
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        return isinstance(other, (device, str)) and str(other).startswith("cpu")
+        # as in PyTorch, a device equals only a device (device("cpu") != "cpu")
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+_CPU = device("cpu")
+
+
+def check_device(d):
+    """Refuse, clearly, to place a tensor anywhere but on the CPU (``d`` a device,
+    its name, an index, or None for the default)."""
+    if d is None or d == "cpu" or (type(d) is device and d.type == "cpu"):
+        return
+    dev = d if isinstance(d, device) else device(d)
+    if dev.type == "cpu":
+        return
+    msg = (f"tensorplay runs on the CPU only: it cannot place a tensor on device '{dev}' "
+           f"(like a build of PyTorch compiled without {dev.type.upper()} support)")
+    if dev.type == "cuda":
+        raise AssertionError(msg)           # PyTorch's "Torch not compiled with CUDA enabled"
+    raise RuntimeError(msg)
