@@ -34,6 +34,8 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
 from . import nn  # noqa: F401
 from . import func  # noqa: F401   (above autograd: transforms built on it)
 from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
+from . import utils  # noqa: F401
+from .utils.dlpack import from_dlpack  # noqa: F401
 
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 half, float, double = float16, float32, float64   # noqa: A001
@@ -114,7 +116,7 @@ __all__ = [
     "complex64", "complex128", "cfloat", "cdouble", "chalf",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     # the tensor and its factories
-    "Tensor", "Size", "device", "get_default_device", "set_default_device", "tensor", "as_tensor", "from_numpy",
+    "Tensor", "Size", "device", "get_default_device", "set_default_device", "from_dlpack", "tensor", "as_tensor", "from_numpy",
     "scalar_tensor", "arange", "linspace", "logspace", "eye", "empty", "empty_like", "zeros",
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",

@@ -527,6 +527,34 @@ class Tensor:
             return a.astype(dtype)
         return a.copy() if copy else a
 
+    # ------------------------------------------------------------ DLPack (zero-copy exchange)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """This tensor's memory as a DLPack capsule (no copy unless ``copy=True``),
+        for ``numpy.from_dlpack``, ``torch.from_dlpack`` and the like."""
+        if self._rg:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        if stream is not None and stream != -1:
+            raise BufferError(f"stream must be None (or -1) for a CPU tensor, got {stream!r}")
+        kw = {}
+        if max_version is not None:
+            kw["max_version"] = max_version
+        if dl_device is not None:
+            kw["dl_device"] = dl_device
+        if copy is not None:
+            kw["copy"] = copy
+        try:
+            return self._data.__dlpack__(stream=None, **kw)
+        except BufferError as e:
+            if self._data.dtype in D.LOW_PRECISION and self._data.dtype.kind == "V":
+                raise BufferError("DLPack export of bfloat16 is not supported: NumPy, which holds "
+                                  "tensorplay's memory, cannot describe it; convert with "
+                                  ".float() first") from None
+            raise e
+
+    def __dlpack_device__(self):
+        """(kDLCPU, 0): tensorplay's memory is on the CPU."""
+        return (1, 0)
+
     def item(self):
         if self._data.size != 1:
             raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")

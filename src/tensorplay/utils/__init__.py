@@ -1,0 +1,2 @@
+"""``tensorplay.utils``: helpers that mirror ``torch.utils``."""
+from . import dlpack  # noqa: F401
