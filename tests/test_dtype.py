@@ -227,3 +227,47 @@ def test_to_dtype_spellings():
     assert tp.ones(1, dtype=bool).dtype == tp.bool
     assert tp.ones(1, dtype=np.float64).dtype == tp.float64
     assert tp.ones(1, dtype=np.dtype("int16")).dtype == tp.int16
+
+
+# ------------------------------------------------------------------ NumPy scalars are weak
+@pytest.mark.parametrize("make, scalar, want", [
+    (lambda T: T.ones(2), np.float64(1.5), "float32"),
+    (lambda T: T.ones(2), np.float32(2), "float32"),
+    (lambda T: T.ones(2, dtype=T.int32), np.int64(2), "int32"),
+    (lambda T: T.ones(2, dtype=T.int32), np.float64(2.5), "float32"),
+    (lambda T: T.ones(2, dtype=T.int32), np.float32(1.5), "float32"),
+    (lambda T: T.ones(2, dtype=T.float16), np.float64(1), "float16"),
+    (lambda T: T.ones(2), np.complex128(1j), "complex64"),
+    (lambda T: T.tensor([True, False]), np.int64(2), "int64"),
+], ids=["f32+f64", "f32+f32", "i32+i64", "i32+f64", "i32+f32", "f16+f64", "f32+c128", "bool+i64"])
+def test_numpy_scalars_are_weak(T, make, scalar, want):
+    t = make(T)
+    for r in (t + scalar, scalar + t, t * scalar, scalar * t, T.add(t, scalar)):
+        assert r.dtype == getattr(T, want), r.dtype
+    assert (t + scalar).tolist() == (t + scalar.item()).tolist()
+
+
+def test_numpy_scalars_as_parameters(T):
+    x = T.ones(2)
+    assert T.clamp(x, np.float64(0), np.float64(0.5)).dtype == T.float32
+    assert (x ** np.float64(2)).dtype == T.float32 and (np.float64(2) ** x).dtype == T.float32
+    assert T.add(x, x, alpha=np.float64(2)).dtype == T.float32
+    assert T.lerp(x, x * 3, np.float64(0.5)).tolist() == [2.0, 2.0]
+    assert (T.ones(2, dtype=T.int32) / np.int64(2)).dtype == T.float32
+    y = T.ones(2, requires_grad=True)
+    z = y * np.float64(3)
+    assert z.dtype == T.float32
+    z.sum().backward()
+    assert y.grad.tolist() == [3.0, 3.0]
+    i = T.ones(2, dtype=T.int32)
+    i.add_(np.int64(3))
+    assert i.dtype == T.int32 and i.tolist() == [4, 4]
+
+
+def test_tensor_of_numpy_scalars_keeps_their_dtype(T):
+    assert T.tensor(np.float32(1)).dtype == T.float32
+    assert T.tensor(np.float64(1)).dtype == T.float64
+    assert T.tensor(np.int32(1)).dtype == T.int32
+    assert T.tensor([np.float32(1), np.float32(2)]).dtype == T.float32
+    assert T.tensor([np.float32(1), 2]).dtype == T.float32
+    assert T.tensor([np.float64(1), 2.0]).dtype == T.float64

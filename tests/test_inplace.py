@@ -535,19 +535,26 @@ def test_inplace_on_multi_output_view_raises(T):
     assert lst(b) == [1., 2., 9., 12.]
 
 
-def test_base_inplace_with_multi_output_views_alive():
-    # PyTorch refuses to use r1 afterwards ("Output 1 of Unbind is a view and its
-    # base or another view of its base has been modified inplace..."); tensorplay
-    # remakes the views' histories, so their gradients are right
-    x = tp.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+def test_base_inplace_with_multi_output_views_alive(T):
+    # the views of a multi-output op cannot take a history through a write to their
+    # base: using one afterwards raises (PyTorch's rule); the base itself is fine
+    x = T.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     b = x * 2
     r0, r1 = b.unbind(0)
     b.add_(1)
     assert lst(r1) == [7., 9.]
-    g1, = tp.autograd.grad((r1 * r1).sum(), x, retain_graph=True)
-    assert lst(g1) == [[0., 0.], [28., 36.]]
-    g2, = tp.autograd.grad((b * b).sum(), x)
+    msg = ("Output 1 of Unbind is a view and its base or another view of its base has been "
+           "modified inplace. This view is the output of a function that returns multiple views. "
+           "Such functions do not allow the output views to be modified inplace. You should "
+           "replace the inplace operation by an out-of-place one.")
+    with pytest.raises(RuntimeError, match=_exact(msg)):
+        r1 * r1
+    with pytest.raises(RuntimeError, match=_exact(msg)):
+        r1.grad_fn
+    g2, = T.autograd.grad((b * b).sum(), x)
     assert lst(g2) == [[12., 20.], [28., 36.]]
+    with T.no_grad():               # without a history to remake, the view is usable
+        assert lst(r1 * 2) == [14., 18.]
 
 
 def test_reshaping_inplace_ops(T):
@@ -674,3 +681,120 @@ def test_retain_grad_then_inplace(T):
     y.sum().backward()
     assert lst(y.grad) == [1., 1.]
     assert lst(x.grad) == [3., 3.]
+
+
+# ------------------------------------------------------------------ views' histories after writes
+@pytest.mark.parametrize("same", [False, True], ids=["disjoint", "same region"])
+def test_retain_grad_on_two_views_then_inplace_on_one(T, same):
+    # the retained grads follow the views' remade histories (once: 2 and None, or 4 and None)
+    x = T.ones(4, requires_grad=True)
+    base = x * 1
+    v1, v2 = base[:2], base[:2] if same else base[2:]
+    v1.retain_grad()
+    v2.retain_grad()
+    v1.mul_(2)
+    (v1.sum() + v2.sum()).backward()
+    assert lst(v1.grad) == [1., 1.] and lst(v2.grad) == [1., 1.]
+    assert lst(x.grad) == ([4., 4., 0., 0.] if same else [2., 2., 1., 1.])
+
+
+def test_retain_grad_on_views_then_inplace_on_base(T):
+    x = T.ones(4, requires_grad=True)
+    base = x * 1
+    v1, v2 = base[:2], base[1:]
+    v1.retain_grad()
+    v2.retain_grad()
+    base.mul_(3)
+    (v1 * T.tensor([1., 2.])).sum().backward()
+    assert lst(v1.grad) == [1., 2.]
+    assert v2.grad is None              # not on the path of this backward
+    assert lst(x.grad) == [3., 6., 0., 0.]
+
+
+def test_retained_view_grad_not_on_the_base_path(T):
+    # the loss reads only the base: the views' (remade) histories are not on its path
+    x = T.ones(4, requires_grad=True)
+    base = x * 1
+    v1, v2 = base[:2], base[2:]
+    v1.retain_grad()
+    v2.retain_grad()
+    v1.mul_(2)
+    base.sum().backward()
+    assert v1.grad is None and v2.grad is None
+    assert lst(x.grad) == [2., 2., 1., 1.]
+
+
+def test_view_history_goes_through_the_base_after_its_reshaping_inplace(T):
+    # after base.t_(), a view's gradient passes the base's new history (and its hooks)
+    x = T.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
+    base = x * 1
+    v = base[1]
+    base.t_()
+    base.register_hook(lambda g: g * -1)
+    (v * T.tensor([1., 2., 3.])).sum().backward()
+    assert lst(x.grad) == [[0., 0., 0.], [-1., -2., -3.]]
+
+
+def test_view_history_remade_after_no_grad_write(T):
+    # a write under no_grad still moves the version: the view's history is remade
+    # (a new node), so the old graph does not reach it
+    x = T.ones(3, requires_grad=True)
+    base = x * 2
+    v = base[:2]
+    loss = (v * 3).sum()
+    old = v.grad_fn
+    with T.no_grad():
+        base.add_(1)
+    assert v.grad_fn is not old and v.grad_fn is not None
+    loss.backward(inputs=[v])
+    assert v.grad is None
+    (v * 1).sum().backward()
+    assert lst(x.grad) == [2., 2., 0.]
+
+
+def test_no_grad_view_after_base_write_raises(T):
+    x = T.ones(3, requires_grad=True)
+    base = x * 1
+    with T.no_grad():
+        v = base[:2]
+    base.mul_(2)
+    msg = ("A view was created in no_grad mode and its base or another view of its base has been "
+           "modified inplace with grad mode enabled. Given that this use case is ambiguous and "
+           "error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+           "inplace either both inside the no_grad block (if you don't want the inplace to be "
+           "tracked) or both outside (if you want the inplace to be tracked).")
+    with pytest.raises(RuntimeError, match=_exact(msg)):
+        v.grad_fn
+
+
+def test_view_of_plain_base_after_base_gets_history(T):
+    # a base that did not require grad gets a history through one view: the other
+    # views require grad and take "view of the new base" as their history
+    w = T.tensor([1., 2., 3.], requires_grad=True)
+    b = T.zeros(2, 3)
+    v0, v1 = b[0], b[1]
+    v0.add_(w)
+    assert v1.requires_grad and not v1.is_leaf and b.grad_fn is not None
+    v1.mul_(w)                          # no leaf error: v1 is a view of a non-leaf now
+    (b * T.tensor([[1., 1., 1.], [2., 2., 2.]])).sum().backward()
+    assert lst(w.grad) == [1., 1., 1.]  # v1 was zero: d(v1 * w)/dw = v1 = 0
+
+
+def test_write_through_one_view_does_not_touch_the_others():
+    # the cost of a write through one of n views does not grow with n (histories are
+    # remade when next needed, not at every write): count the ops run
+    from conftest import record_ops
+
+    def ops_for_one_write(n):
+        x = tp.ones(n, requires_grad=True)
+        base = x * 1
+        views = [base[i] for i in range(n)]
+        views[0].mul_(2)                # the first write remakes nothing but its own view
+        rec = record_ops(lambda: views[1].mul_(2))
+        return len(rec.seen), views
+
+    few, _ = ops_for_one_write(4)
+    many, views = ops_for_one_write(200)
+    assert few == many
+    total = sum(v.sum() for v in views)
+    total.backward()                    # each view's history is remade once, when read

@@ -23,6 +23,7 @@ LAYERS = [
     ("autograd API", ["tensorplay.autograd"]),
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.text",
                     "tensorplay.utils", "tensorplay.serialization", "tensorplay.random",
+                    "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
                     "tensorplay"]),
 ]
 

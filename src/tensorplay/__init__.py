@@ -46,7 +46,7 @@ from . import _dtype, _print
 from ._dtype import (bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                      get_default_dtype, set_default_dtype, promote_types)
-from ._tensor import Tensor, Size, device  # noqa: F401
+from ._tensor import Tensor, Size, device, check_device as _check_device  # noqa: F401
 from . import ops as _ops
 from .ops._registry import _result_dtype
 from . import autograd  # noqa: F401
@@ -64,6 +64,8 @@ from . import text  # noqa: F401   (autodiff over text, on the same engine)
 from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import random, utils  # noqa: F401
+from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
+from .utils.dlpack import from_dlpack  # noqa: F401
 
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 half, float, double = float16, float32, float64   # noqa: A001
@@ -115,6 +117,11 @@ def get_default_device():
     return device("cpu")
 
 
+def set_default_device(device):
+    """Only the CPU (or None) can be the default device: tensorplay computes there."""
+    _check_device(device)
+
+
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
                      sci_mode=None):
     if precision is not None:
@@ -139,7 +146,7 @@ __all__ = [
     "complex64", "complex128", "cfloat", "cdouble", "chalf",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     # the tensor and its factories
-    "Tensor", "Size", "device", "get_default_device", "tensor", "as_tensor", "from_numpy",
+    "Tensor", "Size", "device", "get_default_device", "set_default_device", "from_dlpack", "tensor", "as_tensor", "from_numpy",
     "scalar_tensor", "arange", "linspace", "logspace", "eye", "empty", "empty_like", "zeros",
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",
@@ -151,6 +158,11 @@ __all__ = [
     "set_rng_state",
     # grad mode and anomaly detection
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled", "set_anomaly_enabled", "is_anomaly_enabled",
+    "is_inference_mode_enabled", "is_inference", "set_anomaly_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
 ] + [k for k in _ops.EXPORTS if k not in ("bool", "float", "int")]
+
+
+def is_inference(input):
+    """Whether ``input`` was made under ``inference_mode`` (an inference tensor)."""
+    return input.is_inference()

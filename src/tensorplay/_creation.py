@@ -7,13 +7,13 @@ import numpy as np
 from . import _dtype as D
 from ._autograd.grad_mode import state
 from ._random import default_generator
-from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, size_arg
+from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg
 
 
 def _leaf(a, requires_grad):
     t = _wrap(a)
     if state.inference:
-        t._inference = True
+        t._make_inference()
     if requires_grad:
         if not (a.dtype.kind in "fc" or a.dtype in D.LOW_PRECISION):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
@@ -29,6 +29,7 @@ def _dt(dtype, default=None):
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of ``data``."""
+    check_device(device)
     if isinstance(data, Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
@@ -40,6 +41,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
 
 def as_tensor(data, dtype=None, device=None):
     """Share memory with ``data`` when it already is an array (or tensor) of the right dtype."""
+    check_device(device)
     if isinstance(data, Tensor):
         return data if dtype is None or D.to_dtype(dtype) == data.dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or D.to_dtype(dtype).np == data.dtype):
@@ -58,6 +60,7 @@ def from_numpy(ndarray):
 def _factory(fill):
     def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
+        check_device(device)
         return _leaf(fill(size_arg(size), _dt(dtype)), requires_grad)
     return f
 
@@ -68,6 +71,7 @@ empty = _factory(np.zeros)     # zero-filled: uninitialised memory is never wort
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     if dtype is None:
         dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
     else:
@@ -77,6 +81,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
 
 def _like(fill):
     def f(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
+        check_device(device)
         dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
         return _leaf(fill(input._data.shape, dt), requires_grad)
     return f
@@ -88,11 +93,13 @@ empty_like = _like(np.zeros)
 
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
     return _leaf(np.full(input._data.shape, fill_value, dt), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
@@ -110,19 +117,23 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     return _leaf(np.linspace(start, end, steps).astype(_dt(dtype)), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     return _leaf(np.logspace(start, end, steps, base=base).astype(_dt(dtype)), requires_grad)
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     return _leaf(np.eye(n, m, dtype=_dt(dtype)), requires_grad)
 
 
 def _rand_factory(kind):
     def f(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+        check_device(device)
         g = generator or default_generator
         shape = size_arg(size)
         dt = _dt(dtype)
@@ -146,15 +157,18 @@ randn = _rand_factory("normal")
 
 
 def rand_like(input, *, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randn_like(input, *, dtype=None, requires_grad=False, device=None):
+    check_device(device)
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
             requires_grad=False):
+    check_device(device)
     if size is None:
         low, high, size = 0, low, high
     if high is None:
@@ -173,9 +187,11 @@ def randint_like(input, low, high=None, *, dtype=None, requires_grad=False):
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     g = generator or default_generator
     return _leaf(g._rng.permutation(n).astype(_dt(dtype, D.int64)), requires_grad)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    check_device(device)
     return _leaf(np.asarray(s, _dt(dtype)), requires_grad)

@@ -182,7 +182,9 @@ _RESULT_CACHE = {}
 
 
 def scalar_dtype(v):
-    """The dtype a Python number takes part in promotion with (a "wrapped number")."""
+    """The dtype a Python number takes part in promotion with (a "wrapped number").
+    A NumPy scalar counts as the Python number of its kind, as in PyTorch
+    (``float32_tensor + np.float64(1)`` stays float32)."""
     t = type(v)
     if t is bool:
         return bool_
@@ -192,7 +194,20 @@ def scalar_dtype(v):
         return _default[0]
     if t is complex:
         return _default[0].to_complex()
+    if isinstance(v, np.generic):
+        return scalar_dtype(python_scalar(v))
     return None
+
+
+def python_scalar(v):
+    """A NumPy scalar as the Python number of its kind (others unchanged)."""
+    if isinstance(v, np.generic):
+        k = v.dtype.kind
+        if k in "fcbiu":
+            return v.item()
+        if v.dtype in LOW_PRECISION:
+            return float(v)
+    return v
 
 
 def result_type3(dim, zero, wrapped):

@@ -9,7 +9,7 @@ import contextlib
 
 import numpy as np
 
-from ._tensor import Tensor, _wrap, device
+from ._tensor import Tensor, _wrap, check_device, device
 
 _STATE_BYTES = 40
 # checks run before every draw while a transform that cares is open (vmap's
@@ -19,6 +19,7 @@ draw_guards = []
 
 class Generator:
     def __init__(self, device="cpu"):
+        check_device(device)
         self._seed = 67280421310721
         self._np = np.random.Generator(np.random.PCG64(self._seed))
 

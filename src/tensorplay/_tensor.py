@@ -51,6 +51,25 @@ _PRIVATE_REFS = (_Probe().apply([object()])
 del _Holder, _Probe
 
 
+class _InferenceVersion:
+    """The version counter of an inference tensor, which has none (PyTorch):
+    reading it is saving the tensor for backward, which is refused."""
+    __slots__ = ()
+
+    def __getitem__(self, i):
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+            "inference mode in computation tracked by autograd. To work around this, you can make a "
+            "clone to get a normal tensor and use it in autograd, or use `tensorplay.no_grad()` "
+            "instead of `tensorplay.inference_mode()`.")
+
+    def __repr__(self):
+        return "<no version counter: inference tensor>"
+
+
+INFERENCE_VERSION = _InferenceVersion()
+
+
 class TensorMeta:
     """Shape and dtype of a tensor: saved in place of an input whose backward
     needs only those."""
@@ -212,6 +231,8 @@ class Tensor:
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
     _acc = None                 # a leaf's AccumulateGrad (which holds the leaf weakly)
+    _fn_view = None             # (output index, Function name): a custom Function's output that
+    #                             is a view of (or is) an input: not to be written in place
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
 
     def __init__(self, *args, dtype=None, requires_grad=False):
@@ -262,7 +283,7 @@ class Tensor:
 
     @property
     def device(self):
-        return device("cpu")
+        return _CPU
 
     @property
     def is_cuda(self):
@@ -295,7 +316,7 @@ class Tensor:
                                             "require gradients")
 
     def _set_requires_grad(self, flag, dtype_msg):
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             if flag and dtype_msg.startswith("only Tensors of floating point dtype"):
                 return                       # requires_grad_() on a non-leaf: already true
             raise RuntimeError(
@@ -317,11 +338,24 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._base is not None and self._view_version != self._vc[0]:
+            self._refresh_history()
         return self._grad_fn
 
     @property
     def is_leaf(self):
+        if self._base is not None and self._view_version != self._vc[0]:
+            self._refresh_history()
         return self._grad_fn is None
+
+    def _refresh_history(self):
+        """A view whose memory was written in place (through itself, its base or
+        another view) since its history was made takes the history "view of its
+        base's current value", when that history is next needed, as PyTorch
+        regenerates a view's grad_fn.  Every reader of a view's ``_grad_fn`` that
+        needs it current checks ``_view_version`` against the version first and
+        calls this; ``tensorplay.ops.views`` supplies it."""
+        raise NotImplementedError
 
     @property
     def output_nr(self):
@@ -329,7 +363,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad_fn is not None and not getattr(self, "__dict__", {}).get("_retains_grad"):
+        if self.grad_fn is not None and not getattr(self, "__dict__", {}).get("_retains_grad"):
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
                 ".grad attribute won't be populated during autograd.backward(). If you indeed want "
@@ -366,10 +400,18 @@ class Tensor:
         self._grad = None
 
     def is_inference(self):
-        return getattr(self, "_inference", False)
+        return self._inference
+
+    def _make_inference(self):
+        """Mark a tensor made under inference_mode: no version counter (saving it for
+        backward raises), no in-place updates outside inference_mode."""
+        self._inference = True
+        self._vc = INFERENCE_VERSION
 
     def _edge(self):
         """The (node, input_nr) a gradient for this tensor flows into."""
+        if self._base is not None and self._view_version != self._vc[0]:
+            self._refresh_history()
         fn = self._grad_fn
         if fn is not None:
             return (fn, getattr(self, "_out_nr", 0))
@@ -427,7 +469,7 @@ class Tensor:
         v = getattr(self, "_vc", None)
         if v is None:
             self._vc = [1]
-        else:
+        elif v is not INFERENCE_VERSION:
             v[0] += 1
 
     @property
@@ -435,17 +477,23 @@ class Tensor:
         """How many times this tensor's memory was written in place (shared with
         its views and ``detach()``), as PyTorch's ``Tensor._version``."""
         v = getattr(self, "_vc", None)
+        if v is INFERENCE_VERSION:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if v is None else v[0]
 
     # ------------------------------------------------------------ detaching, data
     def detach(self):
         t = _wrap(self._data)
         t._vc = self._shared_version()
+        if self._inference:
+            t._inference = True
         return t
 
     def detach_(self):
-        if getattr(self, "_base", None) is not None and self._grad_fn is not None:
+        if getattr(self, "_base", None) is not None and self.grad_fn is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        if self._grad_fn is not None:
+            self.__dict__["_detached_inplace"] = True   # a node that saved it refuses to use it
         self._grad_fn = None
         self._rg = False
         return self
@@ -478,6 +526,34 @@ class Tensor:
         if dtype is not None and a.dtype != dtype:
             return a.astype(dtype)
         return a.copy() if copy else a
+
+    # ------------------------------------------------------------ DLPack (zero-copy exchange)
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """This tensor's memory as a DLPack capsule (no copy unless ``copy=True``),
+        for ``numpy.from_dlpack``, ``torch.from_dlpack`` and the like."""
+        if self._rg:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        if stream is not None and stream != -1:
+            raise BufferError(f"stream must be None (or -1) for a CPU tensor, got {stream!r}")
+        kw = {}
+        if max_version is not None:
+            kw["max_version"] = max_version
+        if dl_device is not None:
+            kw["dl_device"] = dl_device
+        if copy is not None:
+            kw["copy"] = copy
+        try:
+            return self._data.__dlpack__(stream=None, **kw)
+        except BufferError as e:
+            if self._data.dtype in D.LOW_PRECISION and self._data.dtype.kind == "V":
+                raise BufferError("DLPack export of bfloat16 is not supported: NumPy, which holds "
+                                  "tensorplay's memory, cannot describe it; convert with "
+                                  ".float() first") from None
+            raise e
+
+    def __dlpack_device__(self):
+        """(kDLCPU, 0): tensorplay's memory is on the CPU."""
+        return (1, 0)
 
     def item(self):
         if self._data.size != 1:
@@ -534,13 +610,14 @@ class Tensor:
         return (_rebuild, (self._data, self._rg))
 
     def __deepcopy__(self, memo):
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
                                "the deepcopy protocol at the moment.  If you were attempting to "
                                "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
                                "usage, see https://github.com/pytorch/pytorch/pull/103001")
         t = type(self).__new__(type(self))
         t._data, t._rg, t._grad_fn = self._data.copy(), self._rg, None
+        t._vc = t._base = None
         g = getattr(self, "_grad", None)
         if g is not None:
             t._grad = g.__deepcopy__(memo)
@@ -568,7 +645,7 @@ class Tensor:
         """Populate ``.grad`` for this non-leaf tensor during backward."""
         if not self._rg:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self.__dict__.get("_retains_grad"):
+        if self.grad_fn is None or self.__dict__.get("_retains_grad"):
             return
         self.__dict__["_retains_grad"] = True
         ref = weakref.ref(self)
@@ -591,7 +668,7 @@ class Tensor:
         leaf's ``.grad``.  Returns a handle with ``remove()``."""
         if not self._rg:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         hooks = self.__dict__.setdefault("_post_acc_hooks", {})
         return RemovableHandle(hooks, hook)
@@ -606,11 +683,22 @@ class Tensor:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
-    def cpu(self):
+    def cpu(self, memory_format=None):
         return self
 
-    def cuda(self, *a, **k):
-        raise RuntimeError("Torch not compiled with CUDA enabled")
+    def cuda(self, device=None, non_blocking=False, memory_format=None):
+        check_device("cuda" if device is None else device if not isinstance(device, int)
+                     else f"cuda:{device}")
+
+    def get_device(self):
+        """-1: the CPU (PyTorch's answer for a CPU tensor)."""
+        return -1
+
+    def is_pinned(self, device=None):
+        return False
+
+    def pin_memory(self, device=None):
+        raise RuntimeError("Cannot access accelerator device when none is available.")
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """Without ``dtype``: the legacy type name (``'tensorplay.FloatTensor'``);
@@ -648,6 +736,8 @@ def _checked_hook(hook):
         r = hook(grad)
         if r is None:
             return None
+        if grad is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
         if not isinstance(r, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
         if r._data.dtype != grad._data.dtype:
@@ -709,24 +799,84 @@ def size_arg(size):
     return tuple(out)
 
 
+_pytype = type
+_DEVICE_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve",
+                 "fpga", "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia",
+                 "privateuseone")
+
+
 class device:
+    """A device, as PyTorch names them: ``device("cpu")``, ``device("cuda", 0)``,
+    ``device("cuda:1")``.  Any of PyTorch's device types can be named (code that
+    picks a device runs unchanged), but tensorplay computes on the CPU only:
+    allocating on another device raises (``check_device``)."""
     __slots__ = ("type", "index")
 
     def __init__(self, type="cpu", index=None):
         if isinstance(type, device):
+            if index is not None:
+                raise TypeError("device(): argument 'type' must be str, not device")
             type, index = type.type, type.index
-        if type not in ("cpu",) and not str(type).startswith("cpu"):
-            raise RuntimeError(f"tensorplay runs on the CPU only; got device {type!r}")
-        self.type, self.index = "cpu", index
+        elif isinstance(type, int) and not isinstance(type, bool):
+            type, index = "cuda", type          # device(0): PyTorch's default accelerator
+        elif not isinstance(type, str):
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({_pytype(type).__name__})")
+        else:
+            name, sep, idx = type.partition(":")
+            if name not in _DEVICE_TYPES:
+                raise RuntimeError("Expected one of " + ", ".join(_DEVICE_TYPES) +
+                                   f" device type at start of device string: {type}")
+            if sep:
+                if index is not None:
+                    raise RuntimeError(f"type (string) must not include an index because index was "
+                                       f"passed explicitly: {type}")
+                if not idx.isdigit() or (len(idx) > 1 and idx[0] == "0"):
+                    raise RuntimeError(f"Invalid device string: '{type}'")
+                index = int(idx)
+            type = name
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
+        self.type, self.index = type, index
 
     def __repr__(self):
-        return "device(type='cpu')"
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return "cpu"
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
-        return isinstance(other, (device, str)) and str(other).startswith("cpu")
+        # as in PyTorch, a device equals only a device (device("cpu") != "cpu")
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self):
-        return hash("cpu")
+        return hash((self.type, self.index))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+_CPU = device("cpu")
+
+
+def check_device(d):
+    """Refuse, clearly, to place a tensor anywhere but on the CPU (``d`` a device,
+    its name, an index, or None for the default)."""
+    if d is None or d == "cpu" or (type(d) is device and d.type == "cpu"):
+        return
+    dev = d if isinstance(d, device) else device(d)
+    if dev.type == "cpu":
+        return
+    msg = (f"tensorplay runs on the CPU only: it cannot place a tensor on device '{dev}' "
+           f"(like a build of PyTorch compiled without {dev.type.upper()} support)")
+    if dev.type == "cuda":
+        raise AssertionError(msg)           # PyTorch's "Torch not compiled with CUDA enabled"
+    raise RuntimeError(msg)

@@ -121,6 +121,13 @@ CASES = [
     OpCase("pow_scalar_exp", lambda T, x: x ** 3 + x.abs() ** -1.5 + x.abs() ** 2.5,
            [Sample([away0])], covers=("pow", "abs", "add")),
     OpCase("pow_scalar_base", lambda T, x: 2.0 ** x, [Sample([X])], covers=("pow",)),
+    # a real (negative) base to a complex exponent: the exponent's gradient uses the complex
+    # log of the base (once nan here, finite in torch); and a negative Python base the same way
+    OpCase("pow_real_base_complex_exp", lambda T, x, y: T.pow(x, T.complex(y, y * 0.5 + 0.25)),
+           [Sample([away0, Y]), Sample([-pos(*S, seed=1), Y[0]], desc="negative base, broadcast")],
+           covers=("pow", "complex", "mul", "add"), complex=False, low_precision=False),
+    OpCase("pow_negative_scalar_base_complex_exp", lambda T, y: (-1.5) ** T.complex(y, y - 0.5),
+           [Sample([Y])], covers=("pow", "complex", "sub"), complex=False, low_precision=False),
     OpCase("float_power", op="pow", func="float_power", samples=[Sample([pos(*S, seed=1), Y])],
            low_precision=False, preserves_dtype=False, ref=np.power),
     unary("neg", errors=[E(RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are "

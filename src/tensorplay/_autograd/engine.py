@@ -10,6 +10,7 @@ import threading
 
 from .grad_mode import state
 from .anomaly_mode import anomaly, running, check_node, report
+from .profiling import ACTIVE as _PROFILER
 
 FREED_MSG = (
     "Trying to backward through the graph a second time (or directly access saved tensors "
@@ -97,19 +98,22 @@ def _run_post_hooks(node, grads, buf):
     return grads
 
 
-def _run_pre_hooks(node, buf):
+def _run_pre_hooks(node, buf, runs=True):
+    """Tensor hooks, then the node's pre-hooks (only if the node runs: a target
+    that ends the pass sees its tensor hooks, as in PyTorch, not its node's)."""
     hooks = node._pre_hooks
     if hooks:
         for nr, hs in hooks.items():
-            # user hooks in registration order, then retain_grad's (keyed inf) last
+            # user hooks in registration order, then retain_grad's (keyed inf) last; an
+            # output that got no gradient is None to the user's hooks (PyTorch's rule)
             for k, h in sorted(hs.items(), key=lambda kv: kv[0] == _LAST):
-                if buf[nr] is None:
+                if buf[nr] is None and k == _LAST:
                     break
                 r = h(buf[nr])
                 if r is not None:
                     buf[nr] = r
     hooks = node._node_pre_hooks
-    if hooks:
+    if hooks and runs:
         for h in tuple(hooks.values()):
             r = h(tuple(buf))
             if r is not None:
@@ -162,11 +166,11 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
     callbacks = _callbacks.stack
     callbacks.append((next(_pass_ids), []))
     try:
-        if anomaly.enabled:
+        if anomaly.enabled or _PROFILER[0] is not None:
             outer = running.node    # set when this pass runs inside a node of another
             try:
                 _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured,
-                                True)
+                                anomaly.enabled, _PROFILER[0])
             finally:
                 running.node = outer
         elif target_nodes is None:
@@ -252,11 +256,13 @@ def _run_all(ready, deps, buffers, keep_graph):
                 _send(g, e, deps, buffers, ready)
 
 
-def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured, check=False):
+def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured, check=False,
+                    profiler=None):
     """Run only what leads to the targets (all of it when ``target_nodes`` is
     None) and capture the gradients arriving there.  Also the loop used under
     anomaly detection (``check``), which checks every node and keeps
-    ``anomaly_mode.running.node`` up to date."""
+    ``anomaly_mode.running.node`` up to date, and under the profiler, which
+    records each node's backward as an event."""
     if target_nodes is None:
         target_nodes, needed = (), _ALL
     g = grads = None
@@ -272,20 +278,26 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
         if node in target_nodes and runs:
             captured[node] = list(buf)
         if node._hooked:
-            _run_pre_hooks(node, buf)
+            _run_pre_hooks(node, buf, runs)
         if not runs:
             if node in target_nodes:
                 captured[node] = buf
             continue
-        if check:
-            try:
+        if profiler is not None:
+            profiler.push_node(node)
+        try:
+            if check:
+                try:
+                    grads = node.apply(buf)
+                    check_node(node, grads)
+                except Exception as exc:
+                    report(node, exc)
+                    raise
+            else:
                 grads = node.apply(buf)
-                check_node(node, grads)
-            except Exception as exc:
-                report(node, exc)
-                raise
-        else:
-            grads = node.apply(buf)
+        finally:
+            if profiler is not None:
+                profiler.pop_node()
         if node._hooked:
             grads = _run_post_hooks(node, grads, buf)
         if not keep_graph:

@@ -8,6 +8,8 @@ Functions) read it.
 import re
 import threading
 
+from .grad_mode import state
+
 
 class _HookState(threading.local):
     stack = ()              # active (pack, unpack) pairs, innermost last
@@ -15,6 +17,10 @@ class _HookState(threading.local):
 
 
 hook_state = _HookState()
+# Called with a tensor just before an in-place op writes into it (while
+# ``autograd.graph.allow_mutation_on_saved_tensors`` is active): one list read per
+# in-place op otherwise.
+BEFORE_WRITE = []
 ACTIVE = [0]   # saved_tensors_hooks contexts open in any thread: 0 lets ops skip the thread-local
 
 
@@ -64,6 +70,31 @@ class disable_saved_tensors_hooks:
 
     def __exit__(self, *exc):
         hook_state.disabled = self.prev
+
+
+_PACK_MODIFIED = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+    "Please open an issue if you need to perform in-place operations on the input to a pack hook.")
+
+
+def run_pack_hook(pack, t):
+    """``pack(t)`` as PyTorch runs it: with grad mode off, and refused if it
+    wrote into ``t`` (its version moved)."""
+    before = t._version
+    prev = state.enabled
+    state.enabled = False
+    try:
+        packed = pack(t)
+    finally:
+        state.enabled = prev
+    if t._version != before:
+        raise RuntimeError(_PACK_MODIFIED)
+    return packed
+
+
+DETACHED_MSG = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                ".detach_().This is not supported, please use out-of-place `.detach()` instead")
 
 
 def _short_name(node):

@@ -18,6 +18,7 @@ from .function import Function, InplaceFunction, NestedIOFunction, once_differen
 from .gradcheck import gradcheck, gradgradcheck, GradcheckError  # noqa: F401
 from . import functional  # noqa: F401
 from . import forward_ad  # noqa: F401
+from . import profiler  # noqa: F401
 
 __all__ = ["Function", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable",
            "backward", "detect_anomaly", "enable_grad", "grad", "gradcheck", "gradgradcheck",

@@ -59,7 +59,15 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
     seeds = []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(o, Tensor):
-            raise TypeError(f"outputs must be Tensors, got {type(o).__name__}")
+            if getattr(o, "_gradient_edge", None) is None:
+                raise TypeError(f"outputs must be Tensors, got {type(o).__name__}")
+            # a GradientEdge: the seed has the shape of the tensor it was taken from
+            if o._variable is None:
+                if g is None:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                seeds.append(g)
+                continue
+            o = o._variable
         if g is None:
             if _stochastic_node(o) is not None:
                 # legacy: ``sample.backward()`` after ``sample.reinforce(reward)``; the

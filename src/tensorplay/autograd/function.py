@@ -28,7 +28,7 @@ from .._autograd.grad_mode import no_grad, state
 from .._autograd.graph import Node
 from .._tensor import Tensor, _wrap, validate_grad
 from ..ops.inplace import _standin, adopt
-from ..ops.views import copy_slices, regenerate_views
+from ..ops.views import copy_slices, views_follow_requires_grad, refresh_view
 from ..ops._registry import TRANSFORMS, intercept_function
 from .saved import SavedTensor
 
@@ -101,8 +101,7 @@ class BackwardCFunction(Node, FunctionCtx):
             self._saved = None
 
     def apply(self, grads):
-        if self._saved is None and self._had_saved:
-            raise RuntimeError(FREED_MSG)
+        # (a second pass without retain_graph fails only if backward reads saved_tensors)
         if self.materialize_grads and any(g is None for g in grads):
             grads = [_wrap(np.zeros(shape, dt)) if g is None else g
                      for g, (shape, dt) in zip(grads, self._out_meta)]
@@ -219,8 +218,7 @@ def _apply_with_ctx(cls, args, kwargs):
         if not t:
             continue
         if rg:
-            fn = a._grad_fn
-            edges.append((fn, a._out_nr) if fn is not None else a._edge())
+            edges.append(a._edge())
             d = a._data
             meta += (d.shape, d.dtype)
         else:
@@ -248,8 +246,12 @@ def _apply_with_ctx(cls, args, kwargs):
             # an input returned unchanged: the output is a new tensor sharing its memory
             t = _wrap(o._data)
             t._vc = o._shared_version()
+            t._fn_view = (i, cls.__name__)
         else:
             t = o
+            if getattr(o, "_base", None) is not None:      # a view made inside forward
+                o._nograd_view = False
+                o._fn_view = (i, cls.__name__)
         originals[id(o)] = i
         originals[id(t)] = i
         if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):
@@ -297,16 +299,20 @@ def _check_dirty(dirty, outs):
 def _rebase_dirty_view(v):
     """A view modified in place by the Function: its base's value changed too,
     so the base takes a CopySlices history (as for any in-place op on a view)
-    and every live view of it remakes its own."""
+    and every live view of it (this one too) remakes its own when next needed."""
     base = v._base
+    v._view_version = v._vc[0]          # its history is the Function's node, for copy_slices
     prev = state.enabled
     state.enabled = True
     try:
         new_b = copy_slices(_standin(base), v, v._view_chain)
     finally:
         state.enabled = prev
+    was = base._rg
     adopt(base, new_b)
-    regenerate_views(base)
+    if base._rg is not was:
+        views_follow_requires_grad(base)
+    refresh_view(v)
 
 
 class DelayedErrorNode(Node):

@@ -6,36 +6,70 @@ vjp is linear in its cotangent ``u``, so differentiating ``u -> vjp(u)``
 against ``v`` gives ``J v``).
 """
 from .._autograd.grad_mode import enable_grad
-from .._creation import ones_like, zeros, zeros_like
+from .._creation import zeros, zeros_like
 from .._tensor import Tensor
 from ..ops.shape import stack
 from ._backward import grad as _grad
 
 
 def _as_tuple(x, name, fn_name):
+    """(whether ``x`` was a tuple, ``x`` as a tuple of Tensors); a list is refused, as in
+    PyTorch."""
     if isinstance(x, Tensor):
         return False, (x,)
-    if not isinstance(x, (tuple, list)):
+    if not isinstance(x, tuple):
         raise TypeError(f"The {name} given to {fn_name} must be either a Tensor or a tuple of "
-                        f"Tensors but the given {name} has type {type(x).__name__}.")
+                        f"Tensors but the given {name} has type {type(x)}.")
     for i, t in enumerate(x):
         if not isinstance(t, Tensor):
             raise TypeError(f"The {name} given to {fn_name} must be either a Tensor or a tuple of "
-                            f"Tensors but the value at index {i} has type {type(t).__name__}.")
-    return True, tuple(x)
+                            f"Tensors but the value at index {i} has type {type(t)}.")
+    return True, x
+
+
+def _check_requires_grad(xs, kind, strict):
+    """PyTorch's strict-mode refusals for tensors that should depend on the inputs."""
+    if not strict:
+        return
+    for i, x in enumerate(xs):
+        if x is None:
+            raise RuntimeError(f"The output of the user-provided function is independent of input "
+                               f"{i}. This is not allowed in strict mode.")
+        if x.requires_grad:
+            continue
+        if kind == "hessian":
+            raise RuntimeError(
+                f"The hessian of the user-provided function with respect to input {i} is "
+                "independent of the input. This is not allowed in strict mode. You should ensure "
+                "that your function is thrice differentiable and that the hessian depends on the "
+                "inputs.")
+        if kind == "grad_inputs":
+            raise RuntimeError(f"The gradient with respect to input {i} is independent of the "
+                               "inputs of the user-provided function. This is not allowed in "
+                               "strict mode.")
+        if kind == "jacobian":
+            raise RuntimeError(
+                "While computing the hessian, found that the jacobian of the user-provided function "
+                f"with respect to input {i} is independent of the input. This is not allowed in "
+                "strict mode. You should ensure that your function is twice differentiable and "
+                "that the jacobian depends on the inputs (this would be violated by a linear "
+                "function for example).")
+        raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. "
+                           "The outputs must be computed in a differentiable manner from the input "
+                           "when running in strict mode.")
 
 
 def _unpack(is_tuple, xs):
     return xs if is_tuple else xs[0]
 
 
-def _prep_inputs(inputs, create_graph):
+def _prep_inputs(inputs, create_graph, need_graph=True):
     out = []
     for t in inputs:
         if create_graph and t.requires_grad:
             out.append(t.view_as(t))          # keep the link to the caller's graph
         else:
-            out.append(t.detach().requires_grad_(True))
+            out.append(t.detach().requires_grad_(need_graph))
     return tuple(out)
 
 
@@ -43,36 +77,91 @@ def _finish(xs, create_graph):
     return tuple(x if x is None or create_graph else x.detach() for x in xs)
 
 
-def _fill_unused(grads, inputs, strict, what):
+def _grads(outputs, inputs, grad_outputs=None, create_graph=False):
+    """``autograd.grad`` over the outputs that require grad (None for every input
+    when none does), unused inputs giving None."""
+    if grad_outputs is None:
+        grad_outputs = (None,) * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs) if o is not None and o.requires_grad]
+    if not pairs:
+        return (None,) * len(inputs)
+    return _grad([o for o, _ in pairs], inputs, [g for _, g in pairs], create_graph=create_graph,
+                 allow_unused=True)
+
+
+_INDEPENDENT = {
+    "back": "The output of the user-provided function is independent of input {i}. This is not "
+            "allowed in strict mode.",
+    "back_trick": "The gradient with respect to the input is independent of entry {i} in the "
+                  "grad_outputs when using the double backward trick to compute forward mode "
+                  "gradients. This is not allowed in strict mode.",
+    "double_back": "The jacobian of the user-provided function is independent of input {i}. This "
+                   "is not allowed in strict mode.",
+    "double_back_trick": "The hessian of the user-provided function is independent of entry {i} in "
+                         "the grad_jacobian. This is not allowed in strict mode as it prevents from "
+                         "using the double backward trick to replace forward mode AD.",
+}
+
+
+def _fill_in_zeros(grads, refs, strict, create_graph, stage):
+    """Zeros for the inputs a result does not depend on, or PyTorch's strict-mode error."""
     out = []
-    for i, (g, x) in enumerate(zip(grads, inputs)):
+    for i, g in enumerate(grads):
         if g is None:
             if strict:
-                raise RuntimeError(f"The output of the user-provided function is independent of "
-                                   f"input {i}. This is not allowed in strict mode.")
-            g = zeros_like(x)
+                raise RuntimeError(_INDEPENDENT[stage].format(i=i))
+            g = zeros_like(refs[i])
+        elif strict and create_graph and not g.requires_grad:
+            what = "hessian" if "double" in stage else "jacobian"
+            raise RuntimeError(f"The {what} of the user-provided function is independent of input "
+                               f"{i}. This is not allowed in strict mode when create_graph=True.")
         out.append(g)
     return tuple(out)
 
 
-def _check_v(v, ref, fn_name, what="outputs"):
-    for i, (a, b) in enumerate(zip(v, ref)):
+def _validate_v(v, other, is_other_tuple):
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got "
+                               f"{len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for i, (a, b) in enumerate(zip(v, other)):
         if a.shape != b.shape:
-            raise RuntimeError(f"Mismatch in size for v at index {i}: got {tuple(a.shape)} but "
-                               f"expected {tuple(b.shape)}.")
-    if len(v) != len(ref):
-        raise RuntimeError(f"v is a tuple of invalid length: should be {len(ref)} but got {len(v)}.")
+            prepend = f"Entry {i} in " if is_other_tuple else ""
+            raise RuntimeError(f"{prepend}v has invalid size: should be {b.shape} but got "
+                               f"{a.shape}.")
 
 
-def _vector(v, ref, fn_name, when_none):
-    """The "v" of a vector product: checked against ``ref``, or ones when None is allowed."""
+def _vector(v, ref, is_ref_tuple, fn_name, create_graph, when_none):
+    """The "v" of a vector product, checked against ``ref`` (ones where None is allowed)."""
     if v is None:
-        if any(t.numel() != 1 for t in ref):
+        if len(ref) != 1 or ref[0].numel() != 1:
             raise RuntimeError(f"The vector v can only be None if {when_none}.")
-        return tuple(ones_like(t) for t in ref)
+        return None
     _, vs = _as_tuple(v, "v", fn_name)
-    _check_v(vs, ref, fn_name)
+    vs = _prep_inputs(vs, create_graph, need_graph=False)
+    _validate_v(vs, ref, is_ref_tuple)
     return vs
+
+
+def _single_output(outputs, is_tuple, fn_name):
+    if is_tuple:
+        raise RuntimeError(f"The function given to {fn_name} should return a single Tensor")
+    if outputs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should contain "
+                           "a single element")
+
+
+def _grad_mode_for(create_graph):
+    return enable_grad() if create_graph else _nullcontext()
+
+
+class _nullcontext:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
@@ -82,41 +171,33 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         ins = _prep_inputs(ins, create_graph)
         outputs = func(*ins)
         is_out_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", "vjp")
-        vs = _vector(v, outs, "vjp", "the user-provided function returns a single Tensor with "
-                                   "a single element")
-        diff = [(o, u) for o, u in zip(outs, vs) if o.requires_grad]
-        if diff:
-            gs = _grad([o for o, _ in diff], ins, [u for _, u in diff], create_graph=create_graph,
-                       allow_unused=True)
-        else:
-            gs = (None,) * len(ins)
-        gs = _fill_unused(gs, ins, strict, "vjp")
-    return _unpack(is_out_tuple, _finish(outs, create_graph)), _unpack(is_in_tuple, _finish(gs, create_graph))
+        _check_requires_grad(outs, "outputs", strict)
+        vs = _vector(v, outs, is_out_tuple, "vjp", create_graph,
+                     "the user-provided function returns a single Tensor with a single element")
+    with _grad_mode_for(create_graph):
+        res = _fill_in_zeros(_grads(outs, ins, vs, create_graph), ins, strict, create_graph, "back")
+    return _unpack(is_out_tuple, _finish(outs, create_graph)), _unpack(is_in_tuple, _finish(res, create_graph))
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(*inputs), J v), by differentiating the vjp."""
+    """(func(*inputs), J v), by differentiating the vjp (the double-backward trick:
+    the vjp is linear in its cotangent ``u``, so differentiating ``u -> vjp(u)``
+    against ``v`` gives ``J v``)."""
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", "jvp")
         ins = _prep_inputs(ins, create_graph)
-        vs = _vector(v, ins, "jvp", "the input to the user-provided function is a single "
-                                   "Tensor with a single element")
+        vs = _vector(v, ins, is_in_tuple, "jvp", create_graph,
+                     "the input to the user-provided function is a single Tensor with a single "
+                     "element")
         outputs = func(*ins)
         is_out_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
+        _check_requires_grad(outs, "outputs", strict)
         us = tuple(zeros_like(o).requires_grad_(True) for o in outs)
-        diff = [(o, u) for o, u in zip(outs, us) if o.requires_grad]
-        if not diff:
-            res = tuple(zeros_like(o) for o in outs)
-        else:
-            gs = _grad([o for o, _ in diff], ins, [u for _, u in diff], create_graph=True,
-                       allow_unused=True)
-            pairs = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
-            if pairs:
-                res = _grad([g for g, _ in pairs], us, [w for _, w in pairs],
-                            create_graph=create_graph, allow_unused=True)
-            else:
-                res = (None,) * len(us)
-            res = _fill_unused(res, outs, strict, "jvp")
+        grad_inputs = _grads(outs, ins, us, create_graph=True)
+        _check_requires_grad(grad_inputs, "grad_inputs", strict)
+    with _grad_mode_for(create_graph):
+        res = _fill_in_zeros(_grads(grad_inputs, us, vs, create_graph), outs, strict, create_graph,
+                             "back_trick")
     return _unpack(is_out_tuple, _finish(outs, create_graph)), _unpack(is_out_tuple, _finish(res, create_graph))
 
 
@@ -133,6 +214,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         ins = _prep_inputs(ins, create_graph)
         outputs = func(*ins)
         is_out_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
+        _check_requires_grad(outs, "outputs", strict)
+        if vectorize and strict:
+            raise RuntimeError("tensorplay.autograd.functional.jacobian: `strict=True` and "
+                               "`vectorized=True` are not supported together. Please either set "
+                               "`strict=False` or `vectorize=False`.")
         result = []
         for o in outs:
             rows = [[] for _ in ins]
@@ -144,6 +230,10 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                 else:
                     gs = (None,) * len(ins)
                 for k, (g, x) in enumerate(zip(gs, ins)):
+                    if g is not None and strict and create_graph and not g.requires_grad:
+                        raise RuntimeError(f"The jacobian of the user-provided function is "
+                                           f"independent of input {len(result)}. This is not "
+                                           "allowed in strict mode when create_graph=True.")
                     if g is None:
                         if strict:
                             raise RuntimeError(f"Output {len(result)} of the user-provided function "
@@ -167,14 +257,22 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """The Hessian of a scalar function (the Jacobian of its gradient)."""
     is_in_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
 
-    def grad_fn(*xs):
+    def single_output(*xs):
         out = func(*xs)
-        _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The function given to hessian should return a single Tensor "
-                               "containing a single element")
-        return jacobian(func, xs, create_graph=True, strict=strict)
-    res = jacobian(grad_fn, ins, create_graph=create_graph, strict=strict)
+        is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
+        _check_requires_grad(outs, "outputs", strict)
+        if is_tuple:
+            raise RuntimeError("The function given to hessian should return a single Tensor")
+        if out.numel() != 1:
+            raise RuntimeError("The Tensor returned by the function given to hessian should "
+                               "contain a single element")
+        return out.squeeze()
+
+    def grad_fn(*xs):
+        jac = jacobian(single_output, xs, create_graph=True)
+        _check_requires_grad(jac if isinstance(jac, tuple) else (jac,), "jacobian", strict)
+        return jac
+    res = jacobian(grad_fn, ins, create_graph=create_graph, strict=strict, vectorize=vectorize)
     if not is_in_tuple:
         return res[0][0] if isinstance(res, tuple) and isinstance(res[0], tuple) else res
     return res
@@ -182,35 +280,39 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """(func(*inputs), v^T H)."""
-    return _hvp_like(func, inputs, v, create_graph, strict, "vhp")
+    with enable_grad():
+        is_in_tuple, ins, outs, jac, vs = _hessian_start(func, inputs, v, create_graph, strict,
+                                                           "vhp")
+    with _grad_mode_for(create_graph):
+        res = _fill_in_zeros(_grads(jac, ins, vs, create_graph), ins, strict, create_graph,
+                             "double_back")
+    return _finish(outs, create_graph)[0], _unpack(is_in_tuple, _finish(res, create_graph))
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
-    """(func(*inputs), H v); H is symmetric, so this is v^T H transposed."""
-    return _hvp_like(func, inputs, v, create_graph, strict, "hvp")
-
-
-def _hvp_like(func, inputs, v, create_graph, strict, name):
+    """(func(*inputs), H v), by the double-backward trick on the vhp."""
     with enable_grad():
-        is_in_tuple, ins = _as_tuple(inputs, "inputs", name)
-        ins = _prep_inputs(ins, create_graph)
-        vs = _vector(v, ins, name, "the input to the user-provided function is a single "
-                                   "Tensor with a single element")
-        out = func(*ins)
-        _, outs = _as_tuple(out, "outputs of the user-provided function", name)
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError(f"The function given to {name} should return a single Tensor "
-                               "containing a single element")
-        o = outs[0]
-        if o.requires_grad:
-            gs = _grad(o, ins, create_graph=True, allow_unused=True)
-        else:
-            gs = (None,) * len(ins)
-        pairs = [(g, w) for g, w in zip(gs, vs) if g is not None and g.requires_grad]
-        if pairs:
-            res = _grad([g for g, _ in pairs], ins, [w for _, w in pairs],
-                        create_graph=create_graph, allow_unused=True)
-        else:
-            res = (None,) * len(ins)
-        res = _fill_unused(res, ins, strict, name)
-    return _finish((o,), create_graph)[0], _unpack(is_in_tuple, _finish(res, create_graph))
+        is_in_tuple, ins, outs, jac, vs = _hessian_start(func, inputs, v, create_graph, strict,
+                                                           "hvp")
+        grad_jac = tuple(zeros_like(x).requires_grad_(True) for x in ins)
+        double_back = _grads(jac, ins, grad_jac, create_graph=True)
+        _check_requires_grad(jac, "hessian", strict)
+    with _grad_mode_for(create_graph):
+        res = _fill_in_zeros(_grads(double_back, grad_jac, vs, create_graph), ins, strict,
+                             create_graph, "double_back_trick")
+    return _finish(outs, create_graph)[0], _unpack(is_in_tuple, _finish(res, create_graph))
+
+
+def _hessian_start(func, inputs, v, create_graph, strict, name):
+    """What vhp and hvp share: the checked inputs and v, the output, its gradient."""
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", name)
+    ins = _prep_inputs(ins, create_graph)
+    vs = _vector(v, ins, is_in_tuple, name, create_graph,
+                 "the input to the user-provided function is a single Tensor with a single element")
+    outputs = func(*ins)
+    is_out_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", name)
+    _check_requires_grad(outs, "outputs", strict)
+    _single_output(outs, is_out_tuple, name)
+    jac = _grads(outs, ins, create_graph=True)
+    _check_requires_grad(jac, "jacobian", strict)
+    return is_in_tuple, ins, outs, jac, vs

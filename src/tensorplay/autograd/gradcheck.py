@@ -166,11 +166,11 @@ def _jvp_along(fn, inputs, x, u, eps):
         return _central(fn, inputs, flat, slice(None), (u * eps).astype(flat.dtype), eps)
 
 
-def _numerical_jacobians(fn, inputs, out_data, eps):
-    """For each differentiable input, the list over fn's tensor outputs of the
-    Jacobian block (None for a non-float output)."""
+def _numerical_jacobians(fn, inputs, out_data, eps, targets=None):
+    """For each differentiable input (or each of ``targets``), the list over fn's
+    tensor outputs of the Jacobian block (None for a non-float output)."""
     result = []
-    for _, x in _diff_inputs(inputs):
+    for _, x in _diff_inputs(inputs if targets is None else targets):
         n = x.numel()
         cols = []
         with _Perturbed(x) as flat:
@@ -646,3 +646,48 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                      check_grad_dtypes=check_grad_dtypes, check_batched_grad=check_batched_grad,
                      fast_mode=fast_mode, check_forward_ad=check_fwd_over_rev,
                      check_backward_ad=check_rev_over_rev, masked=masked)
+
+
+# ------------------------------------------------------------------ PyTorch's deprecated helpers
+_DEPRECATED = ("`{}` was part of PyTorch's private API and not meant to be exposed. We are "
+               "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+               "specific use for this or feature request for this to be a stable API, please file "
+               "us an issue at https://github.com/pytorch/pytorch/issues/new")
+
+
+def get_numerical_jacobian(fn, inputs, target=None, eps=1e-3, grad_out=1.0):
+    """Deprecated (as in PyTorch): the Jacobian blocks, by central differences, of
+    ``fn(inputs)``'s first output with respect to each input that requires grad
+    (or each of ``target``), each of shape ``(input.numel(), output.numel())``."""
+    warnings.warn(_DEPRECATED.format("get_numerical_jacobian"), FutureWarning, stacklevel=2)
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_numerical_jacobian no longer supports "
+                         "values of grad_out != 1.0.")
+    inputs = _as_tuple(inputs)
+
+    def packed(*xs):
+        return fn(xs)
+    out_data = _evaluate(packed, inputs)
+    targets = None if target is None else _as_tuple(target)
+    blocks = _numerical_jacobians(packed, inputs, out_data, eps, targets)
+    return tuple(_wrap(b[0]) for b in blocks)
+
+
+def get_analytical_jacobian(inputs, output, nondet_tol=0.0, grad_out=1.0):
+    """Deprecated (as in PyTorch): ``(jacobians, reentrant, sizes_ok, types_ok)``,
+    the Jacobian blocks of ``output`` with respect to each input that requires
+    grad, by one backward per output element (run twice to check reentrancy)."""
+    warnings.warn(_DEPRECATED.format("get_analytical_jacobian"), FutureWarning, stacklevel=2)
+    if grad_out != 1.0:
+        raise ValueError("Expected grad_out to be 1.0. get_analytical_jacobian no longer supports "
+                         "values of grad_out != 1.0.")
+    if output.is_complex():
+        raise ValueError("Expected output to be non-complex. get_analytical_jacobian no longer "
+                         "supports functions that return complex outputs.")
+    diff = [x for _, x in _diff_inputs(_as_tuple(inputs))]
+    ones = list(_one_hots(output))
+    J1, types_ok, sizes_ok = _stack_columns(_vjp_columns(output, diff, ones), diff, len(ones))
+    J2, _, _ = _stack_columns(_vjp_columns(output, diff, ones), diff, len(ones))
+    reentrant = all(a.size == 0 or np.abs(_common(a, b)[0] - _common(a, b)[1]).max() <= nondet_tol
+                    for a, b in zip(J1, J2))
+    return tuple(_wrap(j) for j in J1), reentrant, sizes_ok, types_ok

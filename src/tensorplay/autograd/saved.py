@@ -9,6 +9,7 @@ import numpy as np
 
 from .._autograd.grad_mode import state
 from .._autograd.saved_hooks import hook_state, version_error, _owner_desc, _short_name
+from .._autograd.saved_hooks import run_pack_hook
 from .._autograd.saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: F401
                                      saved_tensors_hooks)     # (were defined here)
 from .._tensor import Tensor, _wrap
@@ -42,7 +43,7 @@ class SavedTensor:
                 self.orig = weakref.ref(t._data)
             except TypeError:
                 self.orig = None
-            self.packed = pack(t if out_nr is None else _plain(t._data))
+            self.packed = run_pack_hook(pack, t if out_nr is None else _plain(t._data))
             self.unpack_fn = unpack
             self.tensor = self.data = None
 

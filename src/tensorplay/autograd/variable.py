@@ -5,7 +5,9 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._autograd.engine import queue_callback
 from .._tensor import Tensor, _wrap
+from ._backward import backward, grad
 
 
 class _VariableMeta(type):
@@ -36,3 +38,31 @@ class Variable(metaclass=_VariableMeta):
             t._set_requires_grad(True, "Only Tensors of floating point and complex dtype can "
                                        "require gradients")
         return t
+
+
+class _ExecutionEngine:
+    """``Variable._execution_engine``: the engine as PyTorch's Python code calls it."""
+
+    def run_backward(self, tensors, grad_tensors, keep_graph, create_graph, inputs=(),
+                     allow_unreachable=True, accumulate_grad=True):
+        """``accumulate_grad=True``: ``autograd.backward`` (into ``.grad``, restricted
+        to ``inputs`` if given); else ``autograd.grad`` of ``tensors`` w.r.t. ``inputs``."""
+        tensors = tuple(tensors)
+        grad_tensors = tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+        inputs = tuple(inputs) if inputs else ()
+        if accumulate_grad:
+            backward(tensors, grad_tensors, retain_graph=keep_graph, create_graph=create_graph,
+                     inputs=inputs or None)
+            return ()
+        return grad(tensors, inputs, grad_tensors, retain_graph=keep_graph,
+                    create_graph=create_graph, allow_unused=allow_unreachable)
+
+    def queue_callback(self, callback):
+        """Run ``callback()`` when the backward pass running now finishes."""
+        queue_callback(callback)
+
+    def is_checkpoint_valid(self):
+        return True
+
+
+Variable._execution_engine = _ExecutionEngine()

@@ -19,6 +19,7 @@ from . import pointwise, core                      # noqa: F401  (registration o
 from ._registry import REGISTRY, Spelling          # noqa: F401
 from .inplace import inplace_method
 from . import inplace, views  # noqa: F401  (views registers copy_slices)
+from . import saved_attrs  # noqa: F401  (grad_fn._saved_<name>)
 
 MODULES = [pointwise, core]
 for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops", "random_ops",
@@ -88,7 +89,7 @@ def _T(self):
                       "is deprecated and it will throw an error in a future release. Consider "
                       "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
                       "-1, -1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(*range(self.ndim - 1, -1, -1))
+    return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
 
 def _mT(self):

@@ -21,13 +21,14 @@ import numpy as np
 
 from .. import _dtype as D
 from .._compat import kernel_signature
-from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad
+from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, INFERENCE_VERSION
 from .._autograd.engine import FREED_MSG
+from .._autograd.saved_hooks import DETACHED_MSG
 from .._autograd.graph import Node
 from .._autograd.grad_mode import state
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .._autograd.saved_hooks import hook_state, ACTIVE as _HOOKS_ACTIVE
-from .._autograd.saved_hooks import version_error, _owner_desc, _short_name
+from .._autograd.saved_hooks import version_error, _owner_desc, _short_name, run_pack_hook
 
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
@@ -54,6 +55,7 @@ class Op:
     ``method``, ``inplace`` and ``operators`` are the op's spellings on Tensor
     (see ``Spelling``); the function ``defop`` returns carries them.
     """
+    saves_arrays = False    # a saved parameter holds index arrays (PyTorch: saved tensors)
 
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
@@ -180,6 +182,7 @@ class Op:
         params = sorted(i for i in values if i >= n_in)     # gather's index: a tensor parameter
         kinds = tuple("value" if i in values else "meta" if i in metas else None for i in inputs)
         plan = SavePlan(kinds, params, keep, result)
+        plan.frees = self.saves_arrays and bool(params)
         self.plans[key] = plan
         return plan
 
@@ -408,12 +411,11 @@ class OpNode(Node):
         if args is None:
             raise RuntimeError(FREED_MSG)
         o = self.out
-        if self.versions is not None:
-            self._check_versions()
+        if self.versions:
             if self._packed:
-                args = self._unpack()
-                if o is not None:
-                    o = self._unpack_fn(self._packed_out)._data
+                args, o = self._unpack()
+            else:
+                self._check_versions()
         edges = self.next_edges
         g = grads[0]
         if g is None:
@@ -423,6 +425,7 @@ class OpNode(Node):
         else:
             out = _new(Tensor)
             out._data = o
+            out._vc = out._base = None
             if state.enabled:           # create_graph: the output's own history is this node
                 out._rg, out._grad_fn, out._out_nr = True, self, 0
             else:
@@ -458,24 +461,44 @@ class OpNode(Node):
         return [None if edges[i] is None else g if ident[i] else vjps[i](g, out, *args)
                 for i in range(n)]
 
-    _packed = False         # True when saved_tensors_hooks packed what this node saved
+    _packed = False         # True when saved-tensor hooks packed some of what this node saved
 
     def _pack(self, pack, unpack):
         """Run the pack hook once per saved tensor (inputs, and the output)."""
-        self._unpack_fn = unpack
         saved = list(self.args)
         ids = {id(t) for _, _, t, k in self.versions if k is None}
         for i, a in enumerate(saved):
             if id(a) in ids and isinstance(a, Tensor):
-                saved[i] = _Packed(pack(a))
+                saved[i] = _Packed(run_pack_hook(pack, a), unpack, a)
         self.args = saved
-        if self.out is not None:
-            self._packed_out = pack(_wrap(self.out)) if type(self.out) is not tuple else None
+        if self.out is not None and type(self.out) is not tuple:
+            self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out)
         self._packed = True
 
     def _unpack(self):
-        unpack = self._unpack_fn
-        return [unpack(a.value) if type(a) is _Packed else a for a in self.args]
+        """The saved arguments and output, through the unpack hooks.  A saved value
+        changed in place since is an error only if what its hook gives back still
+        shares its memory (a hook that kept a copy makes the change harmless)."""
+        safe = set()
+        args = []
+        for a in self.args:
+            if type(a) is _Packed:
+                v = a.unpack(a.value)
+                if not isinstance(v, Tensor):
+                    raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
+                                    f"but got result of type {type(v).__name__}")
+                if not np.may_share_memory(v._data, a.orig._data):
+                    safe.add(id(a.orig))
+                a = v
+            args.append(a)
+        o = self.out
+        if type(o) is _Packed:
+            v = o.unpack(o.value)
+            if not np.may_share_memory(v._data, o.orig):
+                safe.add(id(o.orig))
+            o = v._data
+        self._check_versions(safe)
+        return args, o
 
     def _saved_out(self, d, i):
         t = _wrap(d)
@@ -483,9 +506,12 @@ class OpNode(Node):
             t._rg, t._grad_fn, t._out_nr = True, self, i
         return t
 
-    def _check_versions(self):
+    def _check_versions(self, safe=()):
         for vl, expected, t, k in self.versions:
-            if vl[0] != expected:
+            if k is None and t._grad_fn is None and t.__dict__.get("_detached_inplace") and \
+                    not self._packed:
+                raise RuntimeError(DETACHED_MSG)
+            if vl[0] != expected and id(t) not in safe:
                 owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(self)}"
                 raise version_error(_tensor_type_name(t), owner, vl[0], expected)
 
@@ -499,11 +525,12 @@ class OpNode(Node):
 
 
 class _Packed:
-    """What a pack hook returned for one saved tensor."""
-    __slots__ = ("value",)
+    """What a pack hook returned for one saved tensor, the unpack hook to give it
+    back with, and the saved tensor (or output data) it stands for."""
+    __slots__ = ("value", "unpack", "orig")
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, unpack, orig):
+        self.value, self.unpack, self.orig = value, unpack, orig
 
 
 class MultiOutputNode(OpNode):
@@ -515,10 +542,11 @@ class MultiOutputNode(OpNode):
         args = self.args
         if args is None:
             raise RuntimeError(FREED_MSG)
-        if self.versions is not None:
-            self._check_versions()
+        if self.versions:
             if self._packed:
-                args = self._unpack()
+                args, _ = self._unpack()
+            else:
+                self._check_versions()
         edges = self.next_edges
         if all(x is None for x in grads):
             return (None,) * len(edges)
@@ -553,8 +581,10 @@ class SavePlan:
     ``metas``   the "meta" inputs; ``unread``, the others
     ``keep``    whether the argument list is kept at all (else nothing is saved)
     ``result``  whether the output is saved (with a version stamp)
+    ``frees``   a saved parameter holds index arrays (the op's ``saves_arrays``): the
+                node is freed after a backward as PyTorch frees its saved tensors
     """
-    __slots__ = ("kinds", "values", "metas", "unread", "keep", "result")
+    __slots__ = ("kinds", "values", "metas", "unread", "keep", "result", "frees")
 
     def __init__(self, kinds, params, keep, result):
         self.kinds = kinds
@@ -563,6 +593,7 @@ class SavePlan:
         self.unread = tuple(i for i, k in enumerate(kinds) if k is None)
         self.keep = keep or bool(self.values or self.metas)
         self.result = result
+        self.frees = False      # whether the node is freed after use though it stamps nothing
 
     def __repr__(self):
         return f"SavePlan(kinds={self.kinds}, keep={self.keep}, result={self.result})"
@@ -600,6 +631,8 @@ def record(op, args, outs):
     for i in range(n_in):
         t = args[i]
         if isinstance(t, Tensor) and t._rg:
+            if t._base is not None and t._view_version != t._vc[0]:
+                t._refresh_history()        # a view written in place since its history was made
             fn = t._grad_fn
             edges[i] = (fn, t._out_nr) if fn is not None else _leaf_edge(t)
             key |= 1 << i
@@ -647,6 +680,10 @@ def record(op, args, outs):
                     stamps = [(v, v[0], t, None)]
                 else:
                     stamps.append((v, v[0], t, None))
+            elif i < n_in and t is not None and stamps is None:
+                stamps = []     # a saved Python number: PyTorch's wrapped tensor, freed after use
+        if stamps is None and plan.frees:
+            stamps = []         # saved index arrays: tensors in PyTorch, freed after use
         node.args = saved
     else:
         node.args = _NONES[len(args)]
@@ -671,7 +708,7 @@ def record(op, args, outs):
         if not single:
             node.__dict__["out_meta"] = tuple(o._data for o in outs)   # for zero-filling
     node.versions = stamps
-    if stamps is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
+    if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
     # 4. the outputs' history
     if single:
@@ -704,6 +741,8 @@ def record_pointwise(op, x, y, out):
     tx = type(x)
     x_num = tx is float or tx is int
     if not x_num and x._rg:
+        if x._base is not None and x._view_version != x._vc[0]:
+            x._refresh_history()
         fn = x._grad_fn
         e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
         d = x._data
@@ -720,6 +759,8 @@ def record_pointwise(op, x, y, out):
         ty = type(y)
         y_num = ty is float or ty is int
         if not y_num and y._rg:
+            if y._base is not None and y._view_version != y._vc[0]:
+                y._refresh_history()
             fn = y._grad_fn
             e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
             if not checked:
@@ -738,6 +779,7 @@ def record_pointwise(op, x, y, out):
         plan = op.plan(key, n)
     # 3. what is saved
     stamps = None
+    scalar = False          # a saved Python number (PyTorch saves it as a tensor, freed after use)
     if plan.keep:
         kinds = plan.kinds
         k = kinds[0]
@@ -748,6 +790,8 @@ def record_pointwise(op, x, y, out):
             if not x_num:
                 v = _saved_version(x)
                 stamps = [(v, v[0], x, None)]
+            else:
+                scalar = True
         else:
             a0 = x if x_num else TensorMeta(x._data)
         if n == 1:
@@ -764,6 +808,8 @@ def record_pointwise(op, x, y, out):
                         stamps = [(v, v[0], y, None)]
                     else:
                         stamps.append((v, v[0], y, None))
+                else:
+                    scalar = True
             else:
                 a1 = y if y_num else TensorMeta(y._data)
             node.args = (a0, a1)
@@ -778,8 +824,10 @@ def record_pointwise(op, x, y, out):
             stamps.append((v, 0, od, 0))
     else:
         node.out = None
+    if stamps is None and scalar:
+        stamps = []                     # nothing to check, but freed by release()
     node.versions = stamps
-    if stamps is not None and _HOOKS_ACTIVE[0] and hook_state.stack:
+    if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
     # 4. the output's history
     out._rg = True
@@ -793,12 +841,11 @@ _NO_ARG = object()
 
 def _leaf_edge(t):
     """The edge into a leaf's AccumulateGrad."""
-    if t._inference:
-        raise RuntimeError("Inference tensors cannot be saved for backward. To work around you can "
-                           "make a clone to get a normal tensor and use it in autograd.")
     return t._edge()
 
+
 _EXACT = frozenset(np.dtype(t) for t in (np.float32, np.float64))
+_np_generic = np.generic
 _NONES = [(None,) * k for k in range(64)]
 
 
@@ -856,6 +903,8 @@ def _prep(op, args):
                 break
             kargs[i] = a._data
         else:
+            if len(kargs) > n_in:
+                _numpy_scalar_params(kargs, n_in)
             return kargs, None
     if op.promote:
         rdt = _result_dtype(args, n_in)
@@ -874,9 +923,15 @@ def _prep(op, args):
                 d = a._data
                 kargs[i] = d if d.dtype == npdt else d.astype(npdt)
             elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):
+                if isinstance(a, _np_generic):      # a NumPy scalar: a weak Python number
+                    a = D.python_scalar(a)
+                    if type(a) is bool:
+                        kargs[i] = a
+                        continue
                 if rdt.category == D._INT and type(a) is int:
                     a = np.array(a).astype(npdt)[()]     # wraps like a C cast, as PyTorch does
                 kargs[i] = a
+        _numpy_scalar_params(kargs, n_in)
         if op.out_dtype is not None:
             back = None
         return kargs, back
@@ -897,6 +952,14 @@ def _prep(op, args):
             raise TypeError(f"{op.name}(): argument '{op.names[i]}' (position {i + 1}) must be "
                             f"Tensor, not {type(a).__name__}")
     return kargs, back
+
+
+def _numpy_scalar_params(kargs, n_in):
+    """Scalar parameters after the tensors (add's ``alpha``): a NumPy scalar is the
+    Python number of its kind, so it does not promote the result."""
+    for i in range(n_in, len(kargs)):
+        if isinstance(kargs[i], _np_generic):
+            kargs[i] = D.python_scalar(kargs[i])
 
 
 def _prep_list(op, ts):
@@ -1004,7 +1067,8 @@ def dispatch(op, args):
                         break
     elif state.inference:
         for o in (outs if type(outs) is tuple else (outs,)):
-            o._inference = True
+            if o._vc is None or o._vc is INFERENCE_VERSION:   # (a view of a normal tensor is normal)
+                o._make_inference()
     return outs
 
 
@@ -1013,13 +1077,17 @@ def _mark_view(base, outs, op, args):
     base, and remember how to remake themselves from their root base (the chain
     of view ops), so that an in-place op on a view can be differentiated.  The
     root keeps weak references to its live views, whose histories it remakes
-    when its own changes in place (``views.regenerate_views``)."""
+    when next needed after a write in place (``views.refresh_view``)."""
     try:
         v = base._vc
     except AttributeError:
         v = None
     if v is None:
         v = base._vc = [0]
+    elif v is INFERENCE_VERSION:        # a view of an inference tensor: one too, untracked
+        for o in (outs if type(outs) is tuple else (outs,)):
+            o._make_inference()
+        return
     try:
         root = base._base
     except AttributeError:

@@ -10,7 +10,7 @@ from .. import _dtype as D
 from .._compat import view_shape
 from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
-from .._tensor import Size, _wrap_dim, device
+from .._tensor import Size, _wrap_dim, check_device
 from ._registry import defop, public
 from ._util import dims_arg, size_arg
 from .pointwise import conj
@@ -248,6 +248,8 @@ swapaxes = swapdims = transpose
 
 
 def _permute_k(x, *dims):
+    if not dims:            # x.permute(): PyTorch's parser wants the argument (x.permute(()) is fine)
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = size_arg(dims)
     if len(dims) != x.ndim:
         raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not "
@@ -262,7 +264,7 @@ def _permute_k(x, *dims):
 def _permute_vjp(g, dims):
     from .._tensor import _wrap_dim
     axes = [_wrap_dim(d, g.ndim) for d in size_arg(dims)]
-    return g.permute(*np.argsort(axes).tolist())
+    return g.permute(tuple(np.argsort(axes).tolist()))
 
 
 permute = defop("permute", _permute_k, {"x": _permute_vjp}, upcast=False, view=True,
@@ -338,9 +340,12 @@ def to(input, *args, dtype=None, copy=False, **kwargs):
         elif isinstance(a, D.dtype) or a in (float, int, bool, complex):
             dtype = D.to_dtype(a)
         elif a is not None:
-            device(a)                       # raises for anything but the CPU
-    if "device" in kwargs and kwargs["device"] is not None:
-        device(kwargs["device"])
+            check_device(a)                 # raises for anything but the CPU
+    unknown = set(kwargs) - {"device", "non_blocking", "memory_format"}
+    if unknown:
+        raise TypeError(f"to() received an invalid combination of arguments - got an unexpected "
+                        f"keyword argument '{sorted(unknown)[0]}'")
+    check_device(kwargs.get("device"))
     if dtype is None or D.to_dtype(dtype).np == input._data.dtype:
         return clone(input) if copy else input
     return _to(input, D.to_dtype(dtype))

@@ -4,7 +4,7 @@ Tensor methods only, as in PyTorch.
 """
 import warnings
 
-from .._tensor import Tensor as _Tensor
+from .._tensor import Tensor as _Tensor, check_device as _check_device
 from ._registry import public as _public, spell as _spell
 
 __all__ = []
@@ -27,6 +27,7 @@ def _new_factory(name):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
         f = getattr(_creation(), name)
+        _check_device(device)
         return f(*_size(size), dtype=self.dtype if dtype is None else dtype,
                  requires_grad=requires_grad)
     method.__name__ = method.__qualname__ = f"new_{name}"
@@ -36,6 +37,7 @@ def _new_factory(name):
 @_public()
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False):
+    _check_device(device)
     return _creation().full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
                             requires_grad=requires_grad)
 
@@ -43,6 +45,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 @_public()
 def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=None,
                 pin_memory=False):
+    _check_device(device)
     c = _creation()
     if isinstance(data, _Tensor):
         warnings.warn("To copy construct from a tensor, it is recommended to use "

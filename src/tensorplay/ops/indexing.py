@@ -201,6 +201,7 @@ def _index_vjp(g, x, key):
 
 _index = defop("index", _key_get, {"x": _index_vjp}, meta=("x",), upcast=False,
                node_name="IndexBackward0", family=INDEXING, linear=True)
+_index.op.saves_arrays = True   # its key's index arrays: freed after a backward, as in PyTorch
 
 
 def _value_mismatch(v, shape):

@@ -14,11 +14,24 @@ from .._tensor import _RETAIN_KEY
 from .core import copy_from, fill, view
 from .._autograd.grad_mode import state
 from ._registry import TRANSFORMS, public
+from .._autograd.saved_hooks import BEFORE_WRITE
 
 def check_inplace(self, args):
     """PyTorch's checks before writing into ``self``."""
+    if self._inference and not state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
+                           "allowed.You can make a clone to get a normal tensor before doing "
+                           "inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+                           "details.")
     if state.enabled:
-        if self._rg and self._grad_fn is None:
+        fv = self._fn_view
+        if fv is not None and self._rg:
+            raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and is being modified inplace. "
+                               + FN_VIEW_MSG)
+        # (a view whose history is stale is no leaf: its history is remade from the base,
+        # after the checks on the view itself)
+        if self._rg and self._grad_fn is None and (
+                self._base is None or self._view_version == self._vc[0]):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
         base = getattr(self, "_base", None)
@@ -34,6 +47,13 @@ def check_inplace(self, args):
                 "outside (if you want the inplace to be tracked).")
 
 
+FN_VIEW_MSG = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and "
+    "the autograd logic to handle view+inplace would override the custom backward associated with "
+    "the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
+    "this by cloning the output of the custom Function.")
+
+
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
@@ -46,6 +66,9 @@ def apply_inplace(self, f, args, kwargs, name):
                 if r is not NotImplemented:
                     return r
     check_inplace(self, args)
+    if BEFORE_WRITE:
+        for hook in BEFORE_WRITE:
+            hook(self)
     recording = state.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args)
                                    or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))
     if not recording and not kwargs and not TRANSFORMS and getattr(f, "ufunc", None) is not None \
@@ -62,10 +85,11 @@ def apply_inplace(self, f, args, kwargs, name):
         _own_saved_copy(src, out)
     write_into(self, out, name)
     if recording:
+        was = self._rg
         adopt(self, out)
-        if self.__dict__.get("_views"):
-            from .views import regenerate_views
-            regenerate_views(self)
+        if self._rg is not was and self.__dict__.get("_views"):
+            from .views import views_follow_requires_grad
+            views_follow_requires_grad(self)
     if TRANSFORMS:
         inplace_tangents(self, out)
     return self
@@ -106,6 +130,8 @@ def _ufunc_inplace(self, ufunc, args):
 
 def _standin(self):
     """A second Tensor object for the pre-op value: same memory, history and version."""
+    if self._base is not None and self._view_version != self._vc[0]:
+        self._refresh_history()
     src = _wrap(self._data)
     src._rg, src._grad_fn = self._rg, self._grad_fn
     if self._grad_fn is not None:
@@ -233,6 +259,8 @@ def _reshape_inplace(self, f, args, kwargs):
     except AttributeError:
         pass
     self._bump()
+    if chain is not None:                   # the view's own history is current (the base's
+        self._view_version = self._vc[0]    # other views are remade when next needed)
     if TRANSFORMS:
         for t in list(TRANSFORMS):
             if getattr(t, "forward_level", False):

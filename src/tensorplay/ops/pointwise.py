@@ -90,7 +90,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
             if input._rg and diff:
                 record_pointwise(op, input, _NO_ARG, out)
         elif state.inference:
-            out._inference = True
+            out._make_inference()
         return out
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
@@ -149,7 +149,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
             if grad and diff:
                 record_pointwise(op, input, other, out)
         elif state.inference:
-            out._inference = True
+            out._make_inference()
         return out
 
     def rfast(input, other):
@@ -174,7 +174,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
             if input._rg and diff:
                 record_pointwise(op, other, input, out)
         elif state.inference:
-            out._inference = True
+            out._make_inference()
         return out
 
     if len(op.names) == 2:
@@ -290,9 +290,12 @@ def _pow_vjp_x(g, x, e):
 
 def _pow_vjp_e(g, result, x, e):
     if isinstance(x, Tensor):
+        if result.is_complex() and not x.is_complex():
+            x = x.to(result.dtype)      # a real negative base has a complex log (not nan)
         ge = g * conj(result * x.log())
-        nonneg = (e.real if e.is_complex() else e) >= 0
-        return where((x == 0) & nonneg, 0.0, ge)       # 0**e has slope 0 in e for e >= 0
+        # 0**e has slope 0 in e for a real e >= 0 (PyTorch: a complex e counts when it is real)
+        nonneg = ((e.imag == 0) & (e.real >= 0)) if e.is_complex() else e >= 0
+        return where((x == 0) & nonneg, 0.0, ge)
     if type(x) is complex or e.is_complex():
         logx = complex(np.log(complex(x)))
     else:                       # a real exponent: log of a negative base is nan, as in torch

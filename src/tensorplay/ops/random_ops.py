@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._random import default_generator
-from .._tensor import Tensor, _wrap, validate_grad, _SCALAR_NAMES
+from .._tensor import Tensor, _wrap, check_device, validate_grad, _SCALAR_NAMES
 from .._autograd.engine import FREED_MSG
 from .._autograd.grad_mode import state
 from .._autograd.graph import Node
@@ -112,7 +112,7 @@ def _broadcast_shape(a, b):
 def _new_sample(data, requires_grad=False):
     t = _wrap(data)
     if state.inference:
-        t._inference = True
+        t._make_inference()
     if requires_grad:
         t.requires_grad_(True)
     return t
@@ -446,6 +446,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
            device=None, pin_memory=False, requires_grad=False):
     """Samples of N(mean, std**2); ``mean`` and ``std`` are tensors (broadcast
     together) or numbers (then ``size`` is the shape)."""
+    check_device(device)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     rng = _rng(generator)
     if not mt and not st:

@@ -6,8 +6,14 @@ in-place op on a view while gradients are recorded becomes, for autograd:
 1. ``new_view = f(view)``: the op, out of place, on the view's current history;
 2. ``new_base = copy_slices(base, new_view, chain)``: the base with the view's
    region replaced (PyTorch's CopySlices);
-3. the base takes over ``new_base``'s history, and every live view of the base
-   remakes its own from the base through its chain.
+3. the base takes over ``new_base``'s history.
+
+Every live view of the base (the written one included) now has a stale
+history: the shared version counter has moved past the version its history
+was made at (``_view_version``).  A view's history is remade from the base
+through its chain when it is next needed (``refresh_view``, reached from the
+readers of ``_grad_fn``), as PyTorch regenerates a view's ``grad_fn``: a
+write costs the same however many views the base has.
 
 The memory written is only the view's region, as with any in-place op.
 """
@@ -16,9 +22,10 @@ import re
 import numpy as np
 
 from .._autograd.grad_mode import enable_grad
+from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import TRANSFORMS, defop, dispatch
-from .inplace import _standin, _own_saved_copy, write_into, adopt, inplace_tangents
+from .inplace import FN_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt, inplace_tangents, _move_retain_grad
 
 
 def apply_chain(t, chain):
@@ -62,8 +69,11 @@ def rebase_inplace_view(self, f, args, kwargs, name):
     _own_saved_copy(v_src, new_v)
     new_b = copy_slices(_standin(base), new_v, chain)
     write_into(self, new_v, name)
+    was = base._rg
     adopt(base, new_b)
-    regenerate_views(base)
+    if base._rg is not was:
+        views_follow_requires_grad(base)
+    refresh_view(self)          # the written view's history now, as PyTorch (its siblings' later)
     if TRANSFORMS:
         inplace_tangents(self, new_v)
     return self
@@ -85,19 +95,55 @@ def check_view_inplace(self, chain):
                            "performing the operation.")
 
 
-def regenerate_views(base):
-    """After ``base``'s history changed in place, give each of its live views the
-    history "view of the new base"."""
+def views_follow_requires_grad(base):
+    """``base`` started (or stopped) requiring grad through an in-place op: so do
+    its views (their histories are remade when next needed)."""
     views = base.__dict__.get("_views")
-    if not views:
+    if views:
+        rg = base._rg
+        for v in views:
+            v._rg = rg
+
+
+def refresh_view(v):
+    """Remake the history of view ``v`` from its base's current history through
+    its chain (its memory was written in place since its history was made).
+    PyTorch's refusals come first: a view made under no_grad, or one of several
+    views an op returned, cannot take a history through the write.  A retained
+    grad moves to the new history."""
+    base = v._base
+    version = v._vc[0]
+    if v._grad_fn is None and not base._rg:
+        v._view_version = version         # nothing to differentiate: nothing to remake
         return
+    chain = v._view_chain
+    fv = v._fn_view
+    if fv is not None:
+        raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and its base or another view of "
+                           "its base has been modified inplace. " + FN_VIEW_MSG)
+    if getattr(v, "_nograd_view", False):
+        raise RuntimeError(
+            "A view was created in no_grad mode and its base or another view of its base has been "
+            "modified inplace with grad mode enabled. Given that this use case is ambiguous and "
+            "error-prone, it is forbidden. You can clarify your code by moving both the view and "
+            "the inplace either both inside the no_grad block (if you don't want the inplace to be "
+            "tracked) or both outside (if you want the inplace to be tracked).")
+    for op, params, k in chain:
+        if k is not None:
+            name = re.sub(r"Backward\d*$", "", op.node_cls.__name__)
+            raise RuntimeError(
+                f"Output {k} of {name} is a view and its base or another view of its base has been "
+                "modified inplace. This view is the output of a function that returns multiple "
+                "views. Such functions do not allow the output views to be modified inplace. You "
+                "should replace the inplace operation by an out-of-place one.")
     with enable_grad():
-        for v in list(views):
-            chain = getattr(v, "_view_chain", None)
-            if chain is None:
-                continue
-            r = apply_chain(base, chain)
-            v._grad_fn, v._rg = r._grad_fn, r._rg
-            if r._grad_fn is not None:
-                v._out_nr = getattr(r, "_out_nr", 0)
-            v._view_version = v._vc[0]
+        r = apply_chain(base, chain)
+    if v.__dict__.get("_retains_grad"):
+        _move_retain_grad(v, r)         # a retained grad follows the view's new history
+    v._grad_fn, v._rg = r._grad_fn, r._rg
+    if r._grad_fn is not None:
+        v._out_nr = r._out_nr
+    v._view_version = version
+
+
+Tensor._refresh_history = refresh_view

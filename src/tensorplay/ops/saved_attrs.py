@@ -1,0 +1,173 @@
+"""``grad_fn._saved_<name>`` and ``grad_fn._raw_saved_<name>``: what a node saved,
+under PyTorch's names (tutorials read them: ``y.grad_fn._saved_self``).
+
+A node saves what its op's derivatives declare (``ops/_registry.py``); the
+names are the op's parameters, which PyTorch spells differently: the first
+input is ``self``, a second ``other`` (``mat2`` for ``mm``/``bmm``, ``tensor``
+for ``dot``), ``pow``'s exponent ``exponent``, the output ``result``.  An input
+saved only for its shape is ``<name>_sym_sizes``.  ``_raw_saved_<name>`` is a
+``SavedTensor`` whose ``register_hooks(pack, unpack)`` sets saved-tensor hooks
+for that one tensor.  Looked up only when ordinary attribute lookup fails: no
+cost for the engine.
+"""
+import numpy as np
+
+from .._autograd.engine import FREED_MSG
+from .._autograd.saved_hooks import run_pack_hook
+from .._tensor import Tensor, TensorMeta, _wrap
+from ._registry import OpNode, _Packed
+
+_ALIASES = {"x": "self", "input": "self", "y": "other", "e": "exponent", "xs": "tensors",
+            "reps": "repeats"}
+_OP_ALIASES = {"mm": {"y": "mat2"}, "bmm": {"y": "mat2"}, "dot": {"y": "tensor"},
+               "vdot": {"y": "other"}}
+
+
+def _names(op):
+    """PyTorch's name of each saved thing of ``op`` -> (kind, position):
+    ("value", i), ("sizes", i), ("numel", i) or ("result", -1)."""
+    table = op.__dict__.get("_saved_names")
+    if table is not None:
+        return table
+    table = {}
+    aliases = dict(_ALIASES, **_OP_ALIASES.get(op.name, {}))
+    read = set()
+    for names in op.reads:
+        read.update(names)
+    for name in read:
+        if name == "result":
+            table["result"] = ("result", -1)
+            continue
+        if name == op.star:
+            table[aliases.get(name, name)] = ("value", -2)
+            continue
+        i = op.names.index(name)
+        pt = aliases.get(name, name) if i < max(op.n_in, 1) else name
+        if name in op.meta:
+            table[pt + "_sym_sizes"] = ("sizes", i)
+            if op.name in ("mean",):
+                table[pt + "_sym_numel"] = ("numel", i)
+        else:
+            table[pt] = ("value", i)
+    op._saved_names = table
+    return table
+
+
+def _wrapped_number(v):
+    """A Python number saved by a node, as PyTorch's wrapped-number tensor."""
+    return _wrap(np.asarray(v, dtype=np.int64 if type(v) is int else None))
+
+
+def _value(node, kind, i):
+    args = node.args
+    if args is None:
+        raise RuntimeError(FREED_MSG)
+    if kind == "result":
+        o = node.out
+        if o is None:
+            return None
+        if type(o) is _Packed:
+            o = o.unpack(o.value)._data
+        t = _wrap(o)
+        t._rg, t._grad_fn, t._out_nr = True, node, 0
+        return t
+    if i == -2:
+        return tuple(args[:len(args) - node.op.n_kw])
+    a = args[i] if i < len(args) else node.op.defaults[i]
+    if type(a) is _Packed:
+        a = a.unpack(a.value)
+    if kind == "value":
+        if isinstance(a, TensorMeta):
+            return None
+        if i < node.op.n_in and isinstance(a, (int, float, complex)) and type(a) is not bool \
+                and node.op.names[i] != "e":        # (pow's exponent stays a Scalar)
+            return _wrapped_number(a)
+        return a
+    if a is None:
+        return None
+    shape = tuple(a.shape)
+    if kind == "sizes":
+        return shape
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+class SavedTensor:
+    """One tensor a node saved (``grad_fn._raw_saved_<name>``)."""
+    __slots__ = ("node", "kind", "index")
+
+    def __init__(self, node, kind, index):
+        self.node, self.kind, self.index = node, kind, index
+
+    def _saved(self):
+        node = self.node
+        if node.args is None:
+            return None
+        if self.kind == "result":
+            return node.out
+        a = node.args[self.index] if self.index < len(node.args) else None
+        return None if isinstance(a, TensorMeta) else a
+
+    def unpack(self):
+        return _value(self.node, self.kind, self.index)
+
+    @property
+    def data(self):
+        return self.unpack()
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack this saved tensor now with ``pack_hook``; the node gets it back
+        with ``unpack_hook`` when its backward runs."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments. Expected two "
+                            "callables (pack_hook, unpack_hook)")
+        node = self.node
+        if node.args is None and node.versions is None and node.out is None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        a = self._saved()
+        if a is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if type(a) is _Packed:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        if self.kind == "result":
+            node.out = _Packed(run_pack_hook(pack_hook, _wrap(a)), unpack_hook, a)
+        else:
+            if not isinstance(a, Tensor):          # a Python number: nothing to hook
+                raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                                   "forbidden")
+            args = list(node.args)
+            args[self.index] = _Packed(run_pack_hook(pack_hook, a), unpack_hook, a)
+            node.args = args
+        node._packed = True
+
+    def __repr__(self):
+        return f"<SavedTensor {self.kind} of {type(self.node).__name__}>"
+
+
+def _getattr(node, name):
+    for prefix, raw in (("_saved_", False), ("_raw_saved_", True)):
+        if name.startswith(prefix):
+            entry = _names(type(node).op).get(name[len(prefix):])
+            if entry is not None and (not raw or entry[0] in ("value", "result")):
+                kind, i = entry
+                return SavedTensor(node, kind, i) if raw else _value(node, kind, i)
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+
+
+def _dir(node):
+    names = _names(type(node).op)
+    out = ["_saved_" + n for n in names]
+    out += ["_raw_saved_" + n for n, (k, _) in names.items() if k in ("value", "result")]
+    return sorted(set(object.__dir__(node)) | set(out))
+
+
+OpNode.__getattr__ = _getattr
+OpNode.__dir__ = _dir

@@ -1,0 +1,54 @@
+"""DLPack exchange (``torch.utils.dlpack``): share memory, without copying, with
+any library that speaks DLPack (NumPy, PyTorch, JAX, CuPy on the CPU, ...).
+
+    >>> a = numpy.arange(3.0)
+    >>> t = tensorplay.from_dlpack(a)          # t and a share memory
+    >>> numpy.from_dlpack(t) is not None       # and back, still sharing
+    True
+
+``Tensor.__dlpack__`` / ``__dlpack_device__`` are the protocol; ``to_dlpack``
+gives the legacy capsule, which ``from_dlpack`` also accepts.  NumPy holds
+tensorplay's memory, so dtypes NumPy cannot describe (bfloat16) do not cross.
+"""
+import numpy as np
+
+from .._creation import _leaf
+from .._tensor import Tensor
+
+__all__ = ["from_dlpack", "to_dlpack"]
+
+
+def to_dlpack(tensor):
+    """A DLPack capsule of ``tensor``'s memory (no copy); usable once."""
+    return tensor.__dlpack__()
+
+
+class _Capsule:
+    """A bare DLPack capsule dressed in the protocol, for ``numpy.from_dlpack``."""
+
+    def __init__(self, capsule):
+        self.capsule = capsule
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self.capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)
+
+
+def from_dlpack(ext_tensor):
+    """A tensor sharing memory with ``ext_tensor``: an object with
+    ``__dlpack__`` (a NumPy array, a torch tensor, ...) or a DLPack capsule."""
+    if isinstance(ext_tensor, Tensor):
+        return ext_tensor.detach()
+    if not hasattr(ext_tensor, "__dlpack__"):
+        if type(ext_tensor).__name__ != "PyCapsule":
+            raise TypeError(f"from_dlpack(): expected an object with __dlpack__ or a DLPack capsule, "
+                            f"got {type(ext_tensor).__name__}")
+        ext_tensor = _Capsule(ext_tensor)
+    else:
+        dev = ext_tensor.__dlpack_device__()
+        if int(dev[0]) not in (1, 3):               # kDLCPU, kDLCUDAHost (CPU-readable)
+            raise RuntimeError(f"tensorplay runs on the CPU only: from_dlpack() cannot take memory "
+                               f"on DLPack device {tuple(int(d) for d in dev)}")
+    return _leaf(np.from_dlpack(ext_tensor), False)
