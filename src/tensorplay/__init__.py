@@ -37,7 +37,15 @@ from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for 
 from . import utils  # noqa: F401
 from .utils.dlpack import from_dlpack  # noqa: F401
 
+import math as _math
+
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+newaxis = None
+from ._tensor import (memory_format, contiguous_format, preserve_format,  # noqa: E402,F401
+                      channels_last, channels_last_3d, UntypedStorage, TypedStorage,
+                      LEGACY_TYPES as _LEGACY_TYPES)
+globals().update(_LEGACY_TYPES)        # FloatTensor, DoubleTensor, LongTensor, ...
 half, float, double = float16, float32, float64   # noqa: A001
 cfloat, cdouble = complex64, complex128
 short, int, long = int16, int32, int64   # noqa: A001
@@ -121,6 +129,8 @@ __all__ = [
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",
     "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
+    "inf", "nan", "pi", "e", "newaxis", "memory_format", "contiguous_format", "preserve_format",
+    "channels_last", "channels_last_3d", "UntypedStorage", "TypedStorage", *_LEGACY_TYPES,
     # random state
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state",

@@ -190,7 +190,7 @@ def unit(*shape, seed=0):
 def _gather():
     from . import pointwise
     cases = list(pointwise.CASES)
-    for mod in ("reduction", "shape", "indexing", "linalg", "complex_ops", "core", "more"):
+    for mod in ("reduction", "shape", "indexing", "linalg", "complex_ops", "core", "more", "compat"):
         try:
             m = __import__(f"{__name__}.{mod}", fromlist=["CASES"])
         except ModuleNotFoundError as e:

@@ -23,7 +23,7 @@ from . import saved_attrs  # noqa: F401  (grad_fn._saved_<name>)
 
 MODULES = [pointwise, core]
 for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops", "random_ops",
-              "sorting", "pointwise_more", "factories"):
+              "sorting", "pointwise_more", "factories", "scatter_reduce", "strided"):
     try:
         MODULES.append(__import__(f"{__name__}.{_name}", fromlist=["*"]))
     except ModuleNotFoundError as e:                # a module not written yet

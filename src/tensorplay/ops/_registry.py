@@ -24,6 +24,7 @@ from .._compat import kernel_signature
 from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, INFERENCE_VERSION
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
+from .._out import call_with_out
 from .._autograd.graph import Node
 from .._autograd.grad_mode import state
 from .._autograd.anomaly_mode import anomaly, note_creation
@@ -1155,21 +1156,29 @@ def defop(name, kernel, derivatives=None, **kw):
         def fn(*args, **kwargs):
             if len(kwn) == 1 and len(kwargs) <= 1 and (not kwargs or kwn[0] in kwargs):
                 return dispatch(op, [*args, kwargs.get(kwn[0], kwd[0])])   # cat(xs, dim=)
+            if "out" in kwargs:
+                return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
             extra = [kwargs.pop(k, d) for k, d in zip(kwn, kwd)]
             if kwargs:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
             return dispatch(op, list(args) + extra)
     elif op.varargs:                        # f(x, *size)
         def fn(*args, **kwargs):
+            if "out" in kwargs:
+                return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
             if kwargs:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
             return dispatch(op, args)
     elif len(names) == 1 and n_in == 1:
-        def fn(input):
+        def fn(input, *, out=None):
+            if out is not None:
+                return call_with_out(name, fn, (input,), {}, out)
             return dispatch(op, [input])
     else:
         def fn(*args, **kwargs):
             if kwargs or len(args) != len(names):
+                if "out" in kwargs:     # (only a call with keywords pays for this)
+                    return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
                 args = op.bind(args, kwargs, name)
             return dispatch(op, args)
     fn.__name__ = fn.__qualname__ = name
