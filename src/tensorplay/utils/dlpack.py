@@ -1,6 +1,7 @@
 """DLPack exchange (``torch.utils.dlpack``): share memory, without copying, with
 any library that speaks DLPack (NumPy, PyTorch, JAX, CuPy on the CPU, ...).
 
+    >>> import numpy
     >>> a = numpy.arange(3.0)
     >>> t = tensorplay.from_dlpack(a)          # t and a share memory
     >>> numpy.from_dlpack(t) is not None       # and back, still sharing
