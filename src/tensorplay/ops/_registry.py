@@ -780,7 +780,6 @@ def record_pointwise(op, x, y, out):
         plan = op.plan(key, n)
     # 3. what is saved
     stamps = None
-    scalar = False          # a saved Python number (PyTorch saves it as a tensor, freed after use)
     if plan.keep:
         kinds = plan.kinds
         k = kinds[0]
@@ -792,7 +791,7 @@ def record_pointwise(op, x, y, out):
                 v = _saved_version(x)
                 stamps = [(v, v[0], x, None)]
             else:
-                scalar = True
+                stamps = []     # a saved Python number: PyTorch's wrapped tensor, freed after use
         else:
             a0 = x if x_num else TensorMeta(x._data)
         if n == 1:
@@ -809,8 +808,8 @@ def record_pointwise(op, x, y, out):
                         stamps = [(v, v[0], y, None)]
                     else:
                         stamps.append((v, v[0], y, None))
-                else:
-                    scalar = True
+                elif stamps is None:
+                    stamps = []
             else:
                 a1 = y if y_num else TensorMeta(y._data)
             node.args = (a0, a1)
@@ -825,8 +824,6 @@ def record_pointwise(op, x, y, out):
             stamps.append((v, 0, od, 0))
     else:
         node.out = None
-    if stamps is None and scalar:
-        stamps = []                     # nothing to check, but freed by release()
     node.versions = stamps
     if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])

@@ -116,9 +116,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
     kernel = fast_kernel or kernel
     diff = op.differentiable
 
-    def fast(input, other, *, out=None):
-        if out is not None:
-            return call_with_out(name, fast, (input, other), {}, out)
+    def fast(input, other):
         if TRANSFORMS:
             return intercept(op, [input, other])
         try:
@@ -183,7 +181,10 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         return out
 
     if len(op.names) == 2:
-        fn = fast
+        def fn(input, other, *, out=None):
+            if out is not None:         # (the operators call ``fast``: no cost for them)
+                return call_with_out(name, fast, (input, other), {}, out)
+            return fast(input, other)
     else:
         def fn(input, other, *args, **kwargs):
             if not args and not kwargs:
