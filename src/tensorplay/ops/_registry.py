@@ -901,7 +901,7 @@ def _prep(op, args):
                 break
             kargs[i] = a._data
         else:
-            if len(kargs) > n_in:
+            if len(kargs) > n_in and not op.variadic:       # (a variadic op's are dims)
                 _numpy_scalar_params(kargs, n_in)
             return kargs, None
     if op.promote:
