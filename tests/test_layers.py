@@ -18,7 +18,8 @@ PKG = "tensorplay"
 LAYERS = [
     ("autograd core", ["tensorplay._autograd"]),
     ("Tensor", ["tensorplay._compat", "tensorplay._dtype", "tensorplay._tensor",
-                "tensorplay._print", "tensorplay._random", "tensorplay._creation"]),
+                "tensorplay._print", "tensorplay._random", "tensorplay._creation",
+                "tensorplay._out"]),
     ("op registry", ["tensorplay.ops"]),
     ("autograd API", ["tensorplay.autograd"]),
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.text",

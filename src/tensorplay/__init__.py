@@ -67,7 +67,15 @@ from . import random, utils  # noqa: F401
 from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
 from .utils.dlpack import from_dlpack  # noqa: F401
 
+import math as _math
+
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
+inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
+newaxis = None
+from ._tensor import (memory_format, contiguous_format, preserve_format,  # noqa: E402,F401
+                      channels_last, channels_last_3d, UntypedStorage, TypedStorage,
+                      LEGACY_TYPES as _LEGACY_TYPES)
+globals().update(_LEGACY_TYPES)        # FloatTensor, DoubleTensor, LongTensor, ...
 half, float, double = float16, float32, float64   # noqa: A001
 cfloat, cdouble = complex64, complex128
 short, int, long = int16, int32, int64   # noqa: A001
@@ -153,6 +161,8 @@ __all__ = [
     "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
     # saving and loading (safetensors files)
     "save", "load",
+    "inf", "nan", "pi", "e", "newaxis", "memory_format", "contiguous_format", "preserve_format",
+    "channels_last", "channels_last_3d", "UntypedStorage", "TypedStorage", *_LEGACY_TYPES,
     # random state
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
     "set_rng_state",

@@ -8,6 +8,12 @@ from . import _dtype as D
 from ._autograd.grad_mode import state
 from ._random import default_generator
 from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg
+from ._out import call_with_out
+
+
+def _out_dtype(dtype, out):
+    """A factory called with ``out=`` makes ``out``'s dtype unless told otherwise."""
+    return out.dtype if dtype is None and isinstance(out, Tensor) else dtype
 
 
 def _leaf(a, requires_grad):
@@ -60,6 +66,9 @@ def from_numpy(ndarray):
 def _factory(fill):
     def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
+        if out is not None:
+            return call_with_out(fill.__name__, f, size, {"dtype": _out_dtype(dtype, out),
+                                                         "requires_grad": requires_grad}, out)
         check_device(device)
         return _leaf(fill(size_arg(size), _dt(dtype)), requires_grad)
     return f
@@ -70,7 +79,11 @@ ones = _factory(np.ones)
 empty = _factory(np.zeros)     # zero-filled: uninitialised memory is never worth the surprise
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
+    if out is not None:
+        return call_with_out('full', full, (size, fill_value),
+                             {'dtype': _out_dtype(dtype, out), 'device': device,
+                              'requires_grad': requires_grad}, out)
     check_device(device)
     if dtype is None:
         dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
@@ -98,7 +111,11 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     return _leaf(np.full(input._data.shape, fill_value, dt), requires_grad)
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
+    if out is not None:
+        return call_with_out('arange', arange, (start, end, step),
+                             {'dtype': _out_dtype(dtype, out), 'device': device,
+                              'requires_grad': requires_grad}, out)
     check_device(device)
     if end is None:
         start, end = 0, start
@@ -116,23 +133,40 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     return _leaf(a.astype(dt), requires_grad)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):
+    if out is not None:
+        return call_with_out('linspace', linspace, (start, end, steps),
+                             {'dtype': _out_dtype(dtype, out), 'device': device,
+                              'requires_grad': requires_grad}, out)
     check_device(device)
     return _leaf(np.linspace(start, end, steps).astype(_dt(dtype)), requires_grad)
 
 
-def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False):
+def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
+             out=None):
+    if out is not None:
+        return call_with_out('logspace', logspace, (start, end, steps, base),
+                             {'dtype': _out_dtype(dtype, out), 'device': device,
+                              'requires_grad': requires_grad}, out)
     check_device(device)
     return _leaf(np.logspace(start, end, steps, base=base).astype(_dt(dtype)), requires_grad)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
+    if out is not None:
+        return call_with_out('eye', eye, (n, m),
+                             {'dtype': _out_dtype(dtype, out), 'device': device,
+                              'requires_grad': requires_grad}, out)
     check_device(device)
     return _leaf(np.eye(n, m, dtype=_dt(dtype)), requires_grad)
 
 
 def _rand_factory(kind):
     def f(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+        if out is not None:
+            return call_with_out("rand" if kind == "uniform" else "randn", f, size,
+                                 {"generator": generator, "dtype": _out_dtype(dtype, out),
+                                  "requires_grad": requires_grad}, out)
         check_device(device)
         g = generator or default_generator
         shape = size_arg(size)
@@ -167,7 +201,12 @@ def randn_like(input, *, dtype=None, requires_grad=False, device=None):
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False):
+            requires_grad=False, out=None):
+    if out is not None:
+        return call_with_out('randint', randint, (low, high, size),
+                             {'generator': generator, 'dtype': _out_dtype(dtype, out),
+                              'device': device,
+                              'requires_grad': requires_grad}, out)
     check_device(device)
     if size is None:
         low, high, size = 0, low, high
@@ -186,7 +225,12 @@ def randint_like(input, low, high=None, *, dtype=None, requires_grad=False):
     return randint(low, high, input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
-def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+    if out is not None:
+        return call_with_out('randperm', randperm, (n,),
+                             {'generator': generator, 'dtype': _out_dtype(dtype, out),
+                              'device': device,
+                              'requires_grad': requires_grad}, out)
     check_device(device)
     g = generator or default_generator
     return _leaf(g._rng.permutation(n).astype(_dt(dtype, D.int64)), requires_grad)

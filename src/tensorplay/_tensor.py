@@ -299,11 +299,132 @@ class Tensor:
         st = tuple(s // self._data.itemsize for s in self._data.strides)
         return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
 
-    def is_contiguous(self):
-        return self._data.flags.c_contiguous
+    def is_contiguous(self, memory_format=None):
+        if memory_format is None or memory_format is contiguous_format:
+            return self._data.flags.c_contiguous
+        if memory_format is preserve_format:
+            raise RuntimeError("is_contiguous: memory_format preserve_format is not supported")
+        return _is_layout(self._data, memory_format)
 
     def data_ptr(self):
         return self._data.__array_interface__["data"][0]
+
+    # ------------------------------------------------------------ storage
+    def storage_offset(self):
+        """Where this tensor starts in its storage, in elements."""
+        return storage_geometry(self._data)[1]
+
+    def untyped_storage(self):
+        """The memory this tensor's array lives in (shared by its views), as bytes."""
+        return UntypedStorage(storage_geometry(self._data)[0])
+
+    def storage(self):
+        """The storage as elements of this tensor's dtype (PyTorch's deprecated TypedStorage)."""
+        _warn_typed_storage()
+        return TypedStorage(storage_geometry(self._data)[0], self._data.dtype)
+
+    def set_(self, source=None, storage_offset=0, size=None, stride=None):
+        """Make this tensor use ``source``'s memory (a tensor or a storage; with
+        ``size``/``stride``, a strided window of it), or an empty one."""
+        if state.enabled and self._rg and self._grad_fn is None:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        dt = self._data.dtype
+        if source is None:
+            data = np.empty((0,), dt)
+        else:
+            if isinstance(source, Tensor):
+                if source._data.dtype != dt:
+                    raise RuntimeError(f"Expected object of scalar type {_SCALAR_NAMES[self.dtype.name]}"
+                                       f" but got scalar type {_SCALAR_NAMES[source.dtype.name]} for "
+                                       "argument 'source'")
+                if size is None:
+                    data = source._data
+                    self._data = data
+                    self._drop_meta()
+                    self._bump()
+                    return self
+                root = storage_geometry(source._data)[0]
+            elif isinstance(source, (UntypedStorage, TypedStorage)):
+                root = source._root
+            else:
+                raise TypeError(f"set_(): argument 'source' must be Tensor or Storage, not "
+                                f"{type(source).__name__}")
+            flat = _as_elements(root, dt)
+            if size is None:
+                size, stride = (flat.size - storage_offset,), (1,)
+            size = tuple(int(s) for s in size)
+            if stride is None:
+                stride = _contiguous_strides(size)
+            data = np.lib.stride_tricks.as_strided(
+                flat[storage_offset:], size, tuple(s * dt.itemsize for s in stride),
+                writeable=flat.flags.writeable)
+        self._data = data
+        self._drop_meta()
+        self._bump()
+        return self
+
+    def resize_(self, *sizes, memory_format=None):
+        """Give this tensor the shape ``sizes``, reusing its storage where it is
+        large enough (elements beyond it are new and zero)."""
+        if self._rg:
+            raise RuntimeError("cannot resize variables that require grad")
+        shape = size_arg(sizes)
+        n = 1
+        for s in shape:
+            n *= s
+        root, offset, _ = storage_geometry(self._data)
+        dt = self._data.dtype
+        flat = _as_elements(root, dt)
+        if offset + n <= flat.size:
+            data = flat[offset:offset + n].reshape(shape)
+        else:
+            data = np.zeros(n, dt)
+            old = flat[offset:offset + n]
+            data[:old.size] = old
+            data = data.reshape(shape)
+        if memory_format is not None and memory_format not in (contiguous_format, preserve_format):
+            data = _layout_copy(data, memory_format)
+        self._data = data
+        self._drop_meta()
+        self._bump()
+        return self
+
+    def resize_as_(self, other, memory_format=None):
+        return self.resize_(other.shape, memory_format=memory_format)
+
+    def _drop_meta(self):
+        try:
+            del self._meta
+        except AttributeError:
+            pass
+
+    def new(self, *args, **kwargs):
+        """Legacy constructor of this tensor's dtype: ``new()`` (empty),
+        ``new(2, 3)`` / ``new(Size)`` (a new tensor of that shape), ``new(data)``,
+        ``new(tensor)`` (sharing its memory)."""
+        unknown = set(kwargs) - {"device"}
+        if unknown:
+            raise TypeError(f"new() received an invalid combination of arguments - got an "
+                            f"unexpected keyword argument '{sorted(unknown)[0]}'")
+        check_device(kwargs.get("device"))
+        dt = self._data.dtype
+        if not args:
+            return _wrap(np.empty((0,), dt))
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if args[0]._data.dtype != dt:
+                raise TypeError(f"expected {self.type()} (got {args[0].type()})")
+            t = _wrap(args[0]._data)
+            t._vc = args[0]._shared_version()
+            return t
+        if len(args) == 1 and isinstance(args[0], (UntypedStorage, TypedStorage)):
+            return _wrap(_as_elements(args[0]._root, dt))
+        if isinstance(args[0], Size) or all(isinstance(a, int) and not isinstance(a, bool)
+                                            for a in args):
+            return _wrap(np.zeros(size_arg(args), dt))
+        if len(args) == 1:
+            return _wrap(np.array(_as_array(args[0]), dtype=dt))
+        raise TypeError("new() received an invalid combination of arguments")
 
     # ------------------------------------------------------------ autograd attributes
     @property
@@ -702,11 +823,17 @@ class Tensor:
 
     def type(self, dtype=None, non_blocking=False, **kwargs):
         """Without ``dtype``: the legacy type name (``'tensorplay.FloatTensor'``);
-        with one: this tensor cast to it (a dtype or such a name)."""
+        with one: this tensor cast to it (a dtype, such a name or a legacy class)."""
         if dtype is None:
             return "tensorplay." + _TYPE_NAMES[self.dtype.name]
-        if isinstance(dtype, str) and dtype.split(".")[-1] in _NAME_TYPES:
-            dtype = _NAME_TYPES[dtype.split(".")[-1]]
+        if isinstance(dtype, _LegacyTensorType):
+            dtype = dtype.dtype
+        elif isinstance(dtype, str):
+            name = dtype.split(".")[-1]
+            if name not in _NAME_TYPES or (dtype.count(".") and
+                                           dtype.split(".")[0] not in ("torch", "tensorplay")):
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = D.to_dtype(_NAME_TYPES[name])
         return self.to(dtype)
 
 
@@ -880,3 +1007,208 @@ def check_device(d):
     if dev.type == "cuda":
         raise AssertionError(msg)           # PyTorch's "Torch not compiled with CUDA enabled"
     raise RuntimeError(msg)
+
+
+# ------------------------------------------------------------------ storage
+def storage_geometry(a):
+    """(the array owning ``a``'s memory, ``a``'s offset in it and ``a``'s strides,
+    both in elements of ``a``'s dtype)."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    itemsize = a.dtype.itemsize
+    start = root.__array_interface__["data"][0]
+    offset = (a.__array_interface__["data"][0] - start) // itemsize if a.size else 0
+    return root, offset, tuple(s // itemsize for s in a.strides)
+
+
+def _as_elements(root, dt):
+    """The whole storage ``root`` as a flat array of ``dt`` (no copy)."""
+    flat = root.reshape(-1) if root.flags.c_contiguous else root.ravel(order="K")
+    if flat.dtype != dt:
+        flat = flat.view(np.uint8)[:flat.nbytes - flat.nbytes % dt.itemsize].view(dt)
+    return flat
+
+
+def _contiguous_strides(shape):
+    strides, n = [], 1
+    for s in reversed(shape):
+        strides.append(n)
+        n *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class UntypedStorage:
+    """The bytes a tensor's array lives in (``Tensor.untyped_storage()``): enough to
+    ask whether two tensors share memory (``data_ptr``), how big it is
+    (``nbytes``) and what it holds."""
+    __slots__ = ("_root",)
+
+    def __init__(self, root):
+        self._root = root
+
+    def data_ptr(self):
+        return self._root.__array_interface__["data"][0]
+
+    def nbytes(self):
+        return self._root.nbytes
+
+    def size(self):
+        return self._root.nbytes
+
+    __len__ = size
+
+    def element_size(self):
+        return 1
+
+    @property
+    def device(self):
+        return _CPU
+
+    def _bytes(self):
+        return _as_elements(self._root, np.dtype(np.uint8))
+
+    def __getitem__(self, i):
+        return int(self._bytes()[i])
+
+    def tolist(self):
+        return self._bytes().tolist()
+
+    def __repr__(self):
+        return f"[tensorplay.storage.UntypedStorage(device=cpu) of size {self.nbytes()}]"
+
+
+class TypedStorage:
+    """The storage as elements of one dtype (``Tensor.storage()``, deprecated in PyTorch)."""
+    __slots__ = ("_root", "dtype_np")
+
+    def __init__(self, root, dtype):
+        self._root, self.dtype_np = root, dtype
+
+    @property
+    def dtype(self):
+        return D._FROM_NP[self.dtype_np]
+
+    def _elements(self):
+        return _as_elements(self._root, self.dtype_np)
+
+    def data_ptr(self):
+        return self._root.__array_interface__["data"][0]
+
+    def size(self):
+        return self._elements().size
+
+    __len__ = size
+
+    def nbytes(self):
+        return self._root.nbytes
+
+    def element_size(self):
+        return self.dtype_np.itemsize
+
+    def untyped(self):
+        return UntypedStorage(self._root)
+
+    _untyped_storage = property(untyped)
+
+    @property
+    def device(self):
+        return _CPU
+
+    def __getitem__(self, i):
+        return self._elements()[i].item()
+
+    def tolist(self):
+        return self._elements().tolist()
+
+    def __repr__(self):
+        return f"[tensorplay.storage.TypedStorage(dtype={self.dtype}, device=cpu) of size {self.size()}]"
+
+
+_typed_warned = [False]
+
+
+def _warn_typed_storage():
+    if not _typed_warned[0]:
+        _typed_warned[0] = True
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
+                      "UntypedStorage will be the only storage class. This should only matter to "
+                      "you if you are using storages directly.  To access UntypedStorage directly, "
+                      "use tensor.untyped_storage() instead of tensor.storage()", UserWarning,
+                      stacklevel=3)
+
+
+# ------------------------------------------------------------------ memory formats
+class memory_format:
+    """A memory layout (``tensorplay.channels_last``...): NumPy can hold any
+    strides, so the formats are real layouts, with PyTorch's strides."""
+    __slots__ = ("name", "perm")
+
+    def __init__(self, name, perm=None):
+        self.name, self.perm = name, perm
+
+    def __repr__(self):
+        return f"tensorplay.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last", (0, 2, 3, 1))
+channels_last_3d = memory_format("channels_last_3d", (0, 2, 3, 4, 1))
+
+
+def _check_format(a, fmt):
+    if fmt.perm is not None and a.ndim != len(fmt.perm):
+        raise RuntimeError(f"required rank {len(fmt.perm)} tensor to use "
+                           f"{fmt.name} format")
+
+
+def _layout_copy(a, fmt):
+    """A copy of ``a`` laid out in memory as ``fmt`` says (same values, same shape)."""
+    if fmt is None or fmt is contiguous_format:
+        return np.ascontiguousarray(a)
+    if fmt is preserve_format:
+        return a.copy(order="K")
+    _check_format(a, fmt)
+    inv = np.argsort(fmt.perm)
+    return np.ascontiguousarray(a.transpose(fmt.perm)).transpose(inv)
+
+
+def _is_layout(a, fmt):
+    """Whether ``a`` is laid out as ``fmt`` (dims of size 1 do not count)."""
+    if fmt.perm is None or a.ndim != len(fmt.perm):
+        return fmt.perm is None and a.flags.c_contiguous
+    want = _contiguous_strides(tuple(a.shape[p] for p in fmt.perm))
+    strides = [0] * a.ndim
+    for k, p in enumerate(fmt.perm):
+        strides[p] = want[k]
+    return all(n <= 1 or s == w * a.itemsize for n, s, w in zip(a.shape, a.strides, strides))
+
+
+# ------------------------------------------------------------------ legacy tensor types
+class _LegacyTensorType(type):
+    """``tensorplay.FloatTensor`` and kin: calling one makes a tensor of its dtype
+    (``FloatTensor([1, 2])``, ``FloatTensor(2, 3)``); a tensor of that dtype is
+    an instance (``isinstance(t, tensorplay.FloatTensor)``)."""
+
+    def __call__(cls, *args, device=None):
+        check_device(device)
+        return Tensor(*args, dtype=cls.dtype)
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.np
+
+    def __repr__(cls):
+        return f"<class 'tensorplay.{cls.__name__}'>"
+
+
+def _legacy(name, dtype_name):
+    return _LegacyTensorType(name, (), {"dtype": D.to_dtype(dtype_name), "__slots__": ()})
+
+
+# the ones PyTorch has (no complex or wide unsigned legacy types)
+LEGACY_TYPES = {v: _legacy(v, k) for k, v in _TYPE_NAMES.items()
+                if not v.startswith(("Complex", "UInt"))}

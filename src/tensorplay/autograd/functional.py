@@ -5,6 +5,8 @@ All are built on ``autograd.grad``; ``jvp`` uses the double-vjp trick (the
 vjp is linear in its cotangent ``u``, so differentiating ``u -> vjp(u)``
 against ``v`` gives ``J v``).
 """
+import contextlib
+
 from .._autograd.grad_mode import enable_grad
 from .._creation import zeros, zeros_like
 from .._tensor import Tensor
@@ -153,15 +155,8 @@ def _single_output(outputs, is_tuple, fn_name):
 
 
 def _grad_mode_for(create_graph):
-    return enable_grad() if create_graph else _nullcontext()
-
-
-class _nullcontext:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
+    """Grad mode on for a backward that records (create_graph), else as it is."""
+    return enable_grad() if create_graph else contextlib.nullcontext()
 
 
 def vjp(func, inputs, v=None, create_graph=False, strict=False):

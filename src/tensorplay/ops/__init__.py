@@ -19,11 +19,11 @@ from . import pointwise, core                      # noqa: F401  (registration o
 from ._registry import REGISTRY, Spelling          # noqa: F401
 from .inplace import inplace_method
 from . import inplace, views  # noqa: F401  (views registers copy_slices)
-from . import saved_attrs  # noqa: F401  (grad_fn._saved_<name>)
 
 MODULES = [pointwise, core]
 for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops", "random_ops",
-              "sorting", "pointwise_more", "factories", "conv", "pooling", "resample"):
+              "sorting", "pointwise_more", "factories", "conv", "pooling", "resample",
+              "scatter_reduce", "strided"):
     try:
         MODULES.append(__import__(f"{__name__}.{_name}", fromlist=["*"]))
     except ModuleNotFoundError as e:                # a module not written yet
@@ -73,6 +73,10 @@ def _bind(modules):
 
 
 _bind(MODULES + [inplace])
+
+from . import saved_attrs  # noqa: E402   (grad_fn._saved_<name>, on every op's node classes)
+for _op in list(REGISTRY.values()):
+    saved_attrs.install(_op)
 
 EXPORTS = []
 for _m in MODULES:

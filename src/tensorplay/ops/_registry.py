@@ -24,6 +24,7 @@ from .._compat import kernel_signature
 from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, INFERENCE_VERSION
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
+from .._out import call_with_out
 from .._autograd.graph import Node
 from .._autograd.grad_mode import state
 from .._autograd.anomaly_mode import anomaly, note_creation
@@ -779,7 +780,6 @@ def record_pointwise(op, x, y, out):
         plan = op.plan(key, n)
     # 3. what is saved
     stamps = None
-    scalar = False          # a saved Python number (PyTorch saves it as a tensor, freed after use)
     if plan.keep:
         kinds = plan.kinds
         k = kinds[0]
@@ -791,7 +791,7 @@ def record_pointwise(op, x, y, out):
                 v = _saved_version(x)
                 stamps = [(v, v[0], x, None)]
             else:
-                scalar = True
+                stamps = []     # a saved Python number: PyTorch's wrapped tensor, freed after use
         else:
             a0 = x if x_num else TensorMeta(x._data)
         if n == 1:
@@ -808,8 +808,8 @@ def record_pointwise(op, x, y, out):
                         stamps = [(v, v[0], y, None)]
                     else:
                         stamps.append((v, v[0], y, None))
-                else:
-                    scalar = True
+                elif stamps is None:
+                    stamps = []
             else:
                 a1 = y if y_num else TensorMeta(y._data)
             node.args = (a0, a1)
@@ -824,8 +824,6 @@ def record_pointwise(op, x, y, out):
             stamps.append((v, 0, od, 0))
     else:
         node.out = None
-    if stamps is None and scalar:
-        stamps = []                     # nothing to check, but freed by release()
     node.versions = stamps
     if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
@@ -903,7 +901,7 @@ def _prep(op, args):
                 break
             kargs[i] = a._data
         else:
-            if len(kargs) > n_in:
+            if len(kargs) > n_in and not op.variadic:       # (a variadic op's are dims)
                 _numpy_scalar_params(kargs, n_in)
             return kargs, None
     if op.promote:
@@ -1155,21 +1153,29 @@ def defop(name, kernel, derivatives=None, **kw):
         def fn(*args, **kwargs):
             if len(kwn) == 1 and len(kwargs) <= 1 and (not kwargs or kwn[0] in kwargs):
                 return dispatch(op, [*args, kwargs.get(kwn[0], kwd[0])])   # cat(xs, dim=)
+            if "out" in kwargs:
+                return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
             extra = [kwargs.pop(k, d) for k, d in zip(kwn, kwd)]
             if kwargs:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
             return dispatch(op, list(args) + extra)
     elif op.varargs:                        # f(x, *size)
         def fn(*args, **kwargs):
+            if "out" in kwargs:
+                return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
             if kwargs:
                 raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
             return dispatch(op, args)
     elif len(names) == 1 and n_in == 1:
-        def fn(input):
+        def fn(input, *, out=None):
+            if out is not None:
+                return call_with_out(name, fn, (input,), {}, out)
             return dispatch(op, [input])
     else:
         def fn(*args, **kwargs):
             if kwargs or len(args) != len(names):
+                if "out" in kwargs:     # (only a call with keywords pays for this)
+                    return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
                 args = op.bind(args, kwargs, name)
             return dispatch(op, args)
     fn.__name__ = fn.__qualname__ = name

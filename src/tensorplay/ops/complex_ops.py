@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from ._families import ELEMENTWISE, VIEW
 from ._registry import defop, public
 from .pointwise import _zl, where
+from .._out import call_with_out
 
 __all__ = ["angle", "complex", "polar", "view_as_real", "view_as_complex"]
 
@@ -107,7 +108,9 @@ _complex = defop("complex", _complex_k,
 
 
 @public(method=False)
-def complex(real, imag):                    # noqa: A001  (tensorplay.complex, like torch.complex)
+def complex(real, imag, *, out=None):      # noqa: A001  (tensorplay.complex, like torch.complex)
+    if out is not None:
+        return call_with_out('complex', complex, (real, imag), {}, out)
     _check_pair("complex", real, imag, ("real", "imag"))
     return _complex(real, imag)
 
@@ -131,7 +134,9 @@ _polar = defop("polar", _polar_k,
 
 
 @public(method=False)
-def polar(abs, angle):
+def polar(abs, angle, *, out=None):
+    if out is not None:
+        return call_with_out('polar', polar, (abs, angle), {}, out)
     _check_pair("polar", abs, angle, ("abs", "angle"))
     return _polar(abs, angle)
 

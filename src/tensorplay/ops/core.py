@@ -10,10 +10,12 @@ from .. import _dtype as D
 from .._compat import view_shape
 from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
-from .._tensor import Size, _wrap_dim, check_device
+from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
+                       preserve_format)
 from ._registry import defop, public
 from ._util import dims_arg, size_arg
 from .pointwise import conj
+from .._out import call_with_out
 
 __all__ = ["sum", "mean", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "reshape",
            "transpose", "swapaxes", "swapdims", "permute", "t", "unsqueeze", "squeeze", "flatten",
@@ -346,9 +348,14 @@ def to(input, *args, dtype=None, copy=False, **kwargs):
         raise TypeError(f"to() received an invalid combination of arguments - got an unexpected "
                         f"keyword argument '{sorted(unknown)[0]}'")
     check_device(kwargs.get("device"))
+    fmt = kwargs.get("memory_format")
     if dtype is None or D.to_dtype(dtype).np == input._data.dtype:
-        return clone(input) if copy else input
-    return _to(input, D.to_dtype(dtype))
+        r = clone(input) if copy else input
+    else:
+        r = _to(input, D.to_dtype(dtype))
+    if fmt is not None and fmt is not preserve_format:
+        r = contiguous(r, memory_format=fmt)
+    return r
 
 
 def _cast(name):
@@ -356,13 +363,23 @@ def _cast(name):
     return lambda self: to(self, dt)
 
 
-clone = defop("clone", lambda x, *, memory_format=None: x.copy(), {"x": "grad"},
-              upcast=False, family=ELEMENTWISE, linear=True)
+def _clone_k(x, *, memory_format=None):
+    """A copy; by default laid out as ``x`` is (PyTorch's ``preserve_format``)."""
+    return _layout_copy(x, memory_format or preserve_format)
+
+
+clone = defop("clone", _clone_k, {"x": "grad"}, upcast=False, family=ELEMENTWISE, linear=True)
 
 
 @public()
 def contiguous(input, memory_format=None):
-    return input if input._data.flags.c_contiguous else clone(input)
+    if memory_format is None or memory_format is contiguous_format:
+        return input if input._data.flags.c_contiguous else \
+            clone(input, memory_format=contiguous_format)
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return input if input.is_contiguous(memory_format=memory_format) else \
+        clone(input, memory_format=memory_format)
 
 
 def _real_k(x):
@@ -454,9 +471,11 @@ MATMUL_CASES = {}
 
 
 @public(operators=("__matmul__", "__rmatmul__"))
-def matmul(input, other):
+def matmul(input, other, *, out=None):
     """Matrix product with NumPy/PyTorch broadcasting; 2-D @ 2-D is ``mm``,
     2-D @ 1-D ``mv``, 1-D @ 1-D ``dot``."""
+    if out is not None:
+        return call_with_out('matmul', matmul, (input, other), {}, out)
     try:
         f = MATMUL_CASES.get((input._data.ndim, other._data.ndim))
         if f is not None and input._data.dtype == other._data.dtype:

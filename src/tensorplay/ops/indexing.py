@@ -25,6 +25,7 @@ from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
 from ._registry import TRANSFORMS, broadcast_error, defop, public
 from .core import expand
 from .inplace import apply_inplace
+from .._out import call_with_out
 
 __all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_along_dim", "take",
            "index_select", "index_add", "index_fill", "index_copy", "masked_fill", "masked_select",
@@ -331,10 +332,10 @@ def _parse(key, ndim):
                 and k._data.dtype != np.uint8:
             items.append(("int", int(k._data)))
             consumed += 1
-        elif isinstance(k, (Tensor, np.ndarray, list, tuple)):
+        elif isinstance(k, (Tensor, np.ndarray, list, tuple, range)):
             # a private copy: the backward keeps the index, and the caller's tensor may
-            # be changed in place afterwards
-            a = np.array(_index_array(k), copy=True)
+            # be changed in place afterwards (a range is a sequence of ints, as in PyTorch)
+            a = np.array(_index_array(list(k) if isinstance(k, range) else k), copy=True)
             if a.dtype == np.bool_:
                 items.append(("mask", a))
                 consumed += a.ndim
@@ -635,7 +636,10 @@ _gather = defop("gather", _gather_k, {"x": _gather_vjp}, n_in=1, meta=("x",), up
 
 
 @public()
-def gather(input, dim, index, *, sparse_grad=False):
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    if out is not None:
+        return call_with_out('gather', gather, (input, dim, index),
+                             {'sparse_grad': sparse_grad}, out)
     _check_index_tensor(index, "gather", ("int64", "int32"), "gather(): Expected dtype int32/int64 for index")
     return _gather(input, dim, index, sparse_grad=sparse_grad)
 
@@ -755,7 +759,9 @@ def scatter_add(input, dim, index, src):
 
 
 @public()
-def take_along_dim(input, indices, dim=None):
+def take_along_dim(input, indices, dim=None, *, out=None):
+    if out is not None:
+        return call_with_out('take_along_dim', take_along_dim, (input, indices, dim), {}, out)
     if not isinstance(indices, Tensor) or indices._data.dtype != np.int64:
         t = _title(indices._data.dtype) if isinstance(indices, Tensor) else type(indices).__name__
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {t}")
@@ -852,7 +858,9 @@ _index_select = defop("index_select", _index_select_k, {"x": _index_select_vjp},
 
 
 @public()
-def index_select(input, dim, index):
+def index_select(input, dim, index, *, out=None):
+    if out is not None:
+        return call_with_out('index_select', index_select, (input, dim, index), {}, out)
     a = _check_index_tensor(index, "index_select", ("int64", "int32"),
                             "index_select(): Expected dtype int32 or int64 for index")
     if a.ndim > 1:
@@ -1073,7 +1081,9 @@ _masked_select = defop("masked_select", _masked_select_k, {"x": _masked_select_v
 
 
 @public()
-def masked_select(input, mask):
+def masked_select(input, mask, *, out=None):
+    if out is not None:
+        return call_with_out('masked_select', masked_select, (input, mask), {}, out)
     _check_mask(mask, "masked_select")
     return _masked_select(input, mask)
 

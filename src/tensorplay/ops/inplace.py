@@ -217,10 +217,10 @@ def _title(dt):
 
 
 # in-place ops that change the tensor's shape/strides, not its values
-_RESHAPING = frozenset("squeeze unsqueeze transpose t swapaxes swapdims".split())
+_RESHAPING = frozenset("squeeze unsqueeze transpose t swapaxes swapdims as_strided".split())
 
 
-def _reshape_inplace(self, f, args, kwargs):
+def _reshape_inplace(self, f, args, kwargs, name=None):
     """``x.t_()``, ``x.unsqueeze_(0)``...: ``self`` becomes the view ``f(self)``
     of its own memory, with that view's history.  View chains stay true: a view
     ``self`` grows its chain by this op; the live views of a base ``self`` get
@@ -232,6 +232,9 @@ def _reshape_inplace(self, f, args, kwargs):
     else:
         src = _wrap(self._data)
     old_shape = self._data.shape
+    if name == "as_strided":
+        old_strides, old_offset = tuple(s // self._data.itemsize for s in self._data.strides), \
+            self.storage_offset()
     out = f(src, *args, **kwargs)
     self._data = out._data
     if recording:
@@ -250,6 +253,8 @@ def _reshape_inplace(self, f, args, kwargs):
         op, params, _ = step[-1]
         if op.name in ("t", "transpose"):   # their own inverse
             undo = (op, params, None)
+        elif op.name == "as_strided":       # back to the old geometry over the same storage
+            undo = (op, (old_shape, old_strides, old_offset), None)
         else:                               # squeeze/unsqueeze: back to the old shape
             undo = (view.op, (old_shape,), None)
         for v in views:
@@ -259,6 +264,10 @@ def _reshape_inplace(self, f, args, kwargs):
     except AttributeError:
         pass
     self._bump()
+    if recording and node is not None and getattr(node, "versions", None):
+        # the values are as they were: this op's own node (as_strided's saves its input,
+        # for the geometry) still reads them
+        node.versions = [(vl, vl[0] if t is src else e, t, k) for vl, e, t, k in node.versions]
     if chain is not None:                   # the view's own history is current (the base's
         self._view_version = self._vc[0]    # other views are remade when next needed)
     if TRANSFORMS:
@@ -272,7 +281,7 @@ def inplace_method(f, name):
     """``Tensor.<name>_`` from the out-of-place function ``f``."""
     if name in _RESHAPING:
         def method(self, *args, **kwargs):
-            return _reshape_inplace(self, f, args, kwargs)
+            return _reshape_inplace(self, f, args, kwargs, name)
         method.__name__ = method.__qualname__ = name + "_"
         return method
 

@@ -87,7 +87,9 @@ _mm = defop("mm", lambda x, y: np.matmul(x, y),
 
 
 @public()
-def mm(input, mat2):
+def mm(input, mat2, *, out=None):
+    if out is not None:
+        return call_with_out('mm', mm, (input, mat2), {}, out)
     if isinstance(input, Tensor) and isinstance(mat2, Tensor):
         xd, yd = input._data, mat2._data
         if xd.ndim == 2 and yd.ndim == 2 and xd.shape[1] == yd.shape[0] and xd.dtype is yd.dtype:
@@ -122,7 +124,9 @@ def _bmm_checks(batch1, batch2):
 
 
 @public()
-def bmm(input, mat2):
+def bmm(input, mat2, *, out=None):
+    if out is not None:
+        return call_with_out('bmm', bmm, (input, mat2), {}, out)
     _tensor_arg("bmm", "input", 1, input)
     _tensor_arg("bmm", "mat2", 2, mat2)
     _bmm_checks(input, mat2)
@@ -137,7 +141,9 @@ _mv = defop("mv", lambda x, v: np.matmul(x, v),
 
 
 @public()
-def mv(input, vec):
+def mv(input, vec, *, out=None):
+    if out is not None:
+        return call_with_out('mv', mv, (input, vec), {}, out)
     _tensor_arg("mv", "input", 1, input)
     _tensor_arg("mv", "vec", 2, vec)
     if input.ndim != 2 or vec.ndim != 1:
@@ -173,7 +179,9 @@ _dot = defop("dot", _dot_k, {"x": lambda g, y: g * conj(y), "y": lambda g, x: g 
 
 
 @public()
-def dot(input, tensor):
+def dot(input, tensor, *, out=None):
+    if out is not None:
+        return call_with_out('dot', dot, (input, tensor), {}, out)
     _tensor_arg("dot", "input", 1, input)
     _tensor_arg("dot", "tensor", 2, tensor)
     _dot_checks(input, tensor)
@@ -191,7 +199,9 @@ _vdot = defop("vdot", _vdot_k, {"x": lambda g, y: conj(g) * y, "y": lambda g, x:
 
 
 @public()
-def vdot(input, other):
+def vdot(input, other, *, out=None):
+    if out is not None:
+        return call_with_out('vdot', vdot, (input, other), {}, out)
     _tensor_arg("vdot", "input", 1, input)
     _tensor_arg("vdot", "other", 2, other)
     _dot_checks(input, other)
@@ -200,8 +210,10 @@ def vdot(input, other):
 
 # ---------------------------------------------------------------- outer / ger / kron
 @public()
-def outer(input, vec2):
+def outer(input, vec2, *, out=None):
     """Outer product: a broadcast ``mul`` (as in PyTorch, the node is ``MulBackward0``)."""
+    if out is not None:
+        return call_with_out('outer', outer, (input, vec2), {}, out)
     _tensor_arg("outer", "input", 1, input)
     _tensor_arg("outer", "vec2", 2, vec2)
     if input.ndim != 1:
@@ -220,9 +232,11 @@ from .core import _unsafe_view  # noqa: E402  (PyTorch's name for a reshape that
 
 
 @public()
-def kron(input, other):
+def kron(input, other, *, out=None):
     """Kronecker product, as a broadcast ``mul`` of interleaved reshapes (the last
     reshape is PyTorch's ``_unsafe_view``, so the node is ``UnsafeViewBackward0``)."""
+    if out is not None:
+        return call_with_out('kron', kron, (input, other), {}, out)
     _tensor_arg("kron", "input", 1, input)
     _tensor_arg("kron", "other", 2, other)
     n = max(input.ndim, other.ndim)
@@ -291,7 +305,10 @@ _addmm = defop("addmm", _addmm_k,
 
 
 @public(inplace=True)
-def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return call_with_out('addmm', addmm, (input, mat1, mat2),
+                             {'beta': beta, 'alpha': alpha}, out)
     for i, (nm, v) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2))):
         _tensor_arg("addmm", nm, i + 1, v)
     if mat1.ndim != 2:
@@ -320,7 +337,10 @@ _baddbmm = defop("baddbmm", _addmm_k,
 
 
 @public(inplace=True)
-def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    if out is not None:
+        return call_with_out('baddbmm', baddbmm, (input, batch1, batch2),
+                             {'beta': beta, 'alpha': alpha}, out)
     for i, (nm, v) in enumerate((("input", input), ("batch1", batch1), ("batch2", batch2))):
         _tensor_arg("baddbmm", nm, i + 1, v)
     _bmm_checks(batch1, batch2)
@@ -650,7 +670,9 @@ def tensordot(a, b, dims=2, out=None):
 
 
 @public()
-def inner(input, other):
+def inner(input, other, *, out=None):
+    if out is not None:
+        return call_with_out('inner', inner, (input, other), {}, out)
     _tensor_arg("inner", "input", 1, input)
     _tensor_arg("inner", "other", 2, other)
     if input.ndim == 0 or other.ndim == 0:
@@ -662,6 +684,7 @@ def inner(input, other):
 
 
 from . import core as _core  # noqa: E402
+from .._out import call_with_out
 _core.MATMUL_CASES.update({(2, 2): mm, (2, 1): mv, (1, 1): dot})
 
 
@@ -685,7 +708,9 @@ _linalg_cross = defop("linalg_cross", _cross_k,
 
 
 @public()
-def cross(input, other, dim=None):
+def cross(input, other, dim=None, *, out=None):
+    if out is not None:
+        return call_with_out('cross', cross, (input, other, dim), {}, out)
     if dim is None:
         warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
                       "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "

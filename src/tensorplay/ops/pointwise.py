@@ -19,6 +19,7 @@ from .._autograd.grad_mode import state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
                         record_pointwise, _NO_ARG,
                         _result_dtype, broadcast_error)
+from .._out import call_with_out
 from ._families import ELEMENTWISE
 from .._tensor import _wrap
 
@@ -68,7 +69,9 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     REGISTRY[name] = op
     diff = op.differentiable
 
-    def fn(input):
+    def fn(input, *, out=None):
+        if out is not None:
+            return call_with_out(name, fn, (input,), {}, out)
         if TRANSFORMS:
             return intercept(op, [input])
         try:
@@ -178,11 +181,17 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
         return out
 
     if len(op.names) == 2:
-        fn = fast
+        def fn(input, other, *, out=None):
+            if out is not None:         # (the operators call ``fast``: no cost for them)
+                return call_with_out(name, fast, (input, other), {}, out)
+            return fast(input, other)
     else:
         def fn(input, other, *args, **kwargs):
             if not args and not kwargs:
                 return fast(input, other)
+            out = kwargs.pop("out", None)
+            if out is not None:
+                return call_with_out(name, fn, (input, other) + args, kwargs, out)
             return dispatch(op, op.bind((input, other) + args, kwargs, name))
     fast.__name__ = fast.__qualname__ = fn.__name__ = fn.__qualname__ = name
     fn.op = fast.op = op
@@ -253,7 +262,9 @@ _div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
 
 
 @public(inplace=True, operators=("__truediv__", "__rtruediv__", "__itruediv__"))
-def div(input, other, *, rounding_mode=None):
+def div(input, other, *, rounding_mode=None, out=None):
+    if out is not None:
+        return call_with_out('div', div, (input, other), {'rounding_mode': rounding_mode}, out)
     if rounding_mode is None:
         return _div(input, other)
     return _div_rounding(input, other, rounding_mode)
@@ -324,8 +335,10 @@ pow.op.variants = lambda x, y: (_POW_TS if type(y) in (int, float) else
 
 
 @public(inplace=True)
-def float_power(input, exponent):
+def float_power(input, exponent, *, out=None):
     """``pow`` computed in double precision (complex128 if either side is complex)."""
+    if out is not None:
+        return call_with_out('float_power', float_power, (input, exponent), {}, out)
     def up(v):
         if isinstance(v, Tensor):
             return v.to(D.complex128 if v.is_complex() else D.float64)
@@ -668,7 +681,9 @@ def _where_dtype(x, y):
 
 
 @public()
-def where(condition, input=None, other=None):
+def where(condition, input=None, other=None, *, out=None):
+    if out is not None:
+        return call_with_out('where', where, (condition, input, other), {}, out)
     if input is None and other is None:
         return condition.nonzero(as_tuple=True)
     return _where(condition, input, other)

@@ -9,6 +9,7 @@ from ._families import ELEMENTWISE
 from ._registry import defop as _defop, public as _public
 from ._util import _key, _tname
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
+from .._out import call_with_out
 
 __all__ = ["isclose", "allclose", "equal", "heaviside", "xlogy", "hypot", "logaddexp", "logit",
            "deg2rad", "rad2deg", "addcmul", "addcdiv"]
@@ -181,7 +182,9 @@ _addcdiv = _defop("addcdiv", _addcdiv_k,
 
 
 @_public(inplace=True)
-def addcdiv(input, tensor1, tensor2, *, value=1):
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    if out is not None:
+        return call_with_out('addcdiv', addcdiv, (input, tensor1, tensor2), {'value': value}, out)
     if all(isinstance(t, _Tensor) and t._data.dtype.kind in "biu" for t in (tensor1, tensor2)):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "

@@ -30,6 +30,7 @@ from ._registry import defop as _defop, public as _public
 from ._util import dims_arg as _dims_arg, _tname
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
 from .shape import cat as _cat
+from .._out import call_with_out
 
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
@@ -248,7 +249,9 @@ def _make_minmax(name, npred, nparg, binary, values_name):
     rt = _max_rt if name == "max" else _min_rt
 
     @_public()
-    def fn(input, dim=None, keepdim=False, *, other=None):
+    def fn(input, dim=None, keepdim=False, *, other=None, out=None):
+        if out is not None:
+            return call_with_out(name, fn, (input, dim, keepdim), {'other': other}, out)
         if other is not None:
             if dim is not None:
                 raise TypeError(f"{name}() received an invalid combination of arguments")
@@ -416,25 +419,37 @@ def _correction(dim, unbiased, correction, name):
 
 
 @_public()
-def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if out is not None:
+        return call_with_out('var', var, (input, dim, unbiased, keepdim),
+                             {'correction': correction}, out)
     dim, c = _correction(dim, unbiased, correction, "var")
     return _var(input, dim, c, keepdim)
 
 
 @_public()
-def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if out is not None:
+        return call_with_out('std', std, (input, dim, unbiased, keepdim),
+                             {'correction': correction}, out)
     dim, c = _correction(dim, unbiased, correction, "std")
     return _std(input, dim, c, keepdim)
 
 
 @_public(method=False)
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if out is not None:
+        return call_with_out('var_mean', var_mean, (input, dim, unbiased, keepdim),
+                             {'correction': correction}, out)
     dim, c = _correction(dim, unbiased, correction, "var_mean")
     return _var(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
 
 @_public(method=False)
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
+    if out is not None:
+        return call_with_out('std_mean', std_mean, (input, dim, unbiased, keepdim),
+                             {'correction': correction}, out)
     dim, c = _correction(dim, unbiased, correction, "std_mean")
     return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
@@ -486,9 +501,11 @@ _vector_norm = _defop("linalg_vector_norm", _vnorm_k, {"x": _vnorm_vjp},
 
 
 @_public()
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None):
     """``torch.norm``: vector p-norms over ``dim`` (all elements by default);
     ``'fro'`` is the 2-norm over the given (at most two) dims."""
+    if out is not None:
+        return call_with_out('norm', norm, (input, p, dim, keepdim, dtype), {}, out)
     if not (input.is_floating_point() or input.is_complex()):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {_tname(input._data.dtype)}")
@@ -557,7 +574,9 @@ _cumsum = _defop("cumsum", _cumsum_k, {"x": _cumsum_vjp}, meta=("x",), node_name
 
 
 @_public(inplace=True)
-def cumsum(input, dim, *, dtype=None):
+def cumsum(input, dim, *, dtype=None, out=None):
+    if out is not None:
+        return call_with_out('cumsum', cumsum, (input, dim), {'dtype': dtype}, out)
     return _cumsum(_with_dtype(input, dtype), dim)
 
 
@@ -621,7 +640,9 @@ _cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="Cumprod
 
 
 @_public(inplace=True)
-def cumprod(input, dim, *, dtype=None):
+def cumprod(input, dim, *, dtype=None, out=None):
+    if out is not None:
+        return call_with_out('cumprod', cumprod, (input, dim), {'dtype': dtype}, out)
     return _cumprod(_with_dtype(input, dtype), dim)
 
 
@@ -765,7 +786,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @_public()
-def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+def nanmean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        return call_with_out('nanmean', nanmean, (input, dim, keepdim), {'dtype': dtype}, out)
     if dtype is not None:
         input = input.to(D.to_dtype(dtype))
     if not (input.is_floating_point() or input.is_complex()):
@@ -776,8 +799,10 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 
 @_public()
-def diff(input, n=1, dim=-1, prepend=None, append=None):
+def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
     """Forward differences of order ``n`` along ``dim`` (composite: slices and sub)."""
+    if out is not None:
+        return call_with_out('diff', diff, (input, n, dim, prepend, append), {}, out)
     if input.ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:

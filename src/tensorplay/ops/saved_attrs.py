@@ -7,15 +7,16 @@ input is ``self``, a second ``other`` (``mat2`` for ``mm``/``bmm``, ``tensor``
 for ``dot``), ``pow``'s exponent ``exponent``, the output ``result``.  An input
 saved only for its shape is ``<name>_sym_sizes``.  ``_raw_saved_<name>`` is a
 ``SavedTensor`` whose ``register_hooks(pack, unpack)`` sets saved-tensor hooks
-for that one tensor.  Looked up only when ordinary attribute lookup fails: no
-cost for the engine.
+for that one tensor.  They are properties of each op's node classes, put there
+once (``install``): a ``__getattr__`` would slow every attribute read of every
+node in the engine.
 """
 import numpy as np
 
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import run_pack_hook
 from .._tensor import Tensor, TensorMeta, _wrap
-from ._registry import OpNode, _Packed
+from ._registry import _Packed
 
 _ALIASES = {"x": "self", "input": "self", "y": "other", "e": "exponent", "xs": "tensors",
             "reps": "repeats"}
@@ -152,22 +153,17 @@ class SavedTensor:
         return f"<SavedTensor {self.kind} of {type(self.node).__name__}>"
 
 
-def _getattr(node, name):
-    for prefix, raw in (("_saved_", False), ("_raw_saved_", True)):
-        if name.startswith(prefix):
-            entry = _names(type(node).op).get(name[len(prefix):])
-            if entry is not None and (not raw or entry[0] in ("value", "result")):
-                kind, i = entry
-                return SavedTensor(node, kind, i) if raw else _value(node, kind, i)
-    raise AttributeError(f"'{type(node).__name__}' object has no attribute '{name}'")
+def _property(kind, i, raw):
+    if raw:
+        return property(lambda node: SavedTensor(node, kind, i))
+    return property(lambda node: _value(node, kind, i))
 
 
-def _dir(node):
-    names = _names(type(node).op)
-    out = ["_saved_" + n for n in names]
-    out += ["_raw_saved_" + n for n, (k, _) in names.items() if k in ("value", "result")]
-    return sorted(set(object.__dir__(node)) | set(out))
-
-
-OpNode.__getattr__ = _getattr
-OpNode.__dir__ = _dir
+def install(op):
+    """Give ``op``'s node classes a ``_saved_<name>`` (and ``_raw_saved_<name>``)
+    property per thing its derivatives read, under PyTorch's names."""
+    for name, (kind, i) in _names(op).items():
+        for cls in (op.node_cls, op.multi_node_cls):
+            setattr(cls, "_saved_" + name, _property(kind, i, False))
+            if kind in ("value", "result"):
+                setattr(cls, "_raw_saved_" + name, _property(kind, i, True))

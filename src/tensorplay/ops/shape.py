@@ -13,6 +13,7 @@ from ._families import VIEW, SHAPE
 from ._registry import defop, public
 from ._util import size_arg, _tname
 from .indexing import _slice, _zeros
+from .._out import call_with_out
 
 __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
@@ -318,7 +319,9 @@ def atleast_3d(input):
 
 
 @public(method=False)
-def hstack(tensors):
+def hstack(tensors, *, out=None):
+    if out is not None:
+        return call_with_out('hstack', hstack, (tensors,), {}, out)
     ts = [atleast_1d(t) for t in _check_list(tensors, "hstack")]
     if not ts:
         raise RuntimeError("hstack expects a non-empty TensorList")
@@ -326,7 +329,9 @@ def hstack(tensors):
 
 
 @public(method=False)
-def vstack(tensors):
+def vstack(tensors, *, out=None):
+    if out is not None:
+        return call_with_out('vstack', vstack, (tensors,), {}, out)
     ts = [atleast_2d(t) for t in _check_list(tensors, "vstack")]
     if not ts:
         raise RuntimeError("vstack expects a non-empty TensorList")
@@ -337,7 +342,9 @@ row_stack = vstack
 
 
 @public(method=False)
-def dstack(tensors):
+def dstack(tensors, *, out=None):
+    if out is not None:
+        return call_with_out('dstack', dstack, (tensors,), {}, out)
     ts = [atleast_3d(t) for t in _check_list(tensors, "dstack")]
     if not ts:
         raise RuntimeError("dstack expects a non-empty TensorList")
@@ -579,7 +586,9 @@ diag_embed = defop("diag_embed", _diag_embed_k,
 
 
 @public()
-def diag(input, diagonal=0):
+def diag(input, diagonal=0, *, out=None):
+    if out is not None:
+        return call_with_out('diag', diag, (input, diagonal), {}, out)
     if input.ndim == 1:
         return diag_embed(input, diagonal)
     if input.ndim == 2:

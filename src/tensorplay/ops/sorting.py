@@ -12,6 +12,7 @@ from ._registry import defop as _defop, public as _public
 from ._util import _key, _isfloat, _tname
 from .pointwise import where as _where
 from .reduction import _return_type
+from .._out import call_with_out
 
 __all__ = ["sort", "argsort", "topk", "kthvalue", "median", "cummax", "cummin"]
 
@@ -68,7 +69,9 @@ _sort_stable = _defop("sort_stable", _sort_k, {"x": _sort_vjp}, meta=("x",), non
 
 
 @_public()
-def sort(input, dim=-1, descending=False, *, stable=None):
+def sort(input, dim=-1, descending=False, *, stable=None, out=None):
+    if out is not None:
+        return call_with_out('sort', sort, (input, dim, descending), {'stable': stable}, out)
     if isinstance(dim, bool):
         raise TypeError("sort() received an invalid combination of arguments")
     if stable is None:
@@ -103,7 +106,9 @@ _topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), nondiff_out=(1,),
 
 
 @_public()
-def topk(input, k, dim=-1, largest=True, sorted=True):
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    if out is not None:
+        return call_with_out('topk', topk, (input, k, dim, largest, sorted), {}, out)
     return _topk_rt(*_topk(input, k, dim, largest, sorted))
 
 
@@ -134,7 +139,9 @@ _kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), n
 
 
 @_public()
-def kthvalue(input, k, dim=-1, keepdim=False):
+def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
+    if out is not None:
+        return call_with_out('kthvalue', kthvalue, (input, k, dim, keepdim), {}, out)
     return _kthvalue_rt(*_kthvalue(input, k, dim, keepdim))
 
 
@@ -234,7 +241,9 @@ def _make_cum(name, better):
     rt = _cummax_rt if name == "cummax" else _cummin_rt
 
     @_public()
-    def fn(input, dim):
+    def fn(input, dim, *, out=None):
+        if out is not None:
+            return call_with_out(name, fn, (input, dim), {}, out)
         return rt(*op(input, dim))
     fn.__name__ = fn.__qualname__ = name
     return fn

@@ -79,16 +79,22 @@ def rebase_inplace_view(self, f, args, kwargs, name):
     return self
 
 
-def check_view_inplace(self, chain):
-    """PyTorch's refusals before an in-place op on a view is differentiated."""
+def _refuse_multi_output(chain, what):
+    """PyTorch's refusal for a view that is one of several views an op returned:
+    ``what`` says how it was written ("is being", or through its base)."""
     for op, params, k in chain:
         if k is not None:
             name = re.sub(r"Backward\d*$", "", op.node_cls.__name__)
             raise RuntimeError(
-                f"Output {k} of {name} is a view and is being modified inplace. This view is the "
+                f"Output {k} of {name} is a view and {what} modified inplace. This view is the "
                 "output of a function that returns multiple views. Such functions do not allow "
                 "the output views to be modified inplace. You should replace the inplace "
                 "operation by an out-of-place one.")
+
+
+def check_view_inplace(self, chain):
+    """PyTorch's refusals before an in-place op on a view is differentiated."""
+    _refuse_multi_output(chain, "is being")
     if not self._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
@@ -128,14 +134,7 @@ def refresh_view(v):
             "error-prone, it is forbidden. You can clarify your code by moving both the view and "
             "the inplace either both inside the no_grad block (if you don't want the inplace to be "
             "tracked) or both outside (if you want the inplace to be tracked).")
-    for op, params, k in chain:
-        if k is not None:
-            name = re.sub(r"Backward\d*$", "", op.node_cls.__name__)
-            raise RuntimeError(
-                f"Output {k} of {name} is a view and its base or another view of its base has been "
-                "modified inplace. This view is the output of a function that returns multiple "
-                "views. Such functions do not allow the output views to be modified inplace. You "
-                "should replace the inplace operation by an out-of-place one.")
+    _refuse_multi_output(chain, "its base or another view of its base has been")
     with enable_grad():
         r = apply_chain(base, chain)
     if v.__dict__.get("_retains_grad"):

@@ -1,5 +1,5 @@
 """tensorplay.utils: ``data`` (datasets and the DataLoader), ``checkpoint``
-(activation checkpointing) and ``dlpack``, as PyTorch's ``torch.utils``."""
-from . import checkpoint, data, dlpack  # noqa: F401
+(activation checkpointing), ``dlpack`` and ``benchmark``, as PyTorch's ``torch.utils``."""
+from . import benchmark, checkpoint, data, dlpack  # noqa: F401
 
-__all__ = ["checkpoint", "data", "dlpack"]
+__all__ = ["benchmark", "checkpoint", "data", "dlpack"]

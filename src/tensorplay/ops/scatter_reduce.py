@@ -1,0 +1,259 @@
+"""``scatter_reduce`` and ``index_reduce``: reduce ``src`` into ``input`` at the
+positions ``index`` names (sum, prod, mean, amax, amin), optionally counting
+``input``'s own value.
+
+Both derivatives come from one place: each output element is a reduction of
+some inputs, so its partial derivative with respect to each of them is a
+weight (``_weights``): 1 for a sum, 1/count for a mean, the product of the
+other factors for a prod (with zeros handled), a share of the ties for
+amax/amin.  The vjp multiplies the incoming gradient by those weights; the
+jvp sums the weighted tangents into the output's positions.
+"""
+import warnings
+
+import numpy as np
+
+from .._out import write_out
+from .._tensor import Tensor, _wrap_dim
+from ._families import INDEXING
+from ._registry import defop, public
+from .indexing import (_check_index_tensor, _title, _pad_to, _scatter_add, _scatter_prep, _scatter_value,
+                       _src_part, gather)
+from .pointwise import conj, where
+
+__all__ = ["scatter_reduce", "index_reduce"]
+
+_SCATTER_REDUCES = ("sum", "prod", "mean", "amax", "amin")
+_UFUNC = {"sum": np.add, "mean": np.add, "prod": np.multiply, "amax": np.maximum,
+          "amin": np.minimum}
+
+
+def _identity(reduce, dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    if dtype.kind in "iub":
+        info = np.iinfo(dtype) if dtype.kind != "b" else None
+        if info is None:
+            return reduce == "amin"
+        return info.min if reduce == "amax" else info.max
+    return -np.inf if reduce == "amax" else np.inf
+
+
+def _reduce_into(x, d, key, idx, v, reduce, include_self):
+    """``x`` with ``v`` reduced in at ``key`` (NumPy; ``x`` at least 1-d)."""
+    out = x.copy()
+    if not idx.size:
+        return out
+    if not include_self:
+        out[key] = _identity(reduce, x.dtype)
+    _UFUNC[reduce].at(out, key, v)
+    if reduce == "mean":
+        count = np.ones(x.shape, np.int64)
+        if not include_self:
+            count[key] = 0
+        np.add.at(count, key, 1)
+        out = out // count if x.dtype.kind in "iu" else (out / count).astype(x.dtype, copy=False)
+    return out
+
+
+_ALIASES = {"max": "amax", "min": "amin"}     # PyTorch takes these too
+
+
+def _scatter_reduce_k(x, dim, index, src, reduce, include_self=True):
+    reduce = _ALIASES.get(reduce, reduce)
+    if reduce not in _SCATTER_REDUCES:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
+                           f"{reduce}")
+    if src.dtype != x.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if x.ndim == 0:
+        return _scatter_reduce_k(x.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                                 include_self).reshape(())
+    d, key, idx = _scatter_prep(x, dim, index, src, "scatter_reduce")
+    return _reduce_into(x, d, key, idx, _src_part(src, idx.shape) if idx.size else src, reduce,
+                        include_self)
+
+
+def _part(src, index):
+    """The part of ``src`` that ``index`` reaches (its leading block)."""
+    if tuple(src.shape) == tuple(index.shape) or src.dim() == 0:
+        return src
+    return src[tuple(slice(0, s) for s in index.shape)]
+
+
+def _weights(x, dim, index, src, reduce, include_self, result):
+    """(d result / d x, d result[index] / d src-part), as tensors shaped like ``x``
+    and like ``index``: the local derivatives of each reduction."""
+    reduce = _ALIASES.get(reduce, reduce)
+    s = _part(src, index)
+    ones_x = x.new_ones(x.shape)
+    touched = _scatter_value(x.new_zeros(x.shape), dim, index, 1.0)     # 1 where src lands
+    untouched = 1 - touched
+    own = ones_x if include_self else untouched     # whether x's own value takes part
+    if reduce == "sum":
+        return own, s.new_ones(s.shape)
+    if reduce == "mean":
+        count = _scatter_add(own, dim, index, s.new_ones(s.shape))
+        return own / count, gather(1 / count, dim, index)
+    if reduce in ("amax", "amin"):
+        at = gather(result, dim, index)
+        m_src = (s == at).to(s.dtype)
+        m_x = own * (x == result).to(x.dtype)
+        n = _scatter_add(m_x, dim, index, m_src)        # how many inputs reach the extreme
+        return m_x / n, m_src / gather(n, dim, index)
+    # prod: the derivative by one factor is the product of the others (zeros counted apart)
+    x_eff = where(own > 0, x, 1.0)
+    x_zero = x_eff == 0
+    s_zero = s == 0
+    x_nz, s_nz = where(x_zero, 1.0, x_eff), where(s_zero, 1.0, s)
+    prod_nz = _scatter_reduce(x_nz, dim, index, s_nz, "prod", True)
+    zeros = _scatter_add(x_zero.to(x.dtype), dim, index, s_zero.to(s.dtype))
+    other_nz = where(zeros == 1, prod_nz, 0.0)
+    w_x = own * where(x_zero, other_nz, result / x_nz)
+    w_s = where(s_zero, gather(other_nz, dim, index), gather(result, dim, index) / s_nz)
+    return w_x, w_s
+
+
+def _sr_vjp_x(g, x, dim, index, src, reduce, include_self, result):
+    w_x, _ = _weights(x, dim, index, src, reduce, include_self, result)
+    return g * conj(w_x)
+
+
+def _sr_vjp_src(g, x, dim, index, src, reduce, include_self, result):
+    _, w_s = _weights(x, dim, index, src, reduce, include_self, result)
+    return _pad_to(gather(g, dim, index) * conj(w_s), src.shape)
+
+
+def _sr_jvp(x_t, src_t, x, dim, index, src, reduce, include_self, result):
+    w_x, w_s = _weights(x, dim, index, src, reduce, include_self, result)
+    return _scatter_add(w_x * x_t, dim, index, w_s * _part(src_t, index))
+
+
+_scatter_reduce = defop("scatter_reduce", _scatter_reduce_k,
+                        {"x": _sr_vjp_x, "src": _sr_vjp_src}, n_in=4, upcast=False,
+                        node_name="ScatterReduceBackward0", family=INDEXING, dims=("dim",),
+                        jvp=_sr_jvp)
+
+
+@public(inplace=True)
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """Reduce ``src`` into a copy of ``input`` at ``index`` along ``dim``
+    (``out[index[i][j]][j] = reduce(out[...], src[i][j])`` for ``dim=0``)."""
+    _check_index_tensor(index, "scatter_reduce", ("int64", "int32"),
+                        "scatter(): Expected dtype int32/int64 for index")
+    r = _scatter_reduce(input, dim, index, src, reduce, include_self)
+    if out is not None:
+        return write_out("scatter_reduce", r, out)
+    return r
+
+
+# ------------------------------------------------------------------ index_reduce
+_INDEX_REDUCES = ("prod", "mean", "amax", "amin")
+_warned = [False]
+
+
+def _full_index(index, d, shape):
+    """A 1-d ``index`` along dim ``d``, as the scatter index for a source of ``shape``."""
+    view = [1] * len(shape)
+    if shape:
+        view[d] = -1
+    return np.broadcast_to(index.reshape(view), shape) if shape else index.reshape(())
+
+
+def _index_checks(x, dim, index, source, reduce):
+    if reduce not in _INDEX_REDUCES:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin "
+                           f"but got {reduce}.")
+    if index.ndim > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: "
+                         f"{index.ndim} with type: {_title(index.dtype)} and size: "
+                         f"{list(index.shape)}")
+    d = _wrap_dim(dim, max(x.ndim, 1))
+    if x.ndim != source.ndim and not (x.ndim <= 1 and source.ndim <= 1):
+        raise IndexError("index_reduce_(): Self and source should have same number of dimensions.")
+    n = source.shape[d] if source.ndim else 1
+    if index.size != n:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.size}) should be equal to "
+                           f"source.size(dim): ({n}), for dim: {d}")
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"index_reduce_(): self ({_title(x.dtype)}) and source "
+                           f"({_title(source.dtype)}) must have the same scalar type")
+    size = x.shape[d] if x.ndim else 1
+    if index.size and (index.min() < -size or index.max() >= size):
+        raise IndexError("index out of range in self")
+    return d, np.where(index < 0, index + size, index)
+
+
+def _index_reduce_k(x, dim, index, source, reduce, include_self=True):
+    d, idx = _index_checks(x, dim, index, source, reduce)
+    if x.ndim == 0:
+        x1, s1 = x.reshape(1), source.reshape(1)
+        return _scatter_reduce_k(x1, 0, idx.reshape(-1), s1, reduce, include_self).reshape(())
+    return _scatter_reduce_k(x, d, _full_index(idx, d, source.shape), source, reduce, include_self)
+
+
+def _scatter_index(x, dim, index, source):
+    """index_reduce's index as a scatter_reduce index tensor (shaped like ``source``)."""
+    d = _wrap_dim(dim, max(x.dim(), 1))
+    size = x.shape[d] if x.dim() else 1
+    idx = index._data
+    idx = np.where(idx < 0, idx + size, idx).astype(np.int64)
+    if x.dim() == 0:
+        return d, index.new_tensor(idx.reshape(-1)), True
+    return d, index.new_tensor(np.ascontiguousarray(_full_index(idx, d, tuple(source.shape)))), False
+
+
+def _ir_weights(x, dim, index, source, reduce, include_self, result):
+    d, full, scalar = _scatter_index(x, dim, index, source)
+    if scalar:
+        w_x, w_s = _weights(x.reshape(1), 0, full, source.reshape(1), reduce, include_self,
+                            result.reshape(1))
+        return w_x.reshape(()), w_s.reshape(()), d, full, True
+    w_x, w_s = _weights(x, d, full, source, reduce, include_self, result)
+    return w_x, w_s, d, full, False
+
+
+def _ir_vjp_x(g, x, dim, index, source, reduce, include_self, result):
+    w_x = _ir_weights(x, dim, index, source, reduce, include_self, result)[0]
+    return g * conj(w_x)
+
+
+def _ir_vjp_source(g, x, dim, index, source, reduce, include_self, result):
+    _, w_s, d, full, scalar = _ir_weights(x, dim, index, source, reduce, include_self, result)
+    if scalar:
+        return g * conj(w_s)
+    return gather(g, d, full) * conj(w_s)
+
+
+def _ir_jvp(x_t, source_t, x, dim, index, source, reduce, include_self, result):
+    w_x, w_s, d, full, scalar = _ir_weights(x, dim, index, source, reduce, include_self, result)
+    if scalar:
+        return w_x * x_t + w_s * source_t
+    return _scatter_add(w_x * x_t, d, full, w_s * source_t)
+
+
+_index_reduce = defop("index_reduce", _index_reduce_k,
+                      {"x": _ir_vjp_x, "source": _ir_vjp_source}, n_in=4, upcast=False,
+                      node_name="IndexReduceBackward0", family=INDEXING, dims=("dim",),
+                      jvp=_ir_jvp)
+
+
+@public(inplace=True)
+def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=None):
+    """Reduce the slices of ``source`` into a copy of ``input`` at the positions
+    ``index`` (a vector) names along ``dim``: prod, mean, amax or amin."""
+    if not _warned[0]:
+        _warned[0] = True
+        warnings.warn("index_reduce() is in beta and the API may change at any time.",
+                      UserWarning, stacklevel=2)
+    _check_index_tensor(index, "index_reduce", ("int64", "int32"),
+                        "index_reduce_(): Expected dtype int32/int64 for index but got: {t}")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"index_reduce(): argument 'source' (position 3) must be Tensor, not "
+                        f"{type(source).__name__}")
+    r = _index_reduce(input, dim, index, source, reduce, include_self)
+    if out is not None:
+        return write_out("index_reduce", r, out)
+    return r

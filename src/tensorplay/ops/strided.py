@@ -1,0 +1,100 @@
+"""``as_strided``: a view of a tensor's storage with any sizes and strides.
+
+Storage here is the NumPy buffer a tensor's array lives in (``Tensor.untyped_storage``);
+offsets and strides count elements from its start, as in PyTorch.  The
+derivative goes through storage positions: the output's gradient is added
+into a zero storage at the positions the output reads, and the input takes
+what lies at its own positions (divided by how often the input itself reads
+each one, when it overlaps itself, as PyTorch's ``as_strided_backward``).
+"""
+import numpy as np
+
+from .._tensor import Tensor, _wrap, storage_geometry
+from ._families import VIEW
+from ._registry import defop, public
+from .indexing import index_add, take
+
+__all__ = ["as_strided"]
+
+
+def _positions(shape, strides, offset):
+    """Storage position of every element of a view (an int64 array of ``shape``)."""
+    pos = np.full(tuple(shape), offset, np.int64)
+    for k, (n, st) in enumerate(zip(shape, strides)):
+        view = [1] * len(shape)
+        view[k] = n
+        pos = pos + (np.arange(n, dtype=np.int64) * st).reshape(view)
+    return pos
+
+
+def _check(size, stride, offset, itemsize, storage_size):
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"as_strided: negative size: {list(size)}")
+    need = 0 if 0 in size else offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1
+    if need > storage_size:
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                           f"{offset}, and itemsize {itemsize} requiring a storage size of "
+                           f"{need * itemsize} are out of bounds for storage of size "
+                           f"{storage_size * itemsize}")
+    return size, stride
+
+
+def _as_strided_k(x, size, stride, storage_offset):
+    root, offset0, _ = storage_geometry(x)
+    itemsize = x.dtype.itemsize
+    size, stride = _check(size, stride, storage_offset, itemsize, root.nbytes // itemsize)
+    base = root.reshape(-1) if root.flags.c_contiguous else root.ravel(order="K")
+    return np.lib.stride_tricks.as_strided(base[storage_offset:] if base.size else base, size,
+                                           tuple(s * itemsize for s in stride),
+                                           writeable=base.flags.writeable)
+
+
+def _index_tensor(a):
+    return _wrap(np.ascontiguousarray(a, np.int64).reshape(-1))
+
+
+def _storage_maps(x, size, stride, storage_offset):
+    """(positions the input reads, positions the output reads, storage length,
+    how often the input reads each position or None when it never repeats one)."""
+    _, offset0, strides0 = storage_geometry(x._data) if isinstance(x, Tensor) else x
+    p_in = _positions(x.shape, strides0, offset0)
+    p_out = _positions(size, stride, storage_offset)
+    n = int(max(p_in.max(initial=-1), p_out.max(initial=-1))) + 1
+    counts = np.bincount(p_in.reshape(-1), minlength=n)
+    return p_in, p_out, n, (counts if (counts > 1).any() else None)
+
+
+def _as_strided_vjp(g, x, size, stride, storage_offset):
+    p_in, p_out, n, counts = _storage_maps(x, size, stride, storage_offset)
+    store = index_add(g.new_zeros((n,)), 0, _index_tensor(p_out), g.reshape(-1))
+    if counts is not None:
+        store = store / _wrap(np.maximum(counts, 1).astype(g._data.dtype.type(0).real.dtype))
+    return take(store, _index_tensor(p_in)).reshape(x.shape)
+
+
+def _as_strided_jvp(x_t, x, size, stride, storage_offset):
+    p_in, p_out, n, counts = _storage_maps(x, size, stride, storage_offset)
+    store = index_add(x_t.new_zeros((n,)), 0, _index_tensor(p_in), x_t.reshape(-1))
+    if counts is not None:          # an overlapping input holds one value per position
+        store = store / _wrap(np.maximum(counts, 1).astype(x_t._data.dtype.type(0).real.dtype))
+    return take(store, _index_tensor(p_out)).reshape(tuple(size))
+
+
+_as_strided = defop("as_strided", _as_strided_k, {"x": _as_strided_vjp}, upcast=False, view=True,
+                    node_name="AsStridedBackward0", family=VIEW, jvp=_as_strided_jvp,
+                    linear=True)
+
+
+@public(inplace=True)
+def as_strided(input, size, stride, storage_offset=None):
+    """A view of ``input``'s storage with the given sizes and strides (in elements),
+    starting ``storage_offset`` elements in (default: where ``input`` starts)."""
+    if storage_offset is None:
+        storage_offset = input.storage_offset()
+    return _as_strided(input, tuple(size), tuple(stride), int(storage_offset))
