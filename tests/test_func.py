@@ -295,6 +295,25 @@ def test_perturbation_confusion_reverse(T):
           np.cos(1.5 ** 2) - 1.5 ** 2 * 2 * np.sin(1.5 ** 2))
 
 
+def test_inner_level_leaves_do_not_keep_outer_results_alive():
+    """An inner grad over an input the outer grad does not differentiate makes a
+    fresh leaf of its own; once that level has closed nothing can differentiate
+    with respect to it, so the outer result must come back without history."""
+    def inner(a, b):
+        return (a * b).pow(2).sum()
+    x, w = tp.tensor([0.5, -1.0, 2.0], dtype=tp.float64), tp.tensor([1.5, 0.25, -0.5], dtype=tp.float64)
+
+    def outer(x, w):
+        return grad(inner, argnums=(0, 1))(x, w)[1].sum()
+    g = grad(outer)(x, w)
+    assert not g.requires_grad and g.grad_fn is None
+    # d/dx sum(2 (x w) x) = 4 x w
+    np.testing.assert_allclose(g.numpy(), 4 * x.numpy() * w.numpy(), rtol=1e-12)
+    # asked for by an outer tensor that requires grad, the history stays
+    xr = x.clone().requires_grad_()
+    assert grad(outer)(xr, w).requires_grad
+
+
 def test_perturbation_confusion_forward_and_mixed(T):
     x = T.tensor(1.5, dtype=T.float64)
     one = T.tensor(1.0, dtype=T.float64)

@@ -168,3 +168,19 @@ def test_reductions_of_0d_samples_never_reach_the_batch(f):
     assert_close(vmap(f)(x), tp.stack([f(x[i]) for i in range(4)]), atol=1e-12)
     if f(x[0]).is_floating_point():
         assert_close(vmap(grad(f))(x), tp.stack([grad(f)(x[i]) for i in range(4)]), atol=1e-12)
+
+
+def test_as_strided_under_vmap_views_each_sample_memory():
+    """PyTorch's rule: each sample is the same strided view of its own memory (a
+    per-sample loop over slices of one storage would read sample 0 every time)."""
+    x = tp.arange(12.0, dtype=tp.float64).reshape(3, 4)
+    got = vmap(lambda a: a.as_strided((2, 2), (1, 1)))(x)
+    want = tp.stack([x[i].clone().as_strided((2, 2), (1, 1)) for i in range(3)])
+    assert_close(got, want, atol=0)
+    g = vmap(grad(lambda a: a.as_strided((2, 2), (1, 1)).pow(2).sum()))(x)
+    assert_close(g, tp.stack([grad(lambda a: a.as_strided((2, 2), (1, 1)).pow(2).sum())(x[i].clone())
+                              for i in range(3)]), atol=1e-12)
+    with pytest.raises(RuntimeError, match="batch dims being vmapped over are at the front"):
+        vmap(lambda a: a.as_strided((2,), (1,)), in_dims=1)(x)
+    with pytest.raises(RuntimeError, match="reaches outside the memory of each sample"):
+        vmap(lambda a: a.as_strided((2,), (4,)))(x)

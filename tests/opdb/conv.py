@@ -224,8 +224,9 @@ CASES = [
                                                                    [1, 0], 1),
            [Sample([XT, WT])], covers=CONV_COVERS, torch_complex=False),
     # double backward: the gradients' own ops (transposed conv, weight gradient) differentiated
-    OpCase("conv2d_grads", lambda T, x, w: T.autograd.grad(T.conv2d(x, w, stride=2, padding=1).pow(2).sum(),
-                                                           (x, w), create_graph=True),
+    # (through func.grad, so that the row also runs under vmap on inputs that do not require grad)
+    OpCase("conv2d_grads", lambda T, x, w: T.func.grad(lambda a, b: T.conv2d(a, b, stride=2, padding=1).pow(2).sum(),
+                                                       argnums=(0, 1))(x, w),
            [Sample([X, W])], covers=CONV_COVERS, gradgrad=False, low_precision=False, noncontig=False,
            zero_size=False, complex=False),
     # ------------------------------------------------------------ unfold / fold

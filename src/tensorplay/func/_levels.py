@@ -18,8 +18,10 @@ respect to*, not by a separate graph:
   gradient stays a differentiable function of everything outer levels
   differentiate (the closed-over ``x`` included);
 - leaving, results are lowered (``Level.lower``): a result whose history
-  reaches only this level's fresh leaves loses it (so ``grad(f)(x)`` returns
-  plain tensors), one that reaches anything else keeps it.
+  reaches only the fresh leaves of this level and of the levels nested in it
+  (all closed: nothing can differentiate with respect to them any more) loses
+  it (so ``grad(f)(x)`` returns plain tensors), one that reaches anything
+  else keeps it.
 
 The grad mode a level was entered under decides what lies outside it: a
 level entered under ``no_grad`` records nothing for the outside (PyTorch's
@@ -43,11 +45,11 @@ LEVELS = []
 
 
 class Level:
-    """One ``grad``/``vjp`` call: its fresh inputs and the grad mode outside it."""
-    __slots__ = ("fresh", "outer_grad", "_prev", "__weakref__")
+    """One ``grad``/``vjp`` call and the grad mode outside it.  Its fresh leaves
+    carry it as ``_lifted_by``."""
+    __slots__ = ("outer_grad", "_prev", "__weakref__")
 
     def __init__(self):
-        self.fresh = {}                 # id -> the fresh tensors of this level
         self.outer_grad = state.enabled
 
     def __enter__(self):
@@ -78,20 +80,26 @@ class Level:
         else:
             a = _carry_tangents(t, t.detach())
             a.requires_grad_()
-        self.fresh[id(a)] = a
+            a.__dict__["_lifted_by"] = self
         return a
 
     # -- out
+    def _outside(self, leaf):
+        """Whether something outside this level can differentiate with respect to
+        ``leaf``: a user's leaf, or the fresh leaf of a level around this one
+        (not this level's own, nor those of levels nested in it, all closed)."""
+        by = leaf.__dict__.get("_lifted_by")
+        return by is None or (by is not self and by in LEVELS)
+
     def reaches_outside(self, tensors):
-        """Whether the history of any of ``tensors`` reaches a tensor that
-        requires grad and is not one of this level's fresh leaves."""
-        fresh = self.fresh
+        """Whether the history of any of ``tensors`` reaches a leaf that
+        requires grad and that something outside this level can differentiate."""
         stack = []
         for t in tensors:
             t = _vmap.physical(t)[0] if isinstance(t, Tensor) else t
             if isinstance(t, Tensor) and t._rg:
                 if t._grad_fn is None:
-                    if id(t) not in fresh:
+                    if self._outside(t):
                         return True
                 else:
                     stack.append(t._grad_fn)
@@ -102,7 +110,7 @@ class Level:
                 continue
             seen.add(id(node))
             if type(node) is AccumulateGrad:
-                if id(node.variable) not in fresh:
+                if self._outside(node.variable):
                     return True
                 continue
             for e in node.next_edges:

@@ -101,6 +101,11 @@ class BatchedTensor(Tensor):
         st = self._value.stride()[1:]
         return st if dim is None else st[dim]
 
+    def storage_offset(self):
+        """The first sample's (as PyTorch's vmap: ``as_strided`` offsets the
+        others by the batch stride)."""
+        return self._value.storage_offset()
+
     def is_contiguous(self, *a, **k):
         return self._value.stride()[1:] == _contiguous_strides(self.shape)
 

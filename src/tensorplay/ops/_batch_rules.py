@@ -336,6 +336,26 @@ def batch_index_dim(op, args, bdims):
     return _call(op, new), 0
 
 
+def batch_index_reduce(op, args, bdims):
+    """``index_reduce``: a shared index as ``index_add``; a batched one becomes
+    the full-shaped index of one ``scatter_reduce`` over the whole batch."""
+    if bdims[2] is None:
+        return batch_index_dim(op, args, bdims)
+    size = batch_size(args, bdims)
+    x, src = materialize(args[0], bdims[0], size), materialize(args[3], bdims[3], size)
+    rank = _rank(x)
+    if rank == 0 or _rank(src) != rank:
+        raise NoBatchRule(op.name)          # the op's own handling, from one sample
+    d = shift_dim(args[1], rank)
+    idx = _batch_first(args[2], bdims[2])
+    if idx.ndim != 2:
+        raise NoBatchRule(op.name)
+    idx = idx + (idx < 0) * x.shape[d]
+    shape = (size,) + (1,) * (d - 1) + (idx.shape[1],) + (1,) * (src.ndim - d - 1)
+    full = idx.reshape(shape).expand(src.shape)
+    return _call(REGISTRY["scatter_reduce"], [x, d, full, src] + list(args[4:])), 0
+
+
 def batch_take(op, args, bdims):
     size = batch_size(args, bdims)
     x = _flat(materialize(args[0], bdims[0], size))
@@ -399,6 +419,7 @@ RULES = {
     "index_add": batch_index_dim, "index_fill": batch_index_dim,
     "index_fill_tensor": batch_index_dim, "index_copy": batch_index_dim,
     "take": batch_take, "index": batch_index,
+    "scatter_reduce": batch_gather, "index_reduce": batch_index_reduce,
 }
 
 

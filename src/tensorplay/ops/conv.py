@@ -244,7 +244,7 @@ def _batch_conv(op, args, bdims):
     bias: a grouped convolution with ``groups * B`` groups, sample ``b``'s
     channels in group block ``b`` (an unbatched side is repeated)."""
     x, w, b, stride, padding, dilation, transposed, output_padding, groups = args
-    bx, bw, bb = bdims
+    bx, bw, bb = bdims[:3]
     size = next(a.shape[d] for a, d in zip((x, w, b), bdims) if d is not None)
     if bw is None and bb is None:
         x = _front(x, bx, size)

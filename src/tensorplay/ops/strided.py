@@ -11,7 +11,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap, storage_geometry
 from ._families import VIEW
-from ._registry import defop, public
+from ._registry import defop, dispatch, public
 from .indexing import index_add, take
 
 __all__ = ["as_strided"]
@@ -86,9 +86,31 @@ def _as_strided_jvp(x_t, x, size, stride, storage_offset):
     return take(store, _index_tensor(p_out)).reshape(tuple(size))
 
 
+def _as_strided_batch(op, args, bdims):
+    """Under vmap, as PyTorch's rule: sample ``i`` is the same view of its own
+    memory, i.e. ``storage_offset`` is the first sample's and each next one starts
+    a batch stride further.  That needs the batch dimension outermost in memory
+    and each sample's view inside its own sample's memory."""
+    x, size, stride, offset = args
+    x = x if bdims[0] == 0 else x.movedim(bdims[0], 0)
+    bstride = x.stride(0)
+    inner = sorted((st, n) for st, n in zip(x.stride()[1:], x.shape[1:]) if n > 1)
+    span = sum((n - 1) * st for st, n in inner) + 1
+    if x.shape[0] > 1 and (any(st >= bstride for st, _ in inner) or bstride < span):
+        raise RuntimeError("vmap: Calling Tensor.as_strided is not supported unless the batch dims being "
+                           "vmapped over are at the front of the tensor (in memory layout).")
+    first = x.storage_offset()
+    reach = offset - first + (0 if 0 in size else sum((n - 1) * st for n, st in zip(size, stride)))
+    if offset < first or reach >= span:
+        raise RuntimeError(f"vmap: as_strided(size={list(size)}, stride={list(stride)}, "
+                           f"storage_offset={offset}) reaches outside the memory of each sample; "
+                           f"this is not supported inside vmap")
+    return dispatch(op, [x, (x.shape[0],) + tuple(size), (bstride,) + tuple(stride), offset]), 0
+
+
 _as_strided = defop("as_strided", _as_strided_k, {"x": _as_strided_vjp}, upcast=False, view=True,
                     node_name="AsStridedBackward0", family=VIEW, jvp=_as_strided_jvp,
-                    linear=True)
+                    linear=True, batch=_as_strided_batch)
 
 
 @public(inplace=True)
