@@ -30,7 +30,8 @@ from .._random import draw_guards
 from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
-from ..ops._families import NoBatchRule, _batch_first
+from ..autograd.forward_ad import _Below
+from ..ops._families import NoBatchRule, _batch_first, materialize
 
 __all__ = ["vmap", "BatchedTensor"]
 
@@ -318,7 +319,7 @@ class VmapLevel:
                                       "slices, None or Ellipsis is not supported yet; index with "
                                       "tensors and integers only")
         with self.below():
-            xv = x._value if _is_batched(x, self) else _expand_batch(x, self.size)
+            xv = x._value if _is_batched(x, self) else materialize(x, None, self.size)
             idx = []
             rank = max((k.dim() for k in items if isinstance(k, Tensor)), default=0)
             for k in items:
@@ -351,29 +352,6 @@ def _pick(a, b, level):
 
 def _stack(ts):
     return dispatch(REGISTRY["stack"], list(ts) + [0])
-
-
-def _expand_batch(t, size):
-    return t.unsqueeze(0).expand(size, *t.shape)
-
-
-class _Below:
-    """``level`` and the transforms opened inside it off ``TRANSFORMS``."""
-    __slots__ = ("level", "saved")
-
-    def __init__(self, level):
-        self.level = level
-
-    def __enter__(self):
-        for i, t in enumerate(TRANSFORMS):
-            if t is self.level:
-                self.saved = TRANSFORMS[i:]
-                del TRANSFORMS[i:]
-                return
-        self.saved = []
-
-    def __exit__(self, *exc):
-        TRANSFORMS.extend(self.saved)
 
 
 def _generated_vmap(level, cls, args, kwargs):
@@ -459,7 +437,7 @@ def _to_physical(level, t, size):
     if _is_batched(t, level):
         return t._value
     with level.below():
-        return _expand_batch(t, size).contiguous()
+        return materialize(t, None, size).contiguous()
 
 
 def _unwrap_out(level, out, size):
@@ -481,12 +459,10 @@ class _open:
         return self.level
 
     def __exit__(self, *exc):
-        for stack in (TRANSFORMS, _LEVELS, draw_guards):
+        draw_guards.remove(self.level.check_draw)
+        for stack in (TRANSFORMS, _LEVELS):
             for i in range(len(stack) - 1, -1, -1):
                 if stack[i] is self.level:
-                    del stack[i]
-                    break
-                if stack is draw_guards and stack[i] == self.level.check_draw:
                     del stack[i]
                     break
 
@@ -516,7 +492,7 @@ def _lift(t, levels, lift_plain):
         if _is_batched(t, lv):
             inner = t._value
         else:
-            inner = _expand_batch(t, lv.size)
+            inner = materialize(t, None, lv.size)
         inner = _lift(inner, levels[:-1], lift_plain)
     return _wrap_batched(lv, inner)
 
@@ -552,7 +528,7 @@ def _match(t, levels):
         return physical(t)[0] if type(t) is BatchedTensor else t
     lv = levels[0]          # the innermost
     with lv.below():
-        inner = t._value if _is_batched(t, lv) else _expand_batch(t, lv.size)
+        inner = t._value if _is_batched(t, lv) else materialize(t, None, lv.size)
         return _match(inner, levels[1:])
 
 
@@ -714,7 +690,7 @@ def _unwrap_outputs(func, level, out, out_dims):
                                  f"return a batched Tensor with out_dim=None")
             res.append(o)
             continue
-        p = o._value if _is_batched(o, level) else _expand_batch(o, level.size)
+        p = o._value if _is_batched(o, level) else materialize(o, None, level.size)
         n = p.dim()
         if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "

@@ -233,11 +233,6 @@ def batch_matmul(op, args, bdims):
     return r, 0
 
 
-def batch_mm(op, args, bdims):
-    """``mm``/``bmm``/``mv``: the same products as matmul's, whose rule they take."""
-    return batch_matmul(op, args, bdims)
-
-
 def batch_dot(op, args, bdims):
     x, y = _front(args[:2], bdims[:2])
     if op.name == "vdot":
@@ -326,10 +321,9 @@ def batch_index_dim(op, args, bdims):
     new = list(args)
     new[0] = materialize(args[0], bdims[0], size)
     rank = _rank(new[0])
-    for i in range(3, len(args)):
-        if hasattr(args[i], "ndim") and (bdims[i] is not None or args[i].ndim == rank):
-            new[i] = materialize(args[i], bdims[i], size) if bdims[i] is not None or \
-                op.names[i] in ("source",) else args[i]
+    for i in range(3, len(args)):       # the source (or value) tensor lines up with the batch
+        if bdims[i] is not None or (op.names[i] == "source" and hasattr(args[i], "ndim")):
+            new[i] = materialize(args[i], bdims[i], size)
     if bdims[0] is None and op.name != "index_select":
         new[0] = new[0].clone()
     new[1] = shift_dim(args[1], rank)
@@ -411,7 +405,7 @@ RULES = {
     "repeat": batch_repeat, "tril": batch_same, "triu": batch_same,
     "diag_embed": batch_diag_embed, "slice_backward": batch_sized_backward,
     "diagonal_backward": batch_sized_backward, "cat": batch_cat, "stack": batch_stack,
-    "matmul": batch_matmul, "mm": batch_mm, "bmm": batch_mm, "mv": batch_mm,
+    "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_matmul,
     "dot": batch_dot, "vdot": batch_dot, "addmm": batch_addmm, "baddbmm": batch_addmm,
     "einsum": batch_einsum, "linalg_cross": batch_cross, "trace": batch_trace,
     "gather": batch_gather, "scatter": batch_gather, "scatter_value": batch_gather,
