@@ -24,7 +24,6 @@ of an inner level is a batched tensor of the outer one.
 import functools
 import warnings
 
-import numpy as np
 
 from .._random import draw_guards
 from .._tensor import Tensor, _new
@@ -47,7 +46,10 @@ class _Logical:
 
     def __init__(self, shape, dtype):
         self.shape, self.dtype, self.ndim = shape, dtype, len(shape)
-        self.size = int(np.prod(shape, dtype=np.int64))
+        n = 1
+        for k in shape:
+            n *= k
+        self.size = n
         self.itemsize = dtype.itemsize
 
     def __getattr__(self, name):
@@ -247,7 +249,8 @@ class VmapLevel:
             args = [a if b is None else _Phys(_batch_first(a, b)) for a, b in zip(args, bdims)]
         per = []
         for b in range(self.size):
-            per.append(dispatch(op, [_pick(a, b, self) for a in args]))
+            per.append(op.call([_pick(a, b, self) for a in args]) if type(op) is _FunctionCall
+                       else dispatch(op, [_pick(a, b, self) for a in args]))
         if type(per[0]) is tuple:
             return tuple(_wrap_batched(self, _stack([p[k] for p in per]))
                          for k in range(len(per[0])))
@@ -262,29 +265,30 @@ class VmapLevel:
 
     def process_function(self, cls, args, kwargs):
         """A custom ``Function`` under vmap: its ``vmap`` staticmethod, or with
-        ``generate_vmap_rule=True`` its forward run on the batch."""
+        ``generate_vmap_rule=True`` its forward run on the batch; with neither,
+        once per sample (PyTorch refuses; tensorplay warns, as for an op
+        without a batching rule)."""
         if not any(_is_batched(a, self) for a in list(args) + list(kwargs.values())):
             return cls.apply(*args, **kwargs)
         from ..autograd.function import Function
         if getattr(cls, "generate_vmap_rule", False):
             return _generated_vmap(self, cls, args, kwargs)
-        if cls.vmap is not Function.vmap:
+        rule = getattr(cls, "vmap", None)
+        if rule is not None and rule is not getattr(Function, "vmap", None):
             in_dims = tuple(0 if _is_batched(a, self) else None for a in args)
             phys = [a._value if _is_batched(a, self) else a for a in args]
 
             class _Info:
                 batch_size = self.size
                 randomness = self.randomness
-            out, out_dims = cls.vmap(_Info, in_dims, *phys, **kwargs)
+            out, out_dims = rule(_Info, in_dims, *phys, **kwargs)
             if isinstance(out, tuple):
                 dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
                 return tuple(self._wrap_one(o, d) for o, d in zip(out, dims))
             return self._wrap_one(out, out_dims)
-        raise RuntimeError(
-            f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
-            f"jacrev, ...), it must override the setup_context staticmethod. For more details, "
-            f"please see https://pytorch.org/docs/main/notes/extending.func.html ({cls.__name__} "
-            f"has neither a vmap staticmethod nor generate_vmap_rule=True)")
+        bdims = [0 if _is_batched(a, self) else None for a in args]
+        phys = [a._value if b is not None else a for a, b in zip(args, bdims)]
+        return self._fallback(_FunctionCall(cls, kwargs), phys, bdims)
 
     def process_inplace(self, target, f, args, kwargs, name):
         """``target.<name>_(*args)`` with a batched tensor among them."""
@@ -332,6 +336,17 @@ class VmapLevel:
             b = arange(self.size).reshape((self.size,) + (1,) * rank)
             r = xv[(b,) + tuple(idx)]
         return _wrap_batched(self, r)
+
+
+class _FunctionCall:
+    """A custom Function as the per-sample fallback sees an op."""
+
+    def __init__(self, cls, kwargs):
+        self.cls, self.kwargs = cls, kwargs
+        self.name = cls.__name__
+
+    def call(self, args):
+        return self.cls.apply(*args, **self.kwargs)
 
 
 class _Phys:
@@ -392,6 +407,19 @@ def _generated_vmap(level, cls, args, kwargs):
                     else:           # an unbatched input: the samples' gradients add up
                         out.append(_to_physical(inner, r, size).sum(0))
                 return tuple(out)
+
+        @staticmethod
+        def jvp(ctx, *tangents):
+            inner = VmapLevel(size, level.randomness)
+            with _open(inner):
+                tw = [_wrap_batched(inner, t) if t is not None and d == 0 else t
+                      for t, d in zip(tangents, dims)]
+                res = cls.jvp(_CtxProxy(ctx, inner), *tw)
+                if not isinstance(res, tuple):
+                    return None if res is None else _to_physical(inner, res, size)
+                return tuple(None if r is None else _to_physical(inner, r, size) for r in res)
+    if cls.jvp is Function.jvp:
+        del Generated.jvp           # forward mode then raises its error for a Function without one
     Generated.__name__ = cls.__name__
     with level.below():
         phys = [a._value if _is_batched(a, level) else a for a in args]
@@ -512,24 +540,151 @@ def physical(t):
     return t, rewrap
 
 
-def to_physical_like(t, like):
-    """``t`` (a cotangent) batched as ``like`` is, as the tensor underneath:
-    expanded over the levels where ``like`` is batched and ``t`` is not."""
+def _peel(t):
+    """``(p, levels)``: the plain tensor underneath every vmap level of ``t``
+    and those levels, oldest first; ``p``'s leading dimensions are their
+    batch dimensions, in that order (the newest level wraps outermost)."""
     levels = []
-    x = like
-    while type(x) is BatchedTensor:
-        levels.append(x._level)
-        x = x._value
-    return _match(t, levels)
+    while type(t) is BatchedTensor:
+        levels.append(t._level)
+        t = t._value
+    levels.reverse()
+    return t, levels
 
 
-def _match(t, levels):
-    if not levels:
-        return physical(t)[0] if type(t) is BatchedTensor else t
-    lv = levels[0]          # the innermost
-    with lv.below():
-        inner = t._value if _is_batched(t, lv) else materialize(t, None, lv.size)
-        return _match(inner, levels[1:])
+def _relayout(p, have, want):
+    """``p``, whose leading dimensions are the batch dimensions of the levels
+    ``have``, with leading dimensions for the levels ``want`` instead (a level
+    of ``want`` that ``p`` is not batched at expanded: a view); the logical
+    dimensions after them stay as they are."""
+    n = len(have)
+    order = [have.index(lv) for lv in want if lv in have]
+    if order != list(range(n)):
+        p = p.permute(order + list(range(n, p.dim())))
+    for i, lv in enumerate(want):
+        if lv not in have:
+            p = p.unsqueeze(i)
+            p = p.expand(tuple(p.shape[:i]) + (lv.size,) + tuple(p.shape[i + 1:]))
+    return p
+
+
+def _wrap_levels(p, levels):
+    """``p`` batched at ``levels`` (oldest first: its leading dimensions)."""
+    for lv in levels:
+        p = _wrap_batched(lv, p)
+    return p
+
+
+def _by_age(levels):
+    return sorted(levels, key=lambda lv: _LEVELS.index(lv))
+
+
+def autograd_pairs(outs, cts, inputs):
+    """What ``autograd.grad`` needs when ``outs``, their cotangents ``cts`` or
+    ``inputs`` are batched: ``(outs, cts, inputs, back)``, where the outputs
+    and inputs are their physical tensors (the graph was recorded on those;
+    each sample's rows are independent), each cotangent is batched as its
+    output is (expanded where it is not) and stays batched at the levels its
+    output is not (``vmap`` of a ``vjp_fn``: the backward's vjps then run
+    batched, one pass for the whole batch of cotangents), and ``back(i, g)``
+    makes the gradient of input ``i`` batched again as the input is (and at
+    the levels the cotangents kept).
+
+    A pair whose cotangent is batched at a level where its output is not, but
+    every input is, is left out: the output cannot depend on those inputs
+    (an op on a batched tensor gives a batched result)."""
+    in_peeled = [_peel(x) for x in inputs]
+    in_levels = [lv for _, lvs in in_peeled for lv in lvs]
+    po, pc = [], []
+    for o, c in zip(outs, cts):
+        p, lo = _peel(o)
+        if c is None:
+            po.append(p)
+            pc.append(p.new_ones(p.shape))
+            continue
+        if any(lv not in lvs for _, lvs in in_peeled for lv in lo):
+            # the physical graph would add up the samples' gradients of an
+            # input that is the same for every sample (func's transforms lift
+            # their inputs batched at every open level: never the case there)
+            raise NotImplementedError("vmap: differentiating an output batched at a vmap level "
+                                      "with respect to an input that is not batched there is not "
+                                      "supported")
+        q, lc = _peel(c)
+        stray = [lv for lv in lc if lv not in lo and lv in in_levels]
+        if stray:
+            if all(lv in lvs for _, lvs in in_peeled for lv in stray):
+                continue
+            raise NotImplementedError("vmap: differentiating with respect to inputs batched at "
+                                      "different vmap levels, with a cotangent batched where its "
+                                      "output is not, is not supported")
+        keep = [lv for lv in lc if lv not in lo]
+        po.append(p)
+        pc.append(_wrap_levels(_relayout(q, lc, keep + lo), keep))
+
+    def back(i, g):
+        p, lvs = in_peeled[i]
+        q, kept = _peel(g)
+        if not kept:
+            return _wrap_levels(q, lvs)
+        every = _by_age(kept + lvs)
+        return _wrap_levels(_relayout(q, kept + lvs, every), every)
+    return po, pc, [p for p, _ in in_peeled], back
+
+
+# ------------------------------------------------------------------ jvp inside vmap
+def sink_below_vmap(level):
+    """Move the forward level just opened (on top of ``TRANSFORMS``) below the
+    vmap levels on top of the stack, and return those levels, oldest first.
+
+    Forward levels keep their tangents on the tensors they see.  Below the
+    vmap levels those are the physical tensors, the ones the tape records:
+    a ``grad`` inside then differentiates a physical graph whose saved
+    tensors carry their tangents, and forward over reverse works through
+    ``vmap`` (``vmap(jvp(grad(f)))``, ``jacfwd(jacrev(f))``).  Above them
+    the tangents would sit on the batched wrappers, out of the backward's
+    sight.  A tangent's samples are independent as the primal's are, so the
+    level computes the same tangents either way."""
+    i = len(TRANSFORMS) - 1
+    j = i
+    while j > 0 and type(TRANSFORMS[j - 1]) is VmapLevel:
+        j -= 1
+    above = TRANSFORMS[j:i]
+    if above:
+        del TRANSFORMS[i]
+        TRANSFORMS.insert(j, level)
+    return above
+
+
+def _peel_levels(t, levels):
+    """``_peel`` for the wrappers of ``levels`` only (the newest levels: the
+    outermost wrappers)."""
+    got = []
+    while type(t) is BatchedTensor and t._level in levels:
+        got.append(t._level)
+        t = t._value
+    got.reverse()
+    return t, got
+
+
+def make_dual_below(primal, tangent, level, above):
+    """``forward_ad.make_dual`` for a level sunk below the vmap levels
+    ``above``: on the physical tensors, each batched at the levels either is
+    (a primal that is the same for every sample is expanded, a view)."""
+    from ..autograd import forward_ad
+    p, lp = _peel_levels(primal, above)
+    t, lt = _peel_levels(tangent, above)
+    both = [lv for lv in above if lv in lp or lv in lt]
+    dual = forward_ad.make_dual(_relayout(p, lp, both), _relayout(t, lt, both), level=level)
+    return _wrap_levels(dual, both)
+
+
+def unpack_dual_below(t, level, above):
+    """``forward_ad.unpack_dual`` of ``t`` for a level sunk below ``above``:
+    ``(primal, tangent or None)``, batched as ``t`` is."""
+    from ..autograd import forward_ad
+    p, lvs = _peel_levels(t, above)
+    primal, tangent = forward_ad.unpack_dual(p, level=level)
+    return _wrap_levels(primal, lvs), None if tangent is None else _wrap_levels(tangent, lvs)
 
 
 # ------------------------------------------------------------------ vmap itself

@@ -382,6 +382,45 @@ def batch_index(op, args, bdims):
     return r, len(nd)
 
 
+def _batched_key(key):
+    """A ``(basic, adv)`` key for the batch (first): a full slice in front of
+    the part that is applied first; and where the advanced index arrays are
+    not adjacent (NumPy then moves their dimensions first) how many
+    dimensions come before the batch's in the result."""
+    basic, adv = key
+    if adv is None:
+        return ((slice(None),) + tuple(basic), None), 0
+    adv = tuple(adv)
+    positions = [i for i, k in enumerate(adv) if not isinstance(k, slice)]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
+    front = 0 if adjacent else len(np.broadcast_shapes(*[np.shape(adv[i]) for i in positions]))
+    return (((slice(None),) + tuple(basic)) if basic else (), (slice(None),) + adv), front
+
+
+def _region_rank(shape, key):
+    """The rank of ``x[key]`` for an ``x`` of ``shape`` (a zero-size stand-in
+    indexed, no data read)."""
+    basic, adv = key
+    r = np.broadcast_to(np.empty((), bool), shape)
+    r = r[tuple(basic) + (Ellipsis,)] if basic else r
+    return (r[tuple(adv)] if adv is not None else r).ndim
+
+
+def batch_index_put(op, args, bdims):
+    """``index_put(x, values, key)`` of each sample: ``x`` batched (an unbatched
+    one expanded: the kernel copies it), ``values`` lined up with the batch's
+    place in the indexed region."""
+    size = batch_size(args, bdims)
+    x = materialize(args[0], bdims[0], size)
+    key, front = _batched_key(args[2])
+    v = args[1]
+    if hasattr(v, "ndim"):
+        v = pad_rank(materialize(v, bdims[1], size), _region_rank(tuple(x.shape[1:]), args[2]))
+        if front:
+            v = v.movedim(0, front)
+    return _call(op, [x, v, key] + list(args[3:])), 0
+
+
 def batch_dynamic(op, args, bdims):
     raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic "
                        f"shape. Attempted to vmap over aten::{op.name}. Please file an issue at "
@@ -412,7 +451,7 @@ RULES = {
     "scatter_add": batch_gather, "index_select": batch_index_dim,
     "index_add": batch_index_dim, "index_fill": batch_index_dim,
     "index_fill_tensor": batch_index_dim, "index_copy": batch_index_dim,
-    "take": batch_take, "index": batch_index,
+    "take": batch_take, "index": batch_index, "index_put": batch_index_put,
     "scatter_reduce": batch_gather, "index_reduce": batch_index_reduce,
 }
 
