@@ -16,7 +16,7 @@ import functools
 
 from .._creation import zeros
 from .._tensor import Tensor
-from ..ops.shape import cat, stack
+from ..ops.shape import cat
 from ._eager import _jvp, _slice_argnums, _vjp
 from ._pytree import tree_flatten, tree_leaves, tree_unflatten
 from ._vmap import vmap
@@ -149,13 +149,7 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
             aux = res[2] if has_aux else None
         else:
             basis = next(_basis_chunks(flat_p))
-            if randomness == "different":       # until vmap draws per sample: one jvp each
-                rows = [push_jvp(*[b[i] for b in basis]) for i in range(sum(numels))]
-                flat_rows = [tree_flatten(r) for r in rows]
-                results = tree_unflatten([stack([f[k] for f, _ in flat_rows])
-                                          for k in range(len(flat_rows[0][0]))], flat_rows[0][1])
-            else:
-                results = vmap(push_jvp, randomness=randomness)(*basis)
+            results = vmap(push_jvp, randomness=randomness)(*basis)
             aux = None
             if has_aux:
                 results, aux = results

@@ -30,7 +30,7 @@ from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
 from ..autograd.forward_ad import _Below
-from ..ops._families import NoBatchRule, _batch_first, materialize
+from ..ops._families import NoBatchRule, _batch_first, materialize, pad_rank
 
 __all__ = ["vmap", "BatchedTensor"]
 
@@ -60,6 +60,9 @@ class _Logical:
         raise RuntimeError("vmap: a batched tensor cannot be converted to a NumPy array inside vmap")
 
 
+_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use "
+                 "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                 "operation out of vmap")
 _CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
                  "control flow. We don't support that yet, please file an issue at "
                  "https://github.com/pytorch/pytorch/issues .")
@@ -189,15 +192,87 @@ class VmapLevel:
         return _Below(self)
 
     def check_draw(self):
-        """Before a random draw inside this level (``randomness``)."""
+        """Before a random draw inside this level (``randomness``).  Draws of
+        the sampling functions (``_random.sampling``) reach ``sample`` first,
+        which makes ``'different'`` draw per sample; a draw that did not (a
+        generator read directly) can only be shared."""
         if self.randomness == "error":
-            raise RuntimeError("vmap: called random operation while in randomness error mode. "
-                               "Please either use the 'same' or 'different' randomness flags on "
-                               "vmap or perform the randomness operation out of vmap")
+            raise RuntimeError(_RANDOM_ERROR)
+        if self.randomness == "same":           # shared here; the enclosing levels decide too
+            i = draw_guards.index(self)
+            if i:
+                draw_guards[i - 1].check_draw()
+            return
         if self.randomness == "different":
-            raise NotImplementedError("vmap: randomness='different' is not supported by tensorplay "
-                                      "yet; draw the random numbers outside vmap (one per sample) "
-                                      "and pass them in, or use randomness='same'")
+            raise NotImplementedError("vmap: randomness='different' is not supported for this "
+                                      "random draw (not a tensorplay sampling function); draw the "
+                                      "random numbers outside vmap and pass them in, or use "
+                                      "randomness='same'")
+
+    def sample(self, fn, how, args, kwargs):
+        """A call of a sampling function (``_random.sampling``) inside this
+        level, as PyTorch's vmap does it: ``'error'`` refuses a draw (the
+        function may not draw: dropout in eval mode), ``'same'`` draws once
+        for every sample, ``'different'`` gives each sample its own draws, of
+        the sample's shape, advancing the generator once for the batch."""
+        if self.randomness == "error":
+            return fn(*args, **kwargs)          # check_draw raises if it draws
+        if kwargs.get("out") is not None:
+            raise RuntimeError("vmap: We do not support calling out variants of random operations "
+                               "inside of vmap. Please use non-out variants as a workaround")
+        inplace = how.is_inplace(args, kwargs)
+        params = list(args[1:] if inplace else args) + list(kwargs.values())
+        if self.randomness == "same":
+            if not how.same_batched and any(_is_batched(a, self) for a in params):
+                raise RuntimeError("Vmap does not currently support same randomness with a batched "
+                                   "tensor input. Please file an issue with functorch")
+            if any(_is_batched(a, self) for a in list(args) + list(kwargs.values())):
+                return fn(*args, **kwargs)      # one draw; batched inputs meet it through ops
+            # the call does not depend on this level: the enclosing one decides
+            i = draw_guards.index(self)
+            if not i:
+                return fn(*args, **kwargs)
+            del draw_guards[i]
+            try:
+                return draw_guards[i - 1].sample(fn, how, args, kwargs)
+            finally:
+                draw_guards.insert(i, self)
+        if inplace:
+            if not _is_batched(args[0], self):
+                raise RuntimeError("vmap: Cannot ask for different inplace randomness on an "
+                                   "unbatched tensor. This will appear like same randomness. If "
+                                   "this is necessary for your usage, please file an issue with "
+                                   "functorch.")
+        batch = how.batch
+        with self._below_draws():
+            if callable(batch):
+                return _wrap_batched(self, batch(self.size, args, kwargs))
+            if batch != "loop" and (inplace or any(isinstance(a, Tensor) for a in params)):
+                phys_args, phys_kwargs = self._physical_args(args, kwargs)
+                out = fn(*phys_args, **phys_kwargs)
+                return args[0] if inplace else _wrap_batched(self, out)
+            per = [fn(*[a._value.select(0, b) if _is_batched(a, self) else a for a in args],
+                      **{k: v._value.select(0, b) if _is_batched(v, self) else v
+                         for k, v in kwargs.items()}) for b in range(self.size)]
+            return args[0] if inplace else _wrap_batched(self, _stack(per))
+
+    def _physical_args(self, args, kwargs):
+        """The tensor arguments holding the whole batch: batched ones as they
+        are, the others expanded, all padded to one logical rank so that they
+        broadcast as one sample's would."""
+        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+        rank = max((len(a.shape) for a in tensors), default=0)
+
+        def phys(a):
+            if not isinstance(a, Tensor):
+                return a
+            p = materialize(a._value if _is_batched(a, self) else a,
+                            0 if _is_batched(a, self) else None, self.size)
+            return pad_rank(p, rank)
+        return [phys(a) for a in args], {k: phys(v) for k, v in kwargs.items()}
+
+    def _below_draws(self):
+        return _BelowDraws(self)
 
     # -- the transform
     def process(self, op, args):
@@ -336,6 +411,24 @@ class VmapLevel:
             b = arange(self.size).reshape((self.size,) + (1,) * rank)
             r = xv[(b,) + tuple(idx)]
         return _wrap_batched(self, r)
+
+
+class _BelowDraws:
+    """Below ``level``: off the transforms stack (its ops reach the levels
+    below), and its draws guarded by the enclosing level's randomness."""
+
+    def __init__(self, level):
+        self.level, self.below = level, level.below()
+
+    def __enter__(self):
+        self.below.__enter__()
+        self.i = draw_guards.index(self.level)
+        self.saved = draw_guards[self.i:]
+        del draw_guards[self.i:]
+
+    def __exit__(self, *exc):
+        draw_guards.extend(self.saved)
+        self.below.__exit__(*exc)
 
 
 class _FunctionCall:
@@ -483,11 +576,14 @@ class _open:
     def __enter__(self):
         _LEVELS.append(self.level)
         TRANSFORMS.append(self.level)
-        draw_guards.append(self.level.check_draw)
+        draw_guards.append(self.level)
         return self.level
 
     def __exit__(self, *exc):
-        draw_guards.remove(self.level.check_draw)
+        for i in range(len(draw_guards) - 1, -1, -1):
+            if draw_guards[i] is self.level:
+                del draw_guards[i]
+                break
         for stack in (TRANSFORMS, _LEVELS):
             for i in range(len(stack) - 1, -1, -1):
                 if stack[i] is self.level:
@@ -756,7 +852,7 @@ def _flat_in_dims(func, in_dims, args):
         if not -n <= d < n:
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for "
                              f"some input, but that input is a Tensor of dimensionality {n} so "
-                             f"expected in_dim to satisfy -{n} <= in_dim < {n}.")
+                             f"expected in_dim to satisfy {-n} <= in_dim < {n}.")
     return flat_args, spec, dims
 
 
