@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensorplay as tp
-from tensorplay.func import grad, jacrev, jvp, vmap
+from tensorplay.func import _vmap as _vmap_mod, grad, jacrev, jvp, vmap
 
 from conftest import assert_close
 
@@ -297,3 +297,83 @@ def test_per_sample_gradients_through_dropout():
     want, _ = _seeded(lambda: tp.stack([grad(loss)(w, X[i]) for i in range(3)]))
     assert_close(got, want, atol=1e-12)
     assert not tp.equal(got[0] == 0, got[1] == 0)
+
+
+# ------------------------------------------------------------------ autograd.grad(is_grads_batched=True)
+def _both():
+    from conftest import torch
+    return [tp] + ([torch] if torch is not None else [])
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_is_grads_batched_is_one_vjp_per_row(create_graph):
+    X = np.random.default_rng(3).standard_normal((3, 4))
+    V = np.random.default_rng(4).standard_normal((5, 3, 2))
+    res = []
+    for L in _both():
+        x = L.tensor(X, requires_grad=True)
+        w = L.tensor(X[:, :2].copy(), requires_grad=True)
+        out = (x @ x.t()).sin() @ w                    # (3, 2)
+        gx, gw = L.autograd.grad(out, (x, w), L.tensor(V), retain_graph=True,
+                                 create_graph=create_graph, is_grads_batched=True)
+        loop = [L.autograd.grad(out, (x, w), L.tensor(V[i]), retain_graph=True) for i in range(5)]
+        assert_close(_np(gx), np.stack([_np(g[0]) for g in loop]), atol=1e-12)
+        assert_close(_np(gw), np.stack([_np(g[1]) for g in loop]), atol=1e-12)
+        assert (gx.grad_fn is not None) == create_graph
+        if create_graph:        # the batched gradient is differentiable again
+            res.append(_np(L.autograd.grad(gx.sum(), x)[0]))
+        res.append(_np(gx))
+    if len(res) > 2:
+        half = len(res) // 2
+        for a, b in zip(res[:half], res[half:]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_is_grads_batched_errors_and_unused_inputs():
+    for L in _both():
+        x, y = L.randn(3, requires_grad=True, dtype=L.float64), L.randn(2, requires_grad=True)
+        out = x * 2
+        with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+            L.autograd.grad(out, (x, y), L.eye(3, dtype=L.float64), retain_graph=True,
+                            is_grads_batched=True)
+        gx, gy = L.autograd.grad(out, (x, y), L.eye(3, dtype=L.float64), retain_graph=True,
+                                 is_grads_batched=True, allow_unused=True)
+        assert gy is None
+        assert_close(_np(gx), 2 * np.eye(3), atol=0)
+        gx, gy = L.autograd.grad(out, (x, y), L.eye(3, dtype=L.float64), retain_graph=True,
+                                 is_grads_batched=True, materialize_grads=True)
+        assert tuple(gy.shape) == (2,) and not gy.any()     # PyTorch's: without the batch
+        with pytest.raises(RuntimeError, match="we interpret the first dimension of each "
+                                               "grad_output as the batch dimension"):
+            L.autograd.grad(out, x, L.ones(2, 4, dtype=L.float64), retain_graph=True,
+                            is_grads_batched=True)
+        with pytest.raises(ValueError, match="Expected all tensors to have the same size in the "
+                                             "mapped dimension, got sizes \\[2, 4\\]"):
+            L.autograd.grad([out, out], x, [L.ones(2, 3, dtype=L.float64),
+                                            L.ones(4, 3, dtype=L.float64)],
+                            retain_graph=True, is_grads_batched=True)
+        with pytest.raises(ValueError, match="dimensionality 0 so expected in_dim to satisfy "
+                                             "0 <= in_dim < 0"):
+            L.autograd.grad(out.sum(), x, None, retain_graph=True, is_grads_batched=True)
+
+
+def test_is_grads_batched_uses_batching_rules():
+    x = tp.randn(6, 5, dtype=tp.float64, requires_grad=True)
+    out = (x.softmax(-1) @ x.t()).logsumexp(0)
+    del _vmap_mod.FELL_BACK[:]
+    g, = tp.autograd.grad(out, x, tp.eye(6, dtype=tp.float64), is_grads_batched=True)
+    assert _vmap_mod.FELL_BACK == []
+    assert_close(_np(g), _np(jacrev(lambda x: (x.softmax(-1) @ x.t()).logsumexp(0))(x)), atol=1e-12)
+
+
+def test_autograd_grad_inside_vmap_differentiates_each_sample():
+    X = tp.randn(4, 3, dtype=tp.float64)
+
+    def f(x):
+        y = x.clone().requires_grad_()
+        return tp.autograd.grad((y ** 3).sum(), y)[0]
+    assert_close(vmap(f)(X), 3 * X ** 2, atol=1e-12)
