@@ -14,8 +14,10 @@ Semantics, shapes and messages follow PyTorch 2.x ``torch.func``.
 """
 import functools
 
+import numpy as np
+
 from .._creation import zeros
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from ..ops.shape import cat
 from ._eager import _jvp, _slice_argnums, _vjp
 from ._pytree import tree_flatten, tree_leaves, tree_unflatten
@@ -42,15 +44,9 @@ def _basis_chunks(tensors, chunk_size=None):
     starts = [sum(numels[:k]) for k in range(len(numels))]
     for first in range(0, total, max(step, 1)):
         rows = min(step, total - first)
-        chunk = []
-        for t, n, s in zip(tensors, numels, starts):
-            z = zeros((rows, n), dtype=t.dtype)
-            # row i has its one at column first + i - s: the diagonal first - s
-            lo, hi = max(first - s, 0), min(first + rows - s, n)
-            if lo < hi:
-                z.diagonal(first - s).fill_(1)
-            chunk.append(z.view((rows,) + tuple(t.shape)))
-        yield chunk
+        # row i has its one at column first + i - s: the diagonal first - s
+        yield [_wrap(np.eye(rows, n, first - s, dtype=t._data.dtype).reshape((rows,) + tuple(t.shape)))
+               for t, n, s in zip(tensors, numels, starts)]
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):

@@ -30,7 +30,7 @@ from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
 from ..autograd.forward_ad import _Below
-from ..ops._families import NoBatchRule, _batch_first, materialize, pad_rank
+from ..ops._families import NoBatchRule, _batch_first, batch_elementwise, materialize, pad_rank
 
 __all__ = ["vmap", "BatchedTensor"]
 
@@ -42,15 +42,21 @@ FELL_BACK = []          # every op that ran once per sample (the op table's test
 class _Logical:
     """Stands in for a batched tensor's ``_data``: the logical shape and the
     dtype, which is all that code outside the batching rules may read."""
-    __slots__ = ("shape", "dtype", "ndim", "size", "itemsize")
+    __slots__ = ("shape", "dtype", "ndim")
 
     def __init__(self, shape, dtype):
         self.shape, self.dtype, self.ndim = shape, dtype, len(shape)
+
+    @property
+    def size(self):
         n = 1
-        for k in shape:
+        for k in self.shape:
             n *= k
-        self.size = n
-        self.itemsize = dtype.itemsize
+        return n
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
 
     def __getattr__(self, name):
         raise RuntimeError(f"vmap: this operation reads the values of a batched tensor ({name}), "
@@ -158,6 +164,42 @@ def _contiguous_strides(shape):
         st.append(acc)
         acc *= max(s, 1)
     return tuple(reversed(st))
+
+
+_FAST = {}
+
+
+def _fast_paths():
+    """(op, number of arguments) -> the pointwise op's public fast path (its
+    one-tensor function, or a binary op's two-argument ``fast``)."""
+    from ..ops import pointwise, pointwise_more
+    for mod in (pointwise, pointwise_more):
+        for fn in vars(mod).values():
+            op = getattr(fn, "op", None)
+            if op is None or not hasattr(fn, "ufunc"):
+                continue
+            fast = getattr(fn, "fast", None)
+            if fast is not None:
+                _FAST[(op, 2)] = fast
+            elif op.n_in == 1:
+                _FAST[(op, 1)] = fn
+    return _FAST
+
+
+def _aligned(args, bdims):
+    """Whether broadcasting already lines up the samples of an elementwise op's
+    arguments: the batched ones of one rank, the others (numbers, shared
+    tensors) of no more dimensions than a sample has."""
+    nd, most = None, 0
+    for a, b in zip(args, bdims):
+        if b is None:
+            if isinstance(a, Tensor) and a._data.ndim > most:
+                most = a._data.ndim
+        elif nd is None:
+            nd = a._data.ndim
+        elif a._data.ndim != nd:
+            return False
+    return most < nd
 
 
 def _wrap_batched(level, value):
@@ -288,6 +330,11 @@ class VmapLevel:
         if bdims is None:
             return dispatch(op, args)
         rule = op.batch
+        if rule is batch_elementwise and _aligned(args, bdims):
+            # nothing to move or pad: the op on the physical tensors, by the fast
+            # path hand-written code takes
+            fast = (_FAST or _fast_paths()).get((op, len(args)))
+            return self._wrap_result(fast(*args) if fast else dispatch(op, args), 0)
         if rule is None:
             return self._fallback(op, args, bdims)
         try:
@@ -901,14 +948,23 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
 
 def _run(func, flat_args, spec, dims, out_dims, randomness, kwargs):
-    size = next(a.shape[d] for a, d in zip(flat_args, dims) if d is not None)
+    for a, d in zip(flat_args, dims):
+        if d is not None:
+            size = a.shape[d]
+            break
     level = VmapLevel(size, randomness)
     with _open(level):
-        with level.below():
-            batched = [a if d is None else
-                       _wrap_batched(level, a.movedim(d, 0) if d % a.dim() != 0 else a)
-                       for a, d in zip(flat_args, dims)]
+        batched = []
+        for a, d in zip(flat_args, dims):
+            if d is not None:
+                if d % a.dim():
+                    with level.below():
+                        a = a.movedim(d, 0)
+                a = _wrap_batched(level, a)
+            batched.append(a)
         out = func(*tree_unflatten(batched, spec), **kwargs)
+        if type(out) is BatchedTensor and out._level is level and out_dims == 0:
+            return out._value                   # the common case: nothing to move
         with level.below():
             return _unwrap_outputs(func, level, out, out_dims)
 

@@ -205,6 +205,13 @@ def batch_matmul(op, args, bdims):
     rx, ry = x.ndim - bx, y.ndim - by
     if rx == 0 or ry == 0:
         raise NoBatchRule(op.name)          # the op's own error, from one sample
+    mm = REGISTRY["matmul"]
+    # a batch of vectors against a shared matrix: one matrix product (a broadcast
+    # stack of vector products would be one BLAS call per sample)
+    if bx and not by and rx == 1 and ry == 2:
+        return dispatch(mm, [x, y]), 0
+    if by and not bx and ry == 1 and rx == 2:
+        return dispatch(mm, [y, x.transpose(0, 1)]), 0
     drop = []
     if rx == 1:
         x = x.unsqueeze(-2)
@@ -225,12 +232,22 @@ def batch_matmul(op, args, bdims):
         x = x.reshape((1,) * (rank - rx) + tuple(x.shape))
     if not bx and not by:
         raise NoBatchRule(op.name)
-    r = dispatch(REGISTRY["matmul"], [x, y])
+    r = dispatch(mm, [x, y])
     if drop == [-2, -1]:
         r = r.squeeze(-1).squeeze(-1)
     elif drop:
         r = r.squeeze(drop[0])
     return r, 0
+
+
+def batch_mv(op, args, bdims):
+    """``mv(A, v)``: a batched matrix and a shared vector are one broadcasting
+    matmul; otherwise ``matmul``'s rule (a batched vector and a shared matrix:
+    one matrix product with the matrix transposed, ``v @ A^T``)."""
+    A, v = _front(args[:2], bdims[:2])
+    if bdims[1] is None and A.ndim == 3 and v.ndim == 1:
+        return dispatch(REGISTRY["matmul"], [A, v]), 0
+    return batch_matmul(op, args, bdims)
 
 
 def batch_dot(op, args, bdims):
@@ -444,7 +461,7 @@ RULES = {
     "repeat": batch_repeat, "tril": batch_same, "triu": batch_same,
     "diag_embed": batch_diag_embed, "slice_backward": batch_sized_backward,
     "diagonal_backward": batch_sized_backward, "cat": batch_cat, "stack": batch_stack,
-    "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_matmul,
+    "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_mv,
     "dot": batch_dot, "vdot": batch_dot, "addmm": batch_addmm, "baddbmm": batch_addmm,
     "einsum": batch_einsum, "linalg_cross": batch_cross, "trace": batch_trace,
     "gather": batch_gather, "scatter": batch_gather, "scatter_value": batch_gather,
