@@ -377,3 +377,39 @@ def test_autograd_grad_inside_vmap_differentiates_each_sample():
         y = x.clone().requires_grad_()
         return tp.autograd.grad((y ** 3).sum(), y)[0]
     assert_close(vmap(f)(X), 3 * X ** 2, atol=1e-12)
+
+
+# ------------------------------------------------------------------ indexing with batched index tensors
+@pytest.mark.parametrize("key", [
+    lambda i, j: (i,), lambda i, j: (i, slice(1, None)), lambda i, j: (slice(None), i),
+    lambda i, j: (1, i), lambda i, j: (Ellipsis, i), lambda i, j: (None, i), lambda i, j: (i, None, j),
+    lambda i, j: (i, slice(None), j), lambda i, j: (slice(None), i, j), lambda i, j: (i, 0, j),
+    lambda i, j: (slice(0, 2), i, Ellipsis),
+], ids=["i", "i,1:", ":,i", "1,i", "...,i", "None,i", "i,None,j", "i,:,j", ":,i,j", "i,0,j",
+        ":2,i,..."])
+def test_getitem_with_batched_index_tensors_matches_the_loop(key):
+    x = tp.randn(4, 3, 4, 3, dtype=tp.float64)
+    i = tp.tensor([[0, 2], [1, 1], [2, 0], [-1, 1]])
+    j = tp.tensor([[1], [0], [2], [1]])
+    f = lambda x, i, j: x[key(i, j)]                                # noqa: E731
+    del _vmap_mod.FELL_BACK[:]
+    got = vmap(f)(x, i, j)
+    assert _vmap_mod.FELL_BACK == []
+    assert_close(got, _loop(f, x, i, j), atol=0)
+    g = vmap(grad(lambda x, i, j: (f(x, i, j) ** 2).sum()))(x, i, j)
+    assert_close(g, _loop(grad(lambda x, i, j: (f(x, i, j) ** 2).sum()), x, i, j), atol=1e-12)
+    # a shared x, batched indices
+    assert_close(vmap(f, in_dims=(None, 0, 0))(x[0], i, j),
+                 tp.stack([f(x[0], i[k], j[k]) for k in range(4)]), atol=0)
+
+
+def test_batched_boolean_mask_is_refused_as_pytorch_does():
+    x, m = tp.randn(3, 4), tp.ones(3, 4, dtype=tp.bool)
+    with pytest.raises(RuntimeError, match="Attempting to batch over indexing with a boolean mask"):
+        vmap(lambda a, b: a[b])(x, m)
+    # a shared mask with a batched index: its positions, the same for every sample
+    y, i = tp.randn(3, 4, 5), tp.tensor([[0], [1], [2]])
+    mask = tp.tensor([True, False, True, True])
+    f = lambda a, k: a[mask, k]                                      # noqa: E731
+    assert_close(vmap(f, in_dims=(None, 0))(y[0], i), tp.stack([f(y[0], i[k]) for k in range(3)]),
+                 atol=0)

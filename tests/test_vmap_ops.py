@@ -55,13 +55,16 @@ def _rng(case, sample, salt):
 
 
 def _batch(arrays, gen, n=B):
-    """``n`` copies of each array: floating ones perturbed per copy, others
-    (indices, masks) repeated as they are; stacked along a new dimension 0."""
+    """``n`` copies of each array: floating ones perturbed per copy (real ones
+    kept within the sample's own range, so that a domain such as [0, 1] holds),
+    others (indices, masks) repeated as they are; stacked along a new dimension 0."""
     out = []
     for a in arrays:
         a = np.asarray(a)
         if a.dtype.kind in "fc":
             copies = [a + 0.05 * k * gen.standard_normal(a.shape).astype(a.dtype) for k in range(n)]
+            if a.dtype.kind == "f" and a.size:
+                copies = [np.clip(c, a.min(), a.max()) for c in copies]
         else:
             copies = [a] * n
         out.append(np.stack(copies))

@@ -26,6 +26,7 @@ import warnings
 
 
 from .._random import draw_guards
+from .. import _dtype
 from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
@@ -34,6 +35,7 @@ from ..ops._families import NoBatchRule, _batch_first, batch_elementwise, materi
 
 __all__ = ["vmap", "BatchedTensor"]
 
+_bool, _uint8 = _dtype.bool_, _dtype.uint8
 _LEVELS = []            # the open vmap levels, outermost first
 _WARNED = set()         # ops whose fallback warning was given
 FELL_BACK = []          # every op that ran once per sample (the op table's tests read it)
@@ -437,26 +439,70 @@ class VmapLevel:
         return any(_is_batched(k, self) for k in items)
 
     def getitem(self, x, key):
-        """``x[key]`` where ``key`` holds batched index tensors: one advanced index."""
+        """``x[key]`` where ``key`` holds batched index tensors.  The basic items
+        (ints, slices, None, Ellipsis) are applied first, as the view ops they
+        are (PyTorch's rule: ints take no part in placing the advanced
+        dimensions); then the tensors, with a batch index in front, as one
+        advanced index on the physical tensor, whose result dimensions are
+        put where the sample's own indexing puts them."""
         items = key if isinstance(key, tuple) else (key,)
-        simple = all(isinstance(k, (Tensor, int)) and not isinstance(k, bool) for k in items)
-        if not simple:
-            raise NotImplementedError("vmap: indexing with a batched index tensor together with "
-                                      "slices, None or Ellipsis is not supported yet; index with "
-                                      "tensors and integers only")
+        if any(_is_batched(k, self) and k.dtype in (_bool, _uint8) for k in items):
+            raise RuntimeError("vmap: We do not support batching operators that can support "
+                               "dynamic shape. Attempting to batch over indexing with a boolean "
+                               "mask.")
+        if any(type(k) is bool for k in items):
+            raise NotImplementedError("vmap: indexing with True/False together with a batched "
+                                      "index tensor is not supported")
+        consumed = sum(k.dim() if isinstance(k, Tensor) and k.dtype in (_bool, _uint8) else
+                       1 for k in items if k is not None and k is not Ellipsis)
+        basic, tensors, pos = [], [], 0
+        for k in items:
+            if isinstance(k, Tensor):
+                if k.dtype in (_bool, _uint8):            # a shared mask: its positions
+                    for j in k.nonzero().unbind(1):
+                        tensors.append((pos, j))
+                        basic.append(slice(None))
+                        pos += 1
+                    continue
+                tensors.append((pos, k))
+                basic.append(slice(None))
+                pos += 1
+            elif k is None:
+                basic.append(None)
+                pos += 1
+            elif k is Ellipsis:
+                basic.append(Ellipsis)
+                pos += x.dim() - consumed
+            elif isinstance(k, slice):
+                basic.append(k)
+                pos += 1
+            else:
+                basic.append(k)                           # an int: a select, no result dimension
+        if any(not (isinstance(k, slice) and k == slice(None)) for k in basic):
+            x = x[tuple(basic)]
+        positions = [p for p, _ in tensors]
         with self.below():
-            xv = x._value if _is_batched(x, self) else materialize(x, None, self.size)
-            idx = []
-            rank = max((k.dim() for k in items if isinstance(k, Tensor)), default=0)
-            for k in items:
-                if _is_batched(k, self):
-                    v = k._value
-                    idx.append(v.reshape((self.size,) + (1,) * (rank - v.dim() + 1) + tuple(v.shape[1:])))
-                else:
-                    idx.append(k)
+            b = self.size
+            xv = x._value if _is_batched(x, self) else materialize(x, None, b)
+            shapes = [tuple(t.shape) for _, t in tensors]
+            rank = max((len(sh) for sh in shapes), default=0)
             from .._creation import arange
-            b = arange(self.size).reshape((self.size,) + (1,) * rank)
-            r = xv[(b,) + tuple(idx)]
+            pkey = [arange(b).reshape((b,) + (1,) * rank)]
+            it = iter(tensors)
+            for d in range(positions[-1] + 1):
+                if d in positions:
+                    t = next(it)[1]
+                    if _is_batched(t, self):
+                        v = t._value
+                        t = v.reshape((b,) + (1,) * (rank - v.dim() + 1) + tuple(v.shape[1:]))
+                    pkey.append(t)
+                else:
+                    pkey.append(slice(None))
+            r = xv[tuple(pkey)]
+            adjacent = positions == list(range(positions[0], positions[-1] + 1))
+            if adjacent and positions[0] > 0:   # the sample's result has them in place
+                n = rank
+                r = r.movedim(list(range(1, 1 + n)), list(range(1 + positions[0], 1 + positions[0] + n)))
         return _wrap_batched(self, r)
 
 

@@ -977,8 +977,8 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
 # ------------------------------------------------------------------ attention
 def _bias_from_mask(mask, dtype):
     """A boolean mask (True: attend) as an additive bias (0 / -inf), a float mask as it is."""
-    if mask._data.dtype == _np.bool_:
-        return _wrap(_np.where(mask._data, _np.zeros((), dtype.np), _np.full((), -_np.inf, dtype.np)))
+    if mask._data.dtype == _np.bool_:       # (tensor ops: the mask may be batched under vmap)
+        return _pw.where(mask, _wrap(_np.zeros((), dtype.np)), _wrap(_np.full((), -_np.inf, dtype.np)))
     return mask
 
 

@@ -54,14 +54,31 @@ def batch_full_reduction(method):
 
 
 def batch_arg_reduction(op, args, bdims):
-    """``argmax``/``argmin``: ``dim=None`` indexes the flattened sample."""
+    """``argmax``/``argmin``: ``dim=None`` indexes the flattened sample; a 0-d
+    sample along its dimension 0 is reduced along a dimension of size one."""
     x = _batch_first(args[0], bdims[0])
     dim, keep = args[1], args[2]
+    if dim is not None and _rank(x) == 0:
+        if dim not in (0, -1):
+            raise NoBatchRule(op.name)          # the op's own error, from one sample
+        return _call(op, [x.unsqueeze(1), 1, False]), 0
     if dim is not None:
         return _call(op, [x, shift_dim(dim, _rank(x)), keep]), 0
     r = _call(op, [_flat(x), 1, False])
     if keep:
         r = r.reshape((x.shape[0],) + (1,) * _rank(x))
+    return r, 0
+
+
+def batch_aminmax(op, args, bdims):
+    """``aminmax``: ``dim=None`` reduces the flattened sample (the op takes one
+    dimension only); a dimension as the dims rule does."""
+    if args[1] is not None:
+        return batch_dims(op, args, bdims)
+    x = _batch_first(args[0], bdims[0])
+    r = _call(op, [_flat(x), 1, False])
+    if args[2]:
+        r = tuple(t.reshape((x.shape[0],) + (1,) * _rank(x)) for t in r)
     return r, 0
 
 
@@ -258,14 +275,22 @@ def batch_dot(op, args, bdims):
 
 
 def batch_addmm(op, args, bdims):
+    """``beta * input + alpha * (mat1 @ mat2)`` of each sample: the product by
+    matmul's rule (once for all samples when neither matrix is batched), the
+    input padded to the product's rank so that it broadcasts as one sample's
+    would; ``beta == 0`` ignores the input (NaN included), as the op does."""
     inp, m1, m2 = _front(args[:3], bdims[:3])
     beta, alpha = args[3], args[4]
-    prod, _ = batch_matmul(op, [m1, m2], bdims[1:3])
-    if bdims[0] is not None:
-        inp = pad_rank(inp, 2 if op.name == "addmm" else 3)
+    if bdims[1] is None and bdims[2] is None:
+        prod, batched = dispatch(REGISTRY["matmul"], [m1, m2]), False
+    else:
+        front = [None if b is None else 0 for b in bdims[1:3]]     # (moved first above)
+        prod, batched = batch_matmul(op, [m1, m2], front)[0], True
     out = prod if alpha == 1 else prod * alpha
     if beta == 0:
-        return out + inp * 0 if bdims[0] is not None else out, 0
+        return (out if batched else materialize(out, None, inp.shape[0])), 0
+    if bdims[0] is not None:
+        inp = pad_rank(inp, 2 if op.name == "addmm" else 3)
     return out + (inp if beta == 1 else inp * beta), 0
 
 
@@ -300,10 +325,11 @@ def batch_einsum(op, args, bdims):
 
 
 def batch_cross(op, args, bdims):
-    x, y = _front(args[:2], bdims[:2])
+    """Both operands batched (a shared one expanded: the kernel wants equal
+    ranks) and padded to one logical rank, the dimension shifted."""
+    size = batch_size(args[:2], bdims[:2])
     rank = logical_rank(args, bdims, 2)
-    x = pad_rank(x, rank) if bdims[0] is not None else x
-    y = pad_rank(y, rank) if bdims[1] is not None else y
+    x, y = (pad_rank(materialize(a, b, size), rank) for a, b in zip(args[:2], bdims[:2]))
     dim = args[2]
     return _call(op, [x, y, None if dim is None else shift_dim(dim, rank)]), 0
 
@@ -325,26 +351,85 @@ def batch_gather(op, args, bdims):
         if i < len(args) and hasattr(args[i], "ndim"):
             new[i] = materialize(args[i], bdims[i], size)
     rank = _rank(new[0])
+    if rank == 0:           # 0-d samples: along a dimension of size one (0 or -1 only)
+        if args[1] not in (0, -1) or any(hasattr(new[i], "ndim") and new[i].ndim > 2
+                                         for i in (2, 3) if i < len(new)):
+            raise NoBatchRule(op.name)          # the op's own error, from one sample
+        # the result is shaped as the index (gather) or as the 0-d input (scatter)
+        scalar = new[2].ndim == 1 or op.name != "gather"
+        for i in (0, 2, 3):
+            if i < len(new) and hasattr(new[i], "ndim") and new[i].ndim == 1:
+                new[i] = new[i].unsqueeze(1)
+        new[1] = 1
+        r = _call(op, new)
+        return (r.reshape(r.shape[:1]) if scalar else r), 0
     new[1] = shift_dim(args[1], rank)
     return _call(op, new), 0
+
+
+def _full_index(idx, d, shape):
+    """A batched index (batch first; a sample's 0-d or 1-d) as the index of a
+    gather/scatter along dimension ``d`` of a tensor of ``shape`` (batch
+    first): the sample's positions along ``d``, the same for every other
+    coordinate (a view)."""
+    b = idx.shape[0]
+    idx = idx.reshape((b, -1))
+    k = idx.shape[1]
+    idx = idx.reshape((b,) + (1,) * (d - 1) + (k,) + (1,) * (len(shape) - d - 1))
+    return idx.expand(tuple(shape[:d]) + (k,) + tuple(shape[d + 1:]))
 
 
 def batch_index_dim(op, args, bdims):
-    """``index_select``/``index_add``/``index_fill``/``index_copy``: along ``dim``
-    with an index shared by the samples (a batched index: once per sample)."""
-    if bdims[2] is not None:
-        raise NoBatchRule(op.name)
+    """``index_select``/``index_add``/``index_fill``/``index_copy`` along ``dim``:
+    with an index shared by the samples, the op on the batch; with a batched
+    index, the gather or scatter that does the same per sample (bounds checked
+    by it).  A 0-d sample works along a dimension of size one."""
     size = batch_size(args, bdims)
     new = list(args)
-    new[0] = materialize(args[0], bdims[0], size)
-    rank = _rank(new[0])
+    x = materialize(args[0], bdims[0], size)
+    scalar = _rank(x) == 0
+    if scalar:
+        if args[1] not in (0, -1):
+            raise NoBatchRule(op.name)          # the op's own error, from one sample
+        x = x.unsqueeze(1)
+    new[0] = x
+    d = new[1] = shift_dim(args[1], _rank(x))
     for i in range(3, len(args)):       # the source (or value) tensor lines up with the batch
         if bdims[i] is not None or (op.names[i] == "source" and hasattr(args[i], "ndim")):
-            new[i] = materialize(args[i], bdims[i], size)
-    if bdims[0] is None and op.name != "index_select":
-        new[0] = new[0].clone()
-    new[1] = shift_dim(args[1], rank)
-    return _call(op, new), 0
+            t = materialize(args[i], bdims[i], size)
+            new[i] = t.unsqueeze(1) if scalar and t.ndim == 1 else t
+    if bdims[2] is None:
+        if bdims[0] is None and op.name != "index_select":
+            new[0] = x.clone()
+        r = _call(op, new)
+    else:
+        idx = _batch_first(args[2], bdims[2])
+        if idx.ndim > 2:
+            raise NoBatchRule(op.name)          # the op's own error (not a vector), per sample
+        r = _batched_index_dim(op, new, d, idx)
+    return (r.reshape(r.shape[:1]) if scalar else r), 0
+
+
+def _batched_index_dim(op, args, d, idx):
+    x = args[0]
+    if op.name == "index_select":
+        return _call(REGISTRY["gather"], [x, d, _full_index(idx, d, x.shape)])
+    if op.name in ("index_fill", "index_fill_tensor"):
+        idx = idx + (idx < 0) * x.shape[d]           # index_fill takes negative indices
+        full = _full_index(idx, d, x.shape)
+        value = args[3]
+        if op.name == "index_fill" or not hasattr(value, "ndim"):
+            return _call(REGISTRY["scatter_value"], [x, d, full, value])
+        value = pad_rank(materialize(value, 0 if value.ndim else None, x.shape[0]), _rank(x))
+        return _call(REGISTRY["scatter"], [x, d, full, value.expand(full.shape)])
+    src = args[3]
+    full = _full_index(idx, d, src.shape)
+    if op.name == "index_add":
+        alpha = args[4] if len(args) > 4 else 1
+        return _call(REGISTRY["scatter_add"], [x, d, full, src if alpha == 1 else src * alpha])
+    if op.name == "index_copy":
+        return _call(REGISTRY["scatter"], [x, d, full, src])
+    raise NoBatchRule(op.name)
 
 
 def batch_index_reduce(op, args, bdims):
@@ -374,6 +459,7 @@ def batch_take(op, args, bdims):
     if bdims[1] is None:
         return x[:, idx], 0
     idx = _batch_first(idx, bdims[1])
+    idx = idx + (idx < 0) * x.shape[1]          # take counts from the end for a negative index
     return x.gather(1, idx.reshape((size, -1))).reshape(idx.shape), 0
 
 
@@ -448,7 +534,7 @@ RULES = {
     "nonzero": batch_dynamic, "masked_select": batch_dynamic,
     "prod": batch_full_reduction("prod"), "max": batch_full_reduction("amax"),
     "min": batch_full_reduction("amin"), "median": batch_full_reduction("median"),
-    "argmax": batch_arg_reduction, "argmin": batch_arg_reduction,
+    "argmax": batch_arg_reduction, "argmin": batch_arg_reduction, "aminmax": batch_aminmax,
     "sum_to_size": batch_sum_to_size,
     "expand": batch_expand, "view": batch_view, "_unsafe_view": batch_view,
     "permute": batch_permute, "movedim": batch_movedim, "t": batch_t,
@@ -474,8 +560,9 @@ RULES = {
 
 
 def attach():
-    """Give each op in ``RULES`` its rule (ops that already name one keep it)."""
-    for name, rule in RULES.items():
-        op = REGISTRY.get(name)
+    """Give each op in ``RULES`` its rule (ops that already name one keep it),
+    and the same to the copies of an op under other node names (einsum's)."""
+    from .linalg import _EINSUM_OPS
+    for op in [REGISTRY.get(name) for name in RULES] + list(_EINSUM_OPS.values()):
         if op is not None and (op.batch is None or op.batch is getattr(op.family, "batch", None)):
-            op.batch = rule
+            op.batch = RULES[op.name]

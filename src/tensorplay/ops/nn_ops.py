@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from .._tensor import _wrap
-from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
+from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER, NoBatchRule
 from ._registry import defop, dispatch
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
@@ -44,8 +44,8 @@ def _const(a):
 
 # vmap batching rules (``rule(op, args, bdims) -> (result, out_bdim)``) take the
 # physical arguments with their batch dimension at ``bdims[i]`` (None: unbatched)
-# and call the op once on the whole batch.  Ops without a rule (embedding, the
-# class losses) are run once per sample by vmap.
+# and call the op once on the whole batch.  Ops without a rule (the class losses)
+# are run once per sample by vmap.
 def _front(t, b, rank=None):
     """``t`` with its batch dimension first and, if ``rank`` is given, size-1
     dimensions after it up to that logical rank (so broadcasting lines up)."""
@@ -280,8 +280,30 @@ def _embedding_vjp(g, weight, indices, padding_idx, scale_grad_by_freq):
     return _index_add(zeros, 0, _wrap(idx), g2)
 
 
+def _embedding_batch(op, args, bdims):
+    """Shared weight: the op on the batch of indices (each element picks its
+    row; the padding row's zero gradient holds per element).  A batched weight:
+    each sample's rows gathered from its own table (bounds checked by the
+    gather).  Counting by frequency, or a padding row of a batched weight, is
+    per sample: once per sample then."""
+    weight, indices, padding_idx, by_freq = args[:4]
+    if bdims[0] is None:
+        if by_freq:
+            raise NoBatchRule(op.name)
+        return dispatch(op, [weight, _front(indices, bdims[1]), padding_idx, by_freq]), 0
+    if by_freq or padding_idx is not None:
+        raise NoBatchRule(op.name)
+    w = _front(weight, bdims[0])
+    b, rest = w.shape[0], tuple(w.shape[2:])
+    i = _front(indices, bdims[1]) if bdims[1] is not None else \
+        indices.unsqueeze(0).expand((b,) + tuple(indices.shape))
+    k = i.reshape((b, -1))
+    full = k.reshape(tuple(k.shape) + (1,) * len(rest)).expand(tuple(k.shape) + rest)
+    return w.gather(1, full).reshape((b,) + tuple(i.shape[1:]) + rest), 0
+
+
 embedding = defop("embedding", _embedding_k, {"weight": _embedding_vjp}, n_in=2, meta=("weight",),
-                  upcast=False, family=INDEXING, linear=True, method=False)
+                  upcast=False, family=INDEXING, linear=True, method=False, batch=_embedding_batch)
 
 
 # ------------------------------------------------------------------ losses over classes
