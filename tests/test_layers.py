@@ -49,8 +49,13 @@ ALLOWED = {
     # apply_inplace hands an in-place op on a view to views.py, which is built on
     # inplace.py's primitives (_standin, write_into, adopt)
     ("tensorplay.ops.inplace", "tensorplay.ops.views"),
-    # check_batched_grad=True needs vmap, from tensorplay.func above (not written yet)
+    # check_batched_grad / check_batched_forward_grad are vmap of the vjp / jvp
     ("tensorplay.autograd.gradcheck", "tensorplay.func"),
+    # grad(..., is_grads_batched=True) is vmap of the vjp (as in PyTorch); grad of
+    # batched tensors inside vmap lays them out as the transforms do
+    ("tensorplay.autograd._backward", "tensorplay.func._vmap"),
+    # functional.jacobian(vectorize=True): the standard basis and jacfwd of func
+    ("tensorplay.autograd.functional", "tensorplay.func._jac"),
 }
 
 

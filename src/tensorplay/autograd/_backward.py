@@ -274,20 +274,20 @@ def _grad_of_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, 
     outs, cts, phys, back = _vmap.autograd_pairs(list(outputs), list(seeds), list(inputs))
     got = grad(outs, phys, cts, retain_graph=retain_graph, create_graph=create_graph,
                allow_unused=True) if outs else (None,) * len(phys)
-    result = []
-    for i, g in enumerate(got):
-        if g is None:
-            if materialize_grads:
-                g = _creation.zeros_like(phys[i])
-            elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the desired "
-                                   "behavior.")
-            else:
-                result.append(None)
-                continue
-        result.append(back(i, g))
-    return tuple(result)
+    got = [_unused(i, p, materialize_grads, allow_unused) if g is None else g
+           for i, (p, g) in enumerate(zip(phys, got))]
+    return tuple(None if g is None else back(i, g) for i, g in enumerate(got))
+
+
+def _unused(i, t, materialize_grads, allow_unused):
+    """What ``grad`` gives for input ``i`` that nothing reached: zeros like
+    ``t``, None, or PyTorch's error."""
+    if materialize_grads:
+        return _creation.zeros_like(getattr(t, "_variable", t))
+    if not allow_unused:
+        raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used "
+                           "in the graph. Set allow_unused=True if this is the desired behavior.")
+    return None
 
 
 def _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
@@ -303,20 +303,10 @@ def _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unus
                    create_graph=create_graph, allow_unused=True)
         used[:] = [g is not None for g in got]
         return tuple(g for g in got if g is not None)
-    got = list(vmap(vjp)(*seeds))
-    result = []
-    for i, t in enumerate(inputs):
-        if used[i]:
-            result.append(got.pop(0))
-        elif materialize_grads:         # PyTorch's: the input's zeros, without the batch
-            result.append(_creation.zeros_like(getattr(t, "_variable", t)))
-        elif not allow_unused:
-            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
-                               "used in the graph. Set allow_unused=True if this is the desired "
-                               "behavior.")
-        else:
-            result.append(None)
-    return tuple(result)
+    got = iter(vmap(vjp)(*seeds))
+    # (materialized: PyTorch's zeros of the input, without the batch)
+    return tuple(next(got) if used[i] else _unused(i, t, materialize_grads, allow_unused)
+                 for i, t in enumerate(inputs))
 
 
 def _tensor_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None, **kw):
