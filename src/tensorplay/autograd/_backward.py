@@ -271,9 +271,10 @@ def _grad_of_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, 
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                                f"grad_fn")
     seeds = _make_seeds(outputs, _as_tuple(grad_outputs))
-    outs, cts, phys, back = _vmap.autograd_pairs(list(outputs), list(seeds), list(inputs))
-    got = grad(outs, phys, cts, retain_graph=retain_graph, create_graph=create_graph,
-               allow_unused=True) if outs else (None,) * len(phys)
+    outs, cts, phys, back, levels = _vmap.autograd_pairs(list(outputs), list(seeds), list(inputs))
+    with _vmap.physical_backward(cts, levels):
+        got = grad(outs, phys, cts, retain_graph=retain_graph, create_graph=create_graph,
+                   allow_unused=True) if outs else (None,) * len(phys)
     got = [_unused(i, p, materialize_grads, allow_unused) if g is None else g
            for i, (p, g) in enumerate(zip(phys, got))]
     return tuple(None if g is None else back(i, g) for i, g in enumerate(got))

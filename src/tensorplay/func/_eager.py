@@ -92,13 +92,15 @@ def _grad_of(outputs, inputs, cotangents=None, retain_graph=False, create_graph=
         return tuple(zeros_like(x) for x in inputs)
     outs = [o for o, _ in pairs]
     cts = None if cotangents is None else [c for _, c in pairs]
-    back = None
+    back, levels = None, ()
     if any(type(t) is _vmap.BatchedTensor for t in outs + list(inputs) + (cts or [])):
-        outs, cts, inputs, back = _vmap.autograd_pairs(outs, cts or [None] * len(outs), inputs)
+        outs, cts, inputs, back, levels = _vmap.autograd_pairs(outs, cts or [None] * len(outs),
+                                                               inputs)
         if not outs:
             return tuple(back(i, zeros_like(x)) for i, x in enumerate(inputs))
-    got = _backward.grad(outs, inputs, cts, retain_graph=retain_graph, create_graph=create_graph,
-                         allow_unused=True)
+    with _vmap.physical_backward(cts or (), levels):
+        got = _backward.grad(outs, inputs, cts, retain_graph=retain_graph,
+                             create_graph=create_graph, allow_unused=True)
     got = tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, got))
     if back is not None:
         got = tuple(back(i, g) for i, g in enumerate(got))

@@ -204,11 +204,20 @@ def _aligned(args, bdims):
     return most < nd
 
 
+_LOGICAL = {}           # (shape, dtype) -> its _Logical (immutable: shared)
+
+
 def _wrap_batched(level, value):
     """``value`` (batch dimension first) as a batched tensor of ``level``."""
     t = _new(BatchedTensor)
     d = value._data
-    t._data = _Logical(d.shape[1:], d.dtype)
+    key = (d.shape[1:], d.dtype)
+    lg = _LOGICAL.get(key)
+    if lg is None:
+        if len(_LOGICAL) > 4096:
+            _LOGICAL.clear()
+        lg = _LOGICAL[key] = _Logical(*key)
+    t._data = lg
     t._value, t._level = value, level
     t._rg = False
     t._grad_fn = None
@@ -336,13 +345,18 @@ class VmapLevel:
             # nothing to move or pad: the op on the physical tensors, by the fast
             # path hand-written code takes
             fast = (_FAST or _fast_paths()).get((op, len(args)))
-            return self._wrap_result(fast(*args) if fast else dispatch(op, args), 0)
+            result = fast(*args) if fast else dispatch(op, args)
+            if type(result) is Tensor:
+                return _wrap_batched(self, result)
+            return self._wrap_result(result, 0)
         if rule is None:
             return self._fallback(op, args, bdims)
         try:
             result, out_bdim = rule(op, args, bdims)
         except NoBatchRule:
             return self._fallback(op, args, bdims)
+        if out_bdim == 0 and type(result) is Tensor:
+            return _wrap_batched(self, result)
         return self._wrap_result(result, out_bdim)
 
     def _wrap_result(self, result, out_bdim):
@@ -770,23 +784,26 @@ def _by_age(levels):
 
 def autograd_pairs(outs, cts, inputs):
     """What ``autograd.grad`` needs when ``outs``, their cotangents ``cts`` or
-    ``inputs`` are batched: ``(outs, cts, inputs, back)``, where the outputs
+    ``inputs`` are batched: ``(outs, cts, inputs, back, levels)``, where the outputs
     and inputs are their physical tensors (the graph was recorded on those;
     each sample's rows are independent), each cotangent is batched as its
     output is (expanded where it is not) and stays batched at the levels its
     output is not (``vmap`` of a ``vjp_fn``: the backward's vjps then run
-    batched, one pass for the whole batch of cotangents), and ``back(i, g)``
+    batched, one pass for the whole batch of cotangents), ``back(i, g)``
     makes the gradient of input ``i`` batched again as the input is (and at
-    the levels the cotangents kept).
+    the levels the cotangents kept), and ``levels`` are the levels the
+    physical tensors were taken from (see ``physical_backward``).
 
     A pair whose cotangent is batched at a level where its output is not, but
     every input is, is left out: the output cannot depend on those inputs
     (an op on a batched tensor gives a batched result)."""
     in_peeled = [_peel(x) for x in inputs]
     in_levels = [lv for _, lvs in in_peeled for lv in lvs]
+    levels = list(in_levels)            # every level the physical tensors are below
     po, pc = [], []
     for o, c in zip(outs, cts):
         p, lo = _peel(o)
+        levels += [lv for lv in lo if lv not in levels]
         if c is None:
             po.append(p)
             pc.append(p.new_ones(p.shape))
@@ -817,7 +834,27 @@ def autograd_pairs(outs, cts, inputs):
             return _wrap_levels(q, lvs)
         every = _by_age(kept + lvs)
         return _wrap_levels(_relayout(q, kept + lvs, every), every)
-    return po, pc, [p for p, _ in in_peeled], back
+    return po, pc, [p for p, _ in in_peeled], back, levels
+
+
+def physical_backward(cts, levels):
+    """A context for a backward over physical tensors only (no cotangent
+    batched): below the oldest of ``levels``, so that the derivatives' ops do
+    not pass every vmap level on their way (nothing there is batched)."""
+    if not levels or any(type(c) is BatchedTensor for c in cts):
+        return _NULL
+    return _by_age(levels)[0].below()
+
+
+class _Null:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False
+
+
+_NULL = _Null()
 
 
 # ------------------------------------------------------------------ jvp inside vmap
@@ -925,6 +962,9 @@ def _flat_in_dims(func, in_dims, args):
     flat_args, spec = tree_flatten(args)
     if isinstance(in_dims, int):
         dims = [in_dims] * len(flat_args)
+    elif len(in_dims) == len(args) == len(flat_args) and \
+            all(d is None or type(d) is int for d in in_dims):
+        dims = list(in_dims)            # one in_dim per (leaf) argument: the common case
     else:
         dims = _broadcast_prefix(in_dims, args, spec)
         if dims is None:

@@ -217,12 +217,15 @@ def batch_matmul(op, args, bdims):
     left, a column for the right) that is dropped again from the result; the
     batched operand is padded to the other's rank, so that one broadcasting
     matmul computes every sample's product."""
+    mm = REGISTRY["matmul"]
+    x, y = args[0], args[1]
+    if bdims[0] == 0 and bdims[1] is None and x._data.ndim == 2 and y._data.ndim == 2:
+        return dispatch(mm, [x, y]), 0      # the commonest case first (see below)
     x, y = _front(args[:2], bdims[:2])
     bx, by = bdims[0] is not None, bdims[1] is not None
     rx, ry = x.ndim - bx, y.ndim - by
     if rx == 0 or ry == 0:
         raise NoBatchRule(op.name)          # the op's own error, from one sample
-    mm = REGISTRY["matmul"]
     # a batch of vectors against a shared matrix: one matrix product (a broadcast
     # stack of vector products would be one BLAS call per sample)
     if bx and not by and rx == 1 and ry == 2:
@@ -268,9 +271,15 @@ def batch_mv(op, args, bdims):
 
 
 def batch_dot(op, args, bdims):
+    """A batch of vectors against a shared one: one matrix-vector product; two
+    batches: the products summed."""
     x, y = _front(args[:2], bdims[:2])
     if op.name == "vdot":
         x = x.conj()
+    if x.ndim != 1 + (bdims[0] is not None) or y.ndim != 1 + (bdims[1] is not None):
+        raise NoBatchRule(op.name)              # the op's own error (1-d operands), per sample
+    if bdims[0] is None or bdims[1] is None:
+        return dispatch(REGISTRY["matmul"], [x, y] if bdims[1] is None else [y, x]), 0
     return (x * y).sum(-1), 0
 
 

@@ -182,7 +182,7 @@ def materialize(t, bdim, size):
     batch (a view: no copy)."""
     if bdim is not None:
         return _batch_first(t, bdim)
-    return t.unsqueeze(0).expand(size, *t.shape)
+    return t.expand(size, *t.shape)             # (expand adds the leading dimension)
 
 
 def pad_rank(x, rank):
@@ -252,6 +252,10 @@ def batch_dims(op, args, bdims):
     scalar = rank == 0
     reduces = getattr(op.family, "name", None) == "reduction"      # dim=() means all of them
     if scalar:
+        if op.name in ("sum", "mean") and x._data.dtype.kind in "fc" and \
+                (len(args) < 4 or args[3] is None) and \
+                (len(args) < 2 or args[1] in (None, 0, -1, (), (0,), (-1,))):
+            return x.clone(), 0         # a 0-d sample's own sum or mean: itself (a new tensor)
         x = x.unsqueeze(1)
         rank = 1
     new = list(args)
