@@ -839,11 +839,29 @@ def autograd_pairs(outs, cts, inputs):
 
 def physical_backward(cts, levels):
     """A context for a backward over physical tensors only (no cotangent
-    batched): below the oldest of ``levels``, so that the derivatives' ops do
-    not pass every vmap level on their way (nothing there is batched)."""
+    batched): the vmap ``levels`` off the transforms stack while it runs, so
+    that the derivatives' ops do not pass them on their way (nothing there is
+    batched at them).  Other transforms (forward levels) stay where they are."""
     if not levels or any(type(c) is BatchedTensor for c in cts):
         return _NULL
-    return _by_age(levels)[0].below()
+    return _Without(levels)
+
+
+class _Without:
+    __slots__ = ("levels", "saved")
+
+    def __init__(self, levels):
+        self.levels = levels
+
+    def __enter__(self):
+        self.saved = [(i, t) for i, t in enumerate(TRANSFORMS) if t in self.levels]
+        for i, _ in reversed(self.saved):
+            del TRANSFORMS[i]
+
+    def __exit__(self, *exc):
+        for i, t in self.saved:
+            TRANSFORMS.insert(i, t)
+        return False
 
 
 class _Null:
