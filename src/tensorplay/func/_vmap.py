@@ -24,9 +24,8 @@ of an inner level is a batched tensor of the outer one.
 import functools
 import warnings
 
-
-from .._random import draw_guards
 from .. import _dtype
+from .._random import draw_guards
 from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
