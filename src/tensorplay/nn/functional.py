@@ -27,6 +27,13 @@ from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
                              _functional_softmax as _softmax_fn)
 from ..ops.shape import cat as _cat
+# convolution, pooling, padding, resampling: registry ops, re-exported as PyTorch spells them here
+from ..ops.conv import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold,  # noqa: F401
+                        unfold)
+from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
+                           avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+                           max_pool2d_with_indices)
+from ..ops.resample import interpolate, pad  # noqa: F401
 
 __all__ = [
     # activations
@@ -47,6 +54,10 @@ __all__ = [
     "nll_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
     # attention
     "scaled_dot_product_attention", "multi_head_attention_forward",
+    # convolution, pooling, padding, resampling
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
+    "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate",
 ]
 
 
