@@ -75,6 +75,40 @@ LAYERS = [
     ("AdaptiveAvgPool2d", lambda nn: nn.AdaptiveAvgPool2d((3, None)), [(2, 3, 7, 5)], {}),
     ("AdaptiveAvgPool2d_1", lambda nn: nn.AdaptiveAvgPool2d(1), [(2, 3, 7, 5)], {}),
     ("AdaptiveAvgPool2d_up", lambda nn: nn.AdaptiveAvgPool2d((5, 4)), [(3, 3, 2)], {}),
+    ("Upsample_nearest", lambda nn: nn.Upsample(scale_factor=2), [(2, 3, 4, 5)], {}),
+    ("Upsample_nearest_size", lambda nn: nn.Upsample(size=(7, 3)), [(2, 3, 4, 5)], {}),
+    ("Upsample_nearest_exact", lambda nn: nn.Upsample(scale_factor=(1.5, 2.5), mode="nearest-exact"),
+     [(2, 3, 4, 5)], {}),
+    ("Upsample_linear", lambda nn: nn.Upsample(size=9, mode="linear"), [(2, 3, 4)], {}),
+    ("Upsample_bilinear", lambda nn: nn.Upsample(scale_factor=(2, 1.5), mode="bilinear"), [(2, 3, 4, 5)], {}),
+    ("Upsample_bilinear_corners", lambda nn: nn.Upsample(size=(6, 7), mode="bilinear", align_corners=True),
+     [(2, 3, 4, 5)], {}),
+    ("Upsample_area", lambda nn: nn.Upsample(size=(3, 2), mode="area"), [(2, 3, 7, 5)], {}),
+    ("UpsamplingNearest2d", lambda nn: nn.UpsamplingNearest2d(scale_factor=3), [(2, 3, 2, 3)], {}),
+    ("UpsamplingBilinear2d", lambda nn: nn.UpsamplingBilinear2d(size=(5, 4)), [(2, 3, 3, 3)], {}),
+    ("Unfold", lambda nn: nn.Unfold((2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [(2, 3, 6, 7)], {}),
+    ("Fold", lambda nn: nn.Fold((5, 6), 2, stride=(1, 2)), [(2, 8, 12)], {}),
+    ("Fold_overlap", lambda nn: nn.Fold(4, (2, 2), padding=1), [(12, 25)], {}),
+    ("ZeroPad1d", lambda nn: nn.ZeroPad1d((2, 1)), [(2, 3, 4)], {}),
+    ("ZeroPad2d", lambda nn: nn.ZeroPad2d((1, 0, 2, -1)), [(2, 3, 4, 5)], {}),
+    ("ZeroPad3d", lambda nn: nn.ZeroPad3d(1), [(2, 3, 3, 4)], {}),
+    ("ConstantPad1d", lambda nn: nn.ConstantPad1d(2, 1.5), [(3, 4)], {}),
+    ("ConstantPad2d", lambda nn: nn.ConstantPad2d((1, 2, 0, 3), -2.0), [(2, 3, 4, 5)], {}),
+    ("ConstantPad3d", lambda nn: nn.ConstantPad3d((1, 0, 0, 1, 2, 0), 0.5), [(2, 2, 3, 4)], {}),
+    ("ReflectionPad1d", lambda nn: nn.ReflectionPad1d((3, 1)), [(2, 3, 5)], {}),
+    ("ReflectionPad2d", lambda nn: nn.ReflectionPad2d((1, 2, 3, 0)), [(2, 3, 4, 5)], {}),
+    ("ReflectionPad3d", lambda nn: nn.ReflectionPad3d(1), [(1, 2, 3, 3, 4)], {}),
+    ("ReplicationPad1d", lambda nn: nn.ReplicationPad1d(3), [(3, 4)], {}),
+    ("ReplicationPad2d", lambda nn: nn.ReplicationPad2d((2, 0, 1, 3)), [(2, 3, 4, 5)], {}),
+    ("ReplicationPad3d", lambda nn: nn.ReplicationPad3d((1, 2, 0, 1, 1, 0)), [(2, 2, 3, 4)], {}),
+    ("CircularPad1d", lambda nn: nn.CircularPad1d((2, 1)), [(2, 3, 4)], {}),
+    ("CircularPad2d", lambda nn: nn.CircularPad2d((1, 2, 3, 0)), [(2, 3, 4, 5)], {}),
+    ("CircularPad3d", lambda nn: nn.CircularPad3d(1), [(2, 2, 3, 4)], {}),
+    ("PixelShuffle", lambda nn: nn.PixelShuffle(2), [(2, 12, 3, 4)], {}),
+    ("PixelShuffle_5d", lambda nn: nn.PixelShuffle(3), [(2, 2, 9, 2, 1)], {}),
+    ("PixelUnshuffle", lambda nn: nn.PixelUnshuffle(2), [(2, 3, 4, 6)], {}),
+    ("PixelUnshuffle_3d", lambda nn: nn.PixelUnshuffle(3), [(2, 6, 3)], {}),
+    ("Dropout2d_eval", lambda nn: nn.Dropout2d(0.5).eval(), [(2, 3, 4, 5)], {}),
 ]
 
 
@@ -211,10 +245,60 @@ def test_call_errors_match_torch(i):
     assert str(ours.value).replace("tensorplay", "torch") == str(theirs.value)
 
 
+def _shuffle_pad_errors(nn, F, T):
+    return [
+        lambda: F.pixel_shuffle(T.ones(4, 2), 2),
+        lambda: F.pixel_shuffle(T.ones(3, 2, 2), 0),
+        lambda: F.pixel_shuffle(T.ones(3, 2, 2), 2),
+        lambda: F.pixel_shuffle(T.ones(4, 2, 2), 2.0),
+        lambda: F.pixel_unshuffle(T.ones(4, 3, 2), 2),
+        lambda: F.pixel_unshuffle(T.ones(4, 2, 3), 2),
+        lambda: F.pixel_unshuffle(T.ones(4, 2, 2), True),
+        lambda: nn.CircularPad1d(1)(T.ones(2)),
+        lambda: nn.CircularPad2d(1)(T.ones(2, 2)),
+        lambda: nn.CircularPad3d(1)(T.ones(2, 2, 2, 2, 2, 2)),
+        lambda: nn.ReflectionPad1d(3)(T.ones(1, 2, 3)),
+        lambda: nn.Upsample(scale_factor=2, mode="bilinear")(T.ones(1, 2, 3)),
+    ]
+
+
+@needs_torch
+@pytest.mark.parametrize("i", range(12))
+def test_shuffle_pad_upsample_errors_match_torch(i):
+    with pytest.raises(Exception) as ours:
+        _shuffle_pad_errors(nn, F, tp)[i]()
+    with pytest.raises(Exception) as theirs:
+        _shuffle_pad_errors(torch.nn, torch.nn.functional, torch)[i]()
+    assert type(ours.value) is type(theirs.value)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_pixel_shuffle_round_trip_and_values():
+    x = tp.arange(2 * 8 * 2 * 3, dtype=tp.float64).reshape(2, 8, 2, 3)
+    y = F.pixel_shuffle(x, 2)
+    assert tuple(y.shape) == (2, 2, 4, 6)
+    # out[n, c, h*r + i, w*r + j] = in[n, c*r*r + i*r + j, h, w]
+    xn, yn = x.numpy(), y.numpy()
+    assert yn[1, 1, 3, 4] == xn[1, 4 + 1 * 2 + 0, 1, 2]
+    assert np.array_equal(F.pixel_unshuffle(y, 2).numpy(), xn)
+    assert nn.PixelShuffle(1)(x).numpy().tolist() == xn.tolist()
+
+
+@pytest.mark.parametrize("name", ["upsample", "upsample_nearest", "upsample_bilinear"])
+def test_deprecated_upsample_spellings_warn_and_interpolate(name):
+    x = tp.tensor(randn(0, 1, 2, 3, 3))
+    with pytest.warns(UserWarning, match=f"`nn.functional.{name}` is deprecated"):
+        y = getattr(F, name)(x, scale_factor=2)
+    mode = {"upsample_bilinear": "bilinear"}.get(name, "nearest")
+    expect = F.interpolate(x, scale_factor=2, mode=mode, align_corners=True if mode == "bilinear" else None)
+    assert np.array_equal(y.numpy(), expect.numpy())
+
+
 # ----------------------------------------------------------------- nn.functional spellings
 FUNCTIONAL = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "max_pool1d", "max_pool2d",
               "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
-              "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate", "unfold", "fold"]
+              "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate", "unfold", "fold",
+              "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle"]
 
 
 @pytest.mark.parametrize("name", FUNCTIONAL)

@@ -16,7 +16,10 @@ from .modules import (  # noqa: F401  (the layer classes, re-exported)
     MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss,
     SoftMarginLoss, TripletMarginLoss, CosineSimilarity, PairwiseDistance, Conv1d, Conv2d,
     ConvTranspose1d, ConvTranspose2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d,
-    MaxPool1d, MaxPool2d,
+    MaxPool1d, MaxPool2d, CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
+    ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d, PixelShuffle, PixelUnshuffle, Upsample,
+    UpsamplingBilinear2d, UpsamplingNearest2d, Fold, Unfold,
 )
 from . import utils  # noqa: F401  (nn.modules and nn.parameter are bound by the imports above)
 
@@ -38,4 +41,8 @@ __all__ = [
     "CosineSimilarity", "PairwiseDistance",
     "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Fold", "Unfold",
 ]
