@@ -25,7 +25,14 @@ import sys
 import textwrap
 import time
 
-import numpy as np
+# These models' matrices are small: one BLAS thread multiplies them about as fast as
+# several, and idle BLAS threads spin, which costs a lot of time on a busy machine
+# (4x measured on a loaded 2-core box).  PyTorch code would call torch.set_num_threads(1);
+# here the BLAS reads its setting when NumPy loads.  Set the variable yourself to override.
+for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import numpy as np                         # (after the thread settings)
 
 import tensorplay as torch
 from tensorplay import nn
@@ -37,6 +44,7 @@ try:
     import matplotlib
     matplotlib.use("Agg")                  # files only: no window, no display needed
     import matplotlib.pyplot as plt
+    from matplotlib import patches, ticker
 except ImportError as e:                   # the demo extra is not installed
     sys.exit(f"examples/demo.py needs tqdm and matplotlib ({e}); install them with\n"
              f'    pip install -e ".[demo]"')
@@ -44,15 +52,14 @@ except ImportError as e:                   # the demo extra is not installed
 # settings of a full run and of --quick
 FULL = dict(cnn_epochs=8, lm_steps=500, sample_chars=400)
 QUICK = dict(cnn_epochs=1, lm_steps=25, sample_chars=80)
+PROMPT, TEMPERATURE = "Beautiful is", 0.7      # how the transformer starts, and how boldly it goes on
 
 
-def smooth(values, alpha=0.1):
-    """Exponential moving average (what the progress bar shows as the loss)."""
-    out, avg = [], None
-    for v in values:
-        avg = v if avg is None else (1 - alpha) * avg + alpha * v
-        out.append(avg)
-    return out
+def smooth(values, parts=25):
+    """A centred moving average over about 1/parts of the curve (for the plots)."""
+    w = max(1, len(values) // parts) | 1                   # odd: centred
+    padded = np.pad(np.asarray(values, dtype=float), w // 2, mode="edge")
+    return np.convolve(padded, np.ones(w) / w, mode="valid")
 
 
 # ------------------------------------------------------------------ 1. CNN on digits
@@ -87,7 +94,8 @@ def train_cnn(epochs, seed):
                                                     steps_per_epoch=len(loader))
     loss_fn = nn.CrossEntropyLoss()
     print(f"[1/2] CNN on the 8x8 digits: {len(train_idx)} training and {n_test} test images, "
-          f"{sum(p.numel() for p in model.parameters()):,} parameters, {epochs} epochs")
+          f"{sum(p.numel() for p in model.parameters()):,} parameters, {epochs} epoch"
+          f"{'s' if epochs > 1 else ''}")
 
     def accuracy():
         model.eval()
@@ -156,7 +164,7 @@ class CharTransformer(nn.Module):
         return self.head(self.norm(h))                     # (batch, time, vocab) logits
 
     @torch.no_grad()
-    def generate(self, idx, n, temperature=0.8, generator=None):
+    def generate(self, idx, n, temperature=1.0, generator=None):
         for _ in range(n):
             logits = self(idx[:, -self.block_size:])[:, -1] / temperature
             nxt = torch.multinomial(logits.softmax(dim=-1), 1, generator=generator)
@@ -201,10 +209,10 @@ def train_transformer(steps, sample_chars, seed, block_size=64, batch_size=32):
           f"(uniform guessing: {np.log(len(chars)):.3f})")
 
     model.eval()
-    prompt = "Beautiful is"
-    ids = model.generate(torch.tensor([[stoi[c] for c in prompt]]), sample_chars, generator=g)
+    ids = model.generate(torch.tensor([[stoi[c] for c in PROMPT]]), sample_chars,
+                         temperature=TEMPERATURE, generator=g)
     sample = "".join(chars[i] for i in ids[0].tolist())
-    print("sample (temperature 0.8, prompt 'Beautiful is'):")
+    print(f"sample (prompt {PROMPT!r}, temperature {TEMPERATURE}):")
     print(textwrap.indent(sample, "    | "))
     return dict(losses=losses, sample=sample, vocab=len(chars))
 
@@ -212,63 +220,75 @@ def train_transformer(steps, sample_chars, seed, block_size=64, batch_size=32):
 # ------------------------------------------------------------------ the figure
 
 def plot(cnn, lm, path, seconds, quick):
-    red, blue, grey = "#c0392b", "#1f5f99", "#9aa5b1"
-    plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False})
-    fig = plt.figure(figsize=(14, 7.6), dpi=110)
-    outer = fig.add_gridspec(2, 3, width_ratios=[1, 1, 1.05], height_ratios=[1, 0.72],
-                             wspace=0.28, hspace=0.32, left=0.05, right=0.98, top=0.88,
-                             bottom=0.04)
+    red, blue, grey, ink = "#c0392b", "#1f5f99", "#a7b1bc", "#24292f"
+    plt.rcParams.update({"font.size": 9, "axes.spines.top": False, "axes.spines.right": False,
+                         "axes.titlesize": 11, "axes.titleweight": "bold"})
+    fig = plt.figure(figsize=(14, 7.4), dpi=110)
+    plots, text_row = fig.add_gridspec(2, 1, height_ratios=[1, 0.62], hspace=0.36, left=0.055,
+                                       right=0.645, top=0.84, bottom=0.04)
+    cnn_cell, lm_cell = plots.subgridspec(1, 2, wspace=0.42)
 
-    # CNN: loss per step, smoothed, and test accuracy after each epoch
-    ax = fig.add_subplot(outer[0, 0])
-    steps = np.arange(1, len(cnn["losses"]) + 1)
-    ax.plot(steps, cnn["losses"], color=grey, lw=0.7, alpha=0.7, label="per batch")
-    ax.plot(steps, smooth(cnn["losses"]), color=blue, lw=2, label="smoothed")
-    ax.set_yscale("log")
-    ax.set(title="CNN on 8x8 digits: training loss", xlabel="step", ylabel="cross-entropy")
+    def loss_curve(ax, losses, title, ylabel):
+        steps = np.arange(1, len(losses) + 1)
+        ax.plot(steps, losses, color=grey, lw=0.7, label="per batch")
+        ax.plot(steps, smooth(losses), color=blue, lw=2, label="running average")
+        ax.set_yscale("log")
+        plain = ticker.FuncFormatter(lambda v, _: f"{v:g}")
+        ax.yaxis.set_major_formatter(plain)                # 0.1, not 10^-1
+        ax.yaxis.set_minor_formatter(plain if max(losses) / min(losses) < 20
+                                     else ticker.NullFormatter())
+        ax.set(xlabel="training step", ylabel=ylabel)
+        ax.set_title(title, loc="left")
+        ax.grid(True, which="major", color="#eaeef2", lw=0.8)
+        ax.set_axisbelow(True)
+
+    # CNN: the loss per step, and the test accuracy after each epoch
+    ax = fig.add_subplot(cnn_cell)
+    loss_curve(ax, cnn["losses"], "CNN on 8x8 digits", "cross-entropy loss")
     acc_ax = ax.twinx()
     acc_ax.spines["right"].set_visible(True)
     epoch_end = np.arange(1, len(cnn["accs"]) + 1) * cnn["steps_per_epoch"]
-    acc_ax.plot(epoch_end, 100 * np.array(cnn["accs"]), "o-", color=red, lw=1.5, ms=4,
-                label="test accuracy")
+    accs = 100 * np.array(cnn["accs"])
+    acc_ax.plot(epoch_end, accs, "o-", color=red, lw=1.5, ms=4, label="test accuracy")
+    acc_ax.annotate(f"{accs[-1]:.1f}%", (epoch_end[-1], accs[-1]), xytext=(0, 6),
+                    textcoords="offset points", ha="right", color=red, fontweight="bold")
     acc_ax.set_ylabel("test accuracy (%)", color=red)
     acc_ax.tick_params(axis="y", colors=red)
-    acc_ax.set_ylim(min(80, 100 * min(cnn["accs"]) - 2), 100.5)
-    lines = ax.get_legend_handles_labels()[0] + acc_ax.get_legend_handles_labels()[0]
-    ax.legend(lines, [h.get_label() for h in lines], loc="center right", frameon=False)
+    acc_ax.set_ylim(min(80.0, accs.min() - 2), 101)
+    handles = ax.get_legend_handles_labels()[0] + acc_ax.get_legend_handles_labels()[0]
+    ax.legend(handles, [h.get_label() for h in handles], loc="lower left", frameon=False)
 
-    # transformer: loss per step, smoothed, against uniform guessing
-    ax = fig.add_subplot(outer[0, 1])
-    steps = np.arange(1, len(lm["losses"]) + 1)
-    ax.plot(steps, lm["losses"], color=grey, lw=0.7, alpha=0.7, label="per batch")
-    ax.plot(steps, smooth(lm["losses"]), color=blue, lw=2, label="smoothed")
+    # transformer: the loss per step, against guessing uniformly among the characters
+    ax = fig.add_subplot(lm_cell)
+    loss_curve(ax, lm["losses"], "Character transformer on the Zen of Python",
+               "cross-entropy (nats per character)")
     ax.axhline(np.log(lm["vocab"]), color=red, ls="--", lw=1, label="uniform guessing")
-    ax.set_yscale("log")
-    ax.set(title="Character transformer: training loss", xlabel="step",
-           ylabel="cross-entropy (nats per char)")
-    ax.legend(loc="upper right", frameon=False)
+    ax.legend(loc="lower left", frameon=False)
 
-    # the sample, as text
-    ax = fig.add_subplot(outer[1, :2])
+    # what the transformer writes
+    ax = fig.add_subplot(text_row)
     ax.axis("off")
-    lines = lm["sample"].splitlines()[:12]
-    ax.set_title("The transformer writes (prompt \u201cBeautiful is\u201d, temperature 0.8)",
+    ax.set_title(f"The transformer writes  (prompt \u201c{PROMPT}\u201d, temperature {TEMPERATURE})",
                  loc="left")
-    ax.text(0.0, 0.98, "\n".join(textwrap.shorten(s, 95, placeholder=" ...") if s.strip() else ""
-                                 for s in lines),
-            family="monospace", va="top", ha="left", fontsize=9, transform=ax.transAxes,
-            bbox=dict(boxstyle="round,pad=0.6", fc="#f6f8fa", ec="#d0d7de"))
+    ax.add_patch(patches.FancyBboxPatch(
+        (0, 0), 1, 1, boxstyle="round,pad=0,rounding_size=0.02", transform=ax.transAxes,
+        fc="#f6f8fa", ec="#d0d7de", lw=1))
+    lines = [w for line in lm["sample"].splitlines()
+             for w in (textwrap.wrap(line, 105) or [""])][:9]
+    ax.text(0.018, 0.93, "\n".join(lines), family="monospace", va="top", ha="left",
+            fontsize=9.5, color=ink, linespacing=1.45, transform=ax.transAxes)
 
-    # test digits with predicted labels: every mistake (up to half the grid) and correct ones
-    rows = cols = 6
+    # held-out digits with the CNN's answers: every mistake (up to half the grid), the rest right
+    rows, cols = 7, 6
     wrong = np.flatnonzero(cnn["pred"] != cnn["labels"])
-    right = np.flatnonzero(cnn["pred"] == cnn["labels"])
+    right_ones = np.flatnonzero(cnn["pred"] == cnn["labels"])
     rng = np.random.default_rng(0)
     show_wrong = wrong[: rows * cols // 2]
-    shown = np.concatenate([show_wrong, rng.choice(right, rows * cols - len(show_wrong),
+    shown = np.concatenate([show_wrong, rng.choice(right_ones, rows * cols - len(show_wrong),
                                                    replace=False)])
     rng.shuffle(shown)
-    grid = outer[:, 2].subgridspec(rows, cols, wspace=0.12, hspace=0.38)
+    grid = fig.add_gridspec(rows, cols, left=0.69, right=0.985, top=0.8, bottom=0.04,
+                            wspace=0.1, hspace=0.42)
     for k, i in enumerate(shown):
         a = fig.add_subplot(grid[k // cols, k % cols])
         a.imshow(cnn["images"][i], cmap="Greys", vmin=0, vmax=16, interpolation="nearest")
@@ -276,23 +296,31 @@ def plot(cnn, lm, path, seconds, quick):
         a.set_yticks([])
         bad = cnn["pred"][i] != cnn["labels"][i]
         a.set_title(f"{cnn['pred'][i]}" + (f" (is {cnn['labels'][i]})" if bad else ""),
-                    color=red if bad else "black", fontsize=9, pad=2,
+                    color=red if bad else ink, fontsize=9, pad=2,
                     fontweight="bold" if bad else "normal")
         for s in a.spines.values():
             s.set_visible(True)
             s.set_color(red if bad else "#d0d7de")
             s.set_linewidth(2 if bad else 0.8)
     n_wrong, n = len(wrong), len(cnn["labels"])
-    fig.text(0.5 * (outer[0, 2].get_position(fig).x0 + outer[0, 2].get_position(fig).x1), 0.9,
-             f"Test digits and the CNN's answers: {n - n_wrong}/{n} right ({cnn['acc']:.1%})\n"
-             f"{'all ' if len(show_wrong) == n_wrong else ''}{len(show_wrong)} of its "
-             f"{n_wrong} mistakes shown in red", ha="center", va="bottom", fontsize=10)
+    middle = (0.69 + 0.985) / 2
+    shown_wrong = (f"its {n_wrong} mistakes" if len(show_wrong) == n_wrong
+                   else f"{len(show_wrong)} of its {n_wrong} mistakes")
+    if n_wrong == 0:
+        shown_wrong = "no mistakes"
+    fig.text(middle, 0.855, f"Held-out digits: {n - n_wrong} of {n} "
+             f"right ({cnn['acc']:.1%})", ha="center", va="bottom", fontsize=11,
+             fontweight="bold")
+    fig.text(middle, 0.83, f"the CNN's answer above each; "
+             f"{shown_wrong} in red (true digit)", ha="center", va="bottom",
+             fontsize=9, color="#57606a")
 
-    fig.suptitle("tensorplay: PyTorch-style training on NumPy" + (" (--quick run)" if quick
-                                                                   else ""),
-                 x=0.05, ha="left", fontsize=15, fontweight="bold")
-    fig.text(0.05, 0.925, f"Both models trained from scratch on this CPU in {seconds:.0f} s "
-             f"with `import tensorplay as torch`", ha="left", fontsize=10, color="#57606a")
+    fig.suptitle("tensorplay: PyTorch-style training on NumPy" + ("  (--quick run)" if quick
+                                                                    else ""),
+                 x=0.055, y=0.975, ha="left", fontsize=16, fontweight="bold", color=ink)
+    fig.text(0.055, 0.915, f"Both models trained from scratch on this CPU in {seconds:.0f} s, "
+             f"written as PyTorch code with \u201cimport tensorplay as torch\u201d",
+             ha="left", fontsize=10, color="#57606a")
     fig.savefig(path)
     plt.close(fig)
 
