@@ -12,9 +12,12 @@
 It shows a progress bar with the running loss while it trains and saves one
 PNG with both loss curves, a grid of test digits with their predicted labels
 (mistakes in red) and the transformer's sample.  ``--quick`` trains for a few
-seconds only (CI runs it that way); the full run takes about a minute.
+seconds only (the test suite runs it so); the full run takes under a minute of
+CPU time.
 
-The model code is PyTorch's: ``import tensorplay as torch`` is the only change.
+Everything but ``load_digits`` is PyTorch code: with ``import torch`` in place
+of ``import tensorplay as torch`` (and the digits turned into torch tensors)
+the same script trains the same models on PyTorch.
 """
 import argparse
 import codecs
@@ -26,9 +29,10 @@ import textwrap
 import time
 
 # These models' matrices are small: one BLAS thread multiplies them about as fast as
-# several, and idle BLAS threads spin, which costs a lot of time on a busy machine
-# (4x measured on a loaded 2-core box).  PyTorch code would call torch.set_num_threads(1);
-# here the BLAS reads its setting when NumPy loads.  Set the variable yourself to override.
+# several, and idle BLAS threads spin, which costs much time on a busy machine (this
+# demo ran 5x longer with them on a loaded 2-core box).  PyTorch code would call
+# torch.set_num_threads(1); the BLAS reads its setting when NumPy loads.  Set the
+# variable yourself to override it.
 for _var in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
@@ -328,7 +332,7 @@ def plot(cnn, lm, path, seconds, quick):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true",
-                        help="train for a few seconds only (a smoke test, as CI runs it)")
+                        help="train for a few seconds only (a smoke test)")
     parser.add_argument("--out", default="tensorplay_demo.png",
                         help="where to write the figure (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0)
