@@ -156,6 +156,28 @@ def test_layer_gradcheck(name, make, shapes, kw):
         assert tp.autograd.gradcheck(f, [p.detach().clone().requires_grad_(True) for p in ps])
 
 
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.Conv2d(2, 3, (2, 3), stride=(2, 1), padding=1, groups=1), (2, 2, 5, 5)),
+    (lambda: nn.Conv1d(4, 2, 3, padding="same", groups=2, padding_mode="reflect"), (2, 4, 6)),
+    (lambda: nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=1, groups=2), (1, 2, 3, 3)),
+    (lambda: nn.AvgPool2d(3, 2, 1, count_include_pad=False), (2, 2, 5, 5)),
+    (lambda: nn.MaxPool2d(2), None),
+    (lambda: nn.Upsample(scale_factor=2, mode="bilinear"), (1, 2, 3, 3)),
+    (lambda: nn.PixelShuffle(2), (1, 8, 2, 3)),
+])
+def test_second_derivatives(make, shape):
+    """gradgradcheck through the layer, in its input and its parameters together."""
+    tp.manual_seed(4)
+    m = make().double()
+    x = tp.tensor(rng_perm(0, (2, 2, 4, 4)) if shape is None else randn(5, *shape), requires_grad=True)
+    names = [n for n, _ in m.named_parameters()]
+    params = [p.detach().clone().requires_grad_(True) for p in m.parameters()]
+
+    def f(x, *ps):
+        return tp.func.functional_call(m, dict(zip(names, ps)), (x,))
+    assert tp.autograd.gradgradcheck(f, [x] + params)
+
+
 def rng_perm(seed, shape):
     n = int(np.prod(shape))
     return (np.random.default_rng(seed).permutation(n).reshape(shape) / n).astype("float64")
