@@ -156,6 +156,28 @@ def test_layer_gradcheck(name, make, shapes, kw):
         assert tp.autograd.gradcheck(f, [p.detach().clone().requires_grad_(True) for p in ps])
 
 
+@pytest.mark.parametrize("make,shape", [
+    (lambda: nn.Conv2d(2, 3, (2, 3), stride=(2, 1), padding=1, groups=1), (2, 2, 5, 5)),
+    (lambda: nn.Conv1d(4, 2, 3, padding="same", groups=2, padding_mode="reflect"), (2, 4, 6)),
+    (lambda: nn.ConvTranspose2d(2, 4, 3, stride=2, output_padding=1, groups=2), (1, 2, 3, 3)),
+    (lambda: nn.AvgPool2d(3, 2, 1, count_include_pad=False), (2, 2, 5, 5)),
+    (lambda: nn.MaxPool2d(2), None),
+    (lambda: nn.Upsample(scale_factor=2, mode="bilinear"), (1, 2, 3, 3)),
+    (lambda: nn.PixelShuffle(2), (1, 8, 2, 3)),
+])
+def test_second_derivatives(make, shape):
+    """gradgradcheck through the layer, in its input and its parameters together."""
+    tp.manual_seed(4)
+    m = make().double()
+    x = tp.tensor(rng_perm(0, (2, 2, 4, 4)) if shape is None else randn(5, *shape), requires_grad=True)
+    names = [n for n, _ in m.named_parameters()]
+    params = [p.detach().clone().requires_grad_(True) for p in m.parameters()]
+
+    def f(x, *ps):
+        return tp.func.functional_call(m, dict(zip(names, ps)), (x,))
+    assert tp.autograd.gradgradcheck(f, [x] + params)
+
+
 def rng_perm(seed, shape):
     n = int(np.prod(shape))
     return (np.random.default_rng(seed).permutation(n).reshape(shape) / n).astype("float64")
@@ -400,3 +422,63 @@ def test_small_cnn_trains():
     with tp.no_grad():
         acc = (model(xt).argmax(1) == yt).float().mean().item()
     assert acc > 0.9
+
+
+# ----------------------------------------------------------------- the stride-1 kernels' layouts
+# (ops/conv.py lays stride-1 columns out in the padded input's width when that is
+# cheaper: these sweep both layouts, odd paddings, dilations, groups and sizes)
+STRIDE1 = [
+    # (N, C, H, W), (O, C/g, KH, KW), padding, dilation, groups
+    ((2, 3, 9, 10), (4, 3, 3, 3), (1, 1), (1, 1), 1),
+    ((2, 4, 8, 7), (6, 2, 2, 3), (0, 2), (2, 1), 2),
+    ((1, 2, 6, 12), (3, 2, 5, 1), (2, 0), (1, 1), 1),
+    ((3, 1, 5, 5), (2, 1, 5, 5), (0, 0), (1, 1), 1),        # 1x1 output: the plain layout
+    ((2, 3, 7, 30), (2, 3, 3, 4), (1, 3), (2, 3), 1),
+    ((1, 6, 4, 4), (6, 1, 3, 3), (2, 2), (1, 1), 6),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("xs,ws,p,d,g", STRIDE1)
+def test_stride1_convolutions_match_torch(xs, ws, p, d, g):
+    x, w = randn(1, *xs), randn(2, *ws)
+    xo, wo = tp.tensor(x, requires_grad=True), tp.tensor(w, requires_grad=True)
+    ours = F.conv2d(xo, wo, padding=p, dilation=d, groups=g)
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    theirs = torch.nn.functional.conv2d(xt, wt, padding=p, dilation=d, groups=g)
+    assert_close(ours.detach().numpy(), theirs.detach().numpy(), atol=1e-10, rtol=1e-10)
+    gy = randn(3, *theirs.shape)
+    gx, gw = tp.autograd.grad(ours, (xo, wo), tp.tensor(gy))
+    tgx, tgw = torch.autograd.grad(theirs, (xt, wt), torch.tensor(gy))
+    assert_close(gx.numpy(), tgx.numpy(), atol=1e-10, rtol=1e-10)
+    assert_close(gw.numpy(), tgw.numpy(), atol=1e-10, rtol=1e-10)
+    # the transposed convolution of stride 1 (its forward is the input gradient's kernel)
+    op = (1, 1) if d[0] > 1 and d[1] > 1 else (0, 0)
+    y = randn(4, xs[0], ws[0], 5, 6)
+    ours = F.conv_transpose2d(tp.tensor(y), tp.tensor(w), padding=(0, 1), dilation=d, groups=g, output_padding=op)
+    theirs = torch.nn.functional.conv_transpose2d(torch.tensor(y), torch.tensor(w), padding=(0, 1), dilation=d,
+                                                  groups=g, output_padding=op)
+    assert_close(ours.numpy(), theirs.numpy(), atol=1e-10, rtol=1e-10)
+
+
+@needs_torch
+@pytest.mark.filterwarnings("ignore:.*encountered in matmul:RuntimeWarning")    # (NumPy's, on inf * 0)
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_stride1_convolution_with_nonfinite_values_matches_torch(bad):
+    """A non-finite input or weight entry reaches exactly the gradient entries it
+    reaches in PyTorch (the wide layout's spare columns must not spread it)."""
+    x, w = randn(1, 2, 3, 6, 9), randn(2, 4, 3, 3, 3)
+    x[1, 2, 0, 8] = bad
+    w[3, 1, 2, 0] = bad
+    for which in ("x", "w"):
+        xx, ww = (x, np.where(np.isfinite(w), w, 0)) if which == "x" else (np.where(np.isfinite(x), x, 0), w)
+        xo, wo = tp.tensor(xx, requires_grad=True), tp.tensor(ww, requires_grad=True)
+        xt, wt = torch.tensor(xx, requires_grad=True), torch.tensor(ww, requires_grad=True)
+        gy = randn(5, 2, 4, 6, 9)
+        gx, gw = tp.autograd.grad(F.conv2d(xo, wo, padding=1), (xo, wo), tp.tensor(gy))
+        tgx, tgw = torch.autograd.grad(torch.nn.functional.conv2d(xt, wt, padding=1), (xt, wt), torch.tensor(gy))
+        for a, b in ((gx, tgx), (gw, tgw)):
+            a, b = a.numpy(), b.numpy()
+            assert np.array_equal(np.isnan(a), np.isnan(b)) and np.array_equal(np.isinf(a), np.isinf(b))
+            fin = np.isfinite(b)
+            assert_close(a[fin], b[fin], atol=1e-10, rtol=1e-10)

@@ -1,11 +1,10 @@
 """``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``: the layers over
 the registry's ``convolution`` op (``nn.functional.conv*``)."""
-import math
 from collections.abc import Iterable
 
 from .. import functional as F
-from .. import init
 from ._common import empty_param, factory_dtype, optional_param
+from .linear import Linear
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
@@ -68,12 +67,9 @@ class _ConvNd(Module):
         optional_param(self, "bias", bias, out_channels, dtype=dtype)
         self.reset_parameters()
 
-    def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+    # Linear's: weight kaiming_uniform_(a=sqrt(5)), bias uniform in +-1/sqrt(fan_in) (fan_in from
+    # the weight: in_channels/groups * prod(kernel_size), or out_channels/groups * ... when transposed)
+    reset_parameters = Linear.reset_parameters
 
     def extra_repr(self):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
