@@ -1,0 +1,91 @@
+"""torch.autograd behaviours where tensorplay once differed from PyTorch: what
+``autograd.grad`` returns for unused inputs and GradientEdges, the checks on what
+node hooks return, and second backward passes.  Every test runs on tensorplay
+and, when installed, on torch (the ``T`` fixture): the same code is its own oracle."""
+import collections
+
+import pytest
+
+from conftest import exact, lst
+
+UNUSED = ("The differentiated Tensor at index 1 appears to not have been used in the graph. "
+          "Set allow_unused=True if this is the desired behavior.")
+
+
+# ------------------------------------------------------------------ autograd.grad
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_materialized_zeros_require_grad_only_with_create_graph(T, create_graph):
+    x = T.ones(3, requires_grad=True)
+    z = T.ones(2, 2, dtype=T.float64, requires_grad=True)
+    gx, gz = T.autograd.grad((x * 2).sum(), (x, z), materialize_grads=True,
+                             create_graph=create_graph)
+    assert lst(gz) == [[0.0, 0.0], [0.0, 0.0]] and gz.dtype == T.float64
+    assert gz.requires_grad == create_graph and gz.grad_fn is None
+    assert not gx.requires_grad
+
+
+def test_materialize_grads_of_an_unused_gradient_edge_is_refused(T):
+    x = T.ones(3, requires_grad=True)
+    w = T.ones(2, requires_grad=True) * 2
+    e = T.autograd.graph.get_gradient_edge(w)
+    with pytest.raises(RuntimeError, match=exact("materialize_grads cannot be used when the given "
+                                                 "input is a GradientEdge")):
+        T.autograd.grad((x * 2).sum(), (x, e), materialize_grads=True)
+    # a used edge is fine
+    g, = T.autograd.grad((w * 3).sum(), (e,), materialize_grads=True)
+    assert lst(g) == [3.0, 3.0]
+
+
+def test_materialize_grads_with_batched_grad_outputs(T):
+    # PyTorch materializes an unused input's gradient with the input's shape, no batch dim
+    x = T.ones(3, requires_grad=True)
+    z = T.ones(2, requires_grad=True)
+    gx, gz = T.autograd.grad(x * 2, (x, z), T.eye(3), materialize_grads=True,
+                             is_grads_batched=True)
+    assert lst(gx) == [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]]
+    assert lst(gz) == [0.0, 0.0]
+    with pytest.raises(RuntimeError, match=exact(UNUSED)):
+        T.autograd.grad(x * 2, (x, z), T.eye(3), is_grads_batched=True)
+
+
+def test_unused_gradient_edge_input(T):
+    x = T.ones(3, requires_grad=True)
+    e = T.autograd.graph.get_gradient_edge(T.ones(2, requires_grad=True) * 2)
+    with pytest.raises(RuntimeError, match=exact(UNUSED)):
+        T.autograd.grad((x * 2).sum(), [x, e])
+    gx, ge = T.autograd.grad((x * 2).sum(), [x, e], allow_unused=True)
+    assert lst(gx) == [2.0] * 3 and ge is None
+
+
+def test_gradient_edges_of_leaves_and_of_one_output_of_several(T):
+    x = T.arange(4.0).requires_grad_()
+    ex = T.autograd.graph.get_gradient_edge(x)
+    g, = T.autograd.grad((x * 3).sum(), ex)
+    assert lst(g) == [3.0] * 4 and x.grad is None
+    a, b = x.split(2)
+    eb = T.autograd.graph.get_gradient_edge(b)
+    g, = T.autograd.grad((b * 3).sum() + a.sum(), eb)
+    assert lst(g) == [3.0, 3.0]
+    y = x.exp()
+    ey = T.autograd.graph.get_gradient_edge(y)
+    gy, gx = T.autograd.grad((y * 2).sum(), [ey, x])
+    assert lst(gy) == [2.0] * 4
+    assert lst(gx) == pytest.approx([2 * v for v in lst(y)])
+
+
+def test_inputs_as_a_dict(T):
+    x = T.ones(3, requires_grad=True)
+    z = T.ones(2, requires_grad=True)
+    g = T.autograd.grad((x * 2).sum(), {"a": x, "b": z}, allow_unused=True)
+    assert list(g) == ["a", "b"] and lst(g["a"]) == [2.0] * 3 and g["b"] is None
+    T.autograd.backward((x * 2).sum(), inputs={"a": x})
+    assert lst(x.grad) == [2.0] * 3
+    msg = ("`inputs` argument to `grad()` must be a dict, not OrderedDict. Other Mapping types "
+           "are not supported.")
+    with pytest.raises(TypeError, match=exact(msg)):
+        T.autograd.grad((x * 2).sum(), collections.OrderedDict(a=x))
+    with pytest.raises(TypeError, match=exact(msg.replace("grad()", "backward()"))):
+        T.autograd.backward((x * 2).sum(), inputs=collections.OrderedDict(a=x))
+    with pytest.raises(RuntimeError, match=exact("`inputs` argument to `backward()` cannot be "
+                                                 "empty.")):
+        T.autograd.backward((x * 2).sum(), inputs={})
