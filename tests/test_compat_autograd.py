@@ -89,3 +89,84 @@ def test_inputs_as_a_dict(T):
     with pytest.raises(RuntimeError, match=exact("`inputs` argument to `backward()` cannot be "
                                                  "empty.")):
         T.autograd.backward((x * 2).sum(), inputs={})
+
+
+# ------------------------------------------------------------------ node hooks' results
+def _exp_node(T):
+    x = T.ones(2, requires_grad=True)
+    return x, x.exp()
+
+
+def named_hook(*args):
+    return (args[0][0], args[0][0])
+
+
+@pytest.mark.parametrize("kind", ["post", "pre"])
+@pytest.mark.parametrize("ret, exc, msg", [
+    (lambda T, g: [g[0] * 10], TypeError, "expected tuple, but hook returned 'list'"),
+    (lambda T, g: g[0] * 10, TypeError, "expected tuple, but hook returned 'Tensor'"),
+    (lambda T, g: (), RuntimeError,
+     "hook '<lambda>' has returned an incorrect number of values (got 0, but expected 1)"),
+    (lambda T, g: (T.ones(3),), RuntimeError, "hook '<lambda>' has changed the size of value"),
+    (lambda T, g: (3.0,), TypeError, "expected Variable, but hook returned 'float'"),
+], ids=["list", "tensor", "count", "size", "number"])
+def test_node_hook_results_are_checked(T, kind, ret, exc, msg):
+    x, y = _exp_node(T)
+    if kind == "post":
+        y.grad_fn.register_hook(lambda gi, go: ret(T, gi))
+    else:
+        y.grad_fn.register_prehook(lambda go: ret(T, go))
+    with pytest.raises(exc, match=exact(msg)):
+        y.sum().backward()
+
+
+def test_node_hook_result_dtype_and_name(T):
+    x, y = _exp_node(T)
+    y.grad_fn.register_hook(lambda gi, go: (T.ones(2, dtype=T.float64),))
+    lib = T.__name__
+    with pytest.raises(RuntimeError, match=exact(f"hook '<lambda>' has changed the type of value "
+                                                 f"(was {lib}.FloatTensor got {lib}.DoubleTensor)")):
+        y.sum().backward()
+    x, y = _exp_node(T)
+    y.grad_fn.register_prehook(named_hook)
+    with pytest.raises(RuntimeError, match=exact("hook 'named_hook' has returned an incorrect "
+                                                 "number of values (got 2, but expected 1)")):
+        y.sum().backward()
+
+
+def test_node_hooks_cannot_fill_a_none(T):
+    # x * 2: the number's slot has no gradient (None), in a post hook's grad_inputs
+    x = T.ones(2, requires_grad=True)
+    y = x * 2
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, gi[0]))
+    with pytest.raises(RuntimeError, match=exact("can't replace a None gradient with a non-None "
+                                                 "value")):
+        y.sum().backward()
+    # an unused output of a multi-output node is None to the node's pre hook
+    x = T.arange(4.0).requires_grad_()
+    a, b = x.split(2)
+    a.grad_fn.register_prehook(lambda go: (T.ones(2), T.ones(2)))
+    with pytest.raises(RuntimeError, match=exact("can't replace a None gradient with a non-None "
+                                                 "value")):
+        (b * 2).sum().backward()
+
+
+def test_node_hooks_replacing_and_dropping_gradients(T):
+    x, y = _exp_node(T)
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10,))
+    y.sum().backward()
+    assert lst(x.grad) == pytest.approx([27.18281828] * 2)
+    x, y = _exp_node(T)
+    y.grad_fn.register_hook(lambda gi, go: (None,))     # None: no gradient flows on
+    y.sum().backward()
+    assert x.grad is None
+    x, y = _exp_node(T)
+    seen = []
+    y.grad_fn.register_prehook(lambda go: (go[0] * 2,))
+    y.grad_fn.register_hook(lambda gi, go: seen.append((type(gi), type(go), lst(go[0]))))
+    y.sum().backward()
+    assert seen == [(tuple, tuple, [2.0, 2.0])]
+    acc = (x * 2).grad_fn.next_functions[0][0]
+    acc.register_prehook(lambda go: (go[0], go[0]))
+    with pytest.raises(RuntimeError, match="incorrect number of values"):
+        (x * 2).sum().backward()

@@ -762,6 +762,17 @@ class Tensor:
             hooks[_RETAIN_KEY] = retain
         return handle
 
+    def _check_hook_result(self, r, hook):
+        """What a hook returned in place of this gradient: a tensor of its dtype and
+        size (PyTorch's check; the engine asks the value, see ``_autograd/engine.py``)."""
+        if not isinstance(r, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+        if r._data.dtype != self._data.dtype:
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                               f"{self.type()} got {r.type()})")
+        if r._data.shape != self._data.shape:
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
     def retain_grad(self):
         """Populate ``.grad`` for this non-leaf tensor during backward."""
         if not self._rg:
@@ -854,24 +865,21 @@ _SCALAR_NAMES = {k: v[:-len("Tensor")] for k, v in _TYPE_NAMES.items()}
 _SCALAR_NAMES.update(uint8="Byte", int8="Char", int16="Short", int32="Int", int64="Long")
 
 
+def _hook_name(hook):
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
 def _checked_hook(hook):
     """A tensor hook whose result is checked as PyTorch checks it: a Tensor (or
     None) of the same type and size as the gradient it replaces."""
-    name = getattr(hook, "__name__", type(hook).__name__)
-
     def run(grad):
         r = hook(grad)
         if r is None:
             return None
         if grad is None:
             raise RuntimeError("can't replace a None gradient with a non-None value")
-        if not isinstance(r, Tensor):
-            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
-        if r._data.dtype != grad._data.dtype:
-            raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} "
-                               f"got {r.type()})")
-        if r._data.shape != grad._data.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        grad._check_hook_result(r, hook)
         return r
     return run
 

@@ -10,6 +10,7 @@ import threading
 
 from .grad_mode import state
 from .anomaly_mode import anomaly, running, check_node, report
+from .graph import checked_hook_result
 from .profiling import ACTIVE as _PROFILER
 
 FREED_MSG = (
@@ -91,10 +92,11 @@ _ALL = _Everything()
 
 
 def _run_post_hooks(node, grads, buf):
+    grads = tuple(grads)
     for h in tuple((node._post_hooks or {}).values()):
         r = h(grads, tuple(buf))
         if r is not None:
-            grads = r
+            grads = checked_hook_result(h, grads, r)
     return grads
 
 
@@ -117,7 +119,7 @@ def _run_pre_hooks(node, buf, runs=True):
         for h in tuple(hooks.values()):
             r = h(tuple(buf))
             if r is not None:
-                buf[:] = r
+                buf[:] = checked_hook_result(h, buf, r)
 
 
 class _Callbacks(threading.local):

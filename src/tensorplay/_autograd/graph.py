@@ -80,6 +80,28 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
 
+def checked_hook_result(hook, prev, r):
+    """What a node's hook (``register_hook``/``register_prehook``) returned in place
+    of ``prev``, checked as PyTorch checks it: a tuple as long as ``prev``, None
+    where ``prev`` had None, and each value acceptable to the value it replaces
+    (the value is asked: a tensor wants its own dtype and size)."""
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    if len(r) != len(prev):
+        name = getattr(hook, "__name__", None)
+        raise RuntimeError(f"hook '{name if isinstance(name, str) else '<unknown>'}' has returned "
+                           f"an incorrect number of values (got {len(r)}, but expected "
+                           f"{len(prev)})")
+    for p, v in zip(prev, r):
+        if v is not None:
+            if p is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            check = getattr(p, "_check_hook_result", None)
+            if check is not None:
+                check(v, hook)
+    return r
+
+
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters."""
     _ids = itertools.count()
