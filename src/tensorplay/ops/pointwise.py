@@ -210,7 +210,11 @@ def _zl(g):
 
 def _k_with_alpha(f):
     def k(x, y, alpha=1):
-        return f(x, y) if alpha == 1 else f(x, np.multiply(y, alpha))
+        if alpha == 1:
+            return f(x, y)
+        # a number times a number stays a (weak) Python number: np.multiply would make
+        # a float64 NumPy scalar, and x.add(1.0, alpha=2.0) a float64 result
+        return f(x, np.multiply(y, alpha) if type(y) is _ndarray else y * alpha)
     return k
 
 
