@@ -1098,7 +1098,9 @@ _nonzero = defop("nonzero", _nonzero_k, None, upcast=False, family=OTHER)
 
 
 @public()
-def nonzero(input, *, as_tuple=False):
+def nonzero(input, *, out=None, as_tuple=False):
+    if out is not None and not as_tuple:
+        return call_with_out('nonzero', nonzero, (input,), {}, out)
     r = _nonzero(input)
     if not as_tuple:
         return r

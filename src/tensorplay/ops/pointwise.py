@@ -686,10 +686,16 @@ def _where_dtype(x, y):
 
 @public()
 def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        if out is not None:
+            raise TypeError(f"where() received an invalid combination of arguments - got "
+                            f"(Tensor, out={type(out).__name__}), but expected one of:\n"
+                            " * (Tensor condition)\n"
+                            " * (Tensor condition, Tensor input, Tensor other, *, "
+                            "Tensor out = None)\n")
+        return condition.nonzero(as_tuple=True)
     if out is not None:
         return call_with_out('where', where, (condition, input, other), {}, out)
-    if input is None and other is None:
-        return condition.nonzero(as_tuple=True)
     return _where(condition, input, other)
 
 
