@@ -170,3 +170,58 @@ def test_node_hooks_replacing_and_dropping_gradients(T):
     acc.register_prehook(lambda go: (go[0], go[0]))
     with pytest.raises(RuntimeError, match="incorrect number of values"):
         (x * 2).sum().backward()
+
+
+# ------------------------------------------------------------------ second backward
+FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+         "after they have already been freed). Saved intermediate values of the graph are freed "
+         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+         "backward through the graph a second time or if you need to access saved tensors after "
+         "calling backward.")
+
+
+def _setitem(y, key, v):
+    y[key] = v
+    return y
+
+
+def _inplace(y, f):
+    f(y)
+    return y
+
+
+SECOND = {  # f(T, x) -> loss; True where PyTorch saved a tensor the first pass freed
+    "lerp number weight": (lambda T, x: T.lerp(T.zeros(3), x, 0.25).sum(), False),
+    "lerp tensor weight": (lambda T, x: T.lerp(x, T.zeros(3), T.tensor(0.5)).sum(), True),
+    # an in-place write into a view: PyTorch's CopySlices lets go of what it wraps
+    "setitem int": (lambda T, x: _setitem(x + 0, 0, 5.0).sum(), True),
+    "setitem slice": (lambda T, x: _setitem(x + 0, slice(0, 2), T.tensor([7.0, 8.0])).sum(),
+                      True),
+    "view add_": (lambda T, x: _inplace((x + 0), lambda y: y[1:].add_(2)).sum(), True),
+    "whole view mul_": (lambda T, x: _inplace((x + 0), lambda y: y.view(3).mul_(2)).sum(), True),
+    "view += read elsewhere": (lambda T, x: _inplace((x + 0), lambda y: y[1:].add_(x[:2]))[0] + 0,
+                               True),
+    "base add_": (lambda T, x: _inplace((x + 0), lambda y: y.add_(1)).sum(), False),
+    "setitem list": (lambda T, x: _setitem(x + 0, [0, 2], 5.0).sum(), True),
+    "setitem mask": (lambda T, x: _setitem(x + 0, x > 1, 0.0).sum(), True),
+    "index_put": (lambda T, x: T.zeros(3).index_put((T.tensor([0, 1]),), x[:2]).sum(), True),
+    "index_put accumulate": (lambda T, x: T.zeros(3).index_put((T.tensor([0, 1]),), x[:2],
+                                                               accumulate=True).sum(), True),
+    "getitem list": (lambda T, x: x[T.tensor([0, 1])].sum(), True),
+    "getitem int": (lambda T, x: x[1] + 0, False),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND))
+def test_second_backward_without_retain_graph(T, name):
+    f, freed = SECOND[name]
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = f(T, x)
+    y.backward()
+    once = lst(x.grad)
+    if freed:
+        with pytest.raises(RuntimeError, match=exact(FREED)):
+            y.backward()
+    else:
+        y.backward()
+        assert lst(x.grad) == [2 * g for g in once]

@@ -259,6 +259,9 @@ def _index_put_vjp_v(g, values, key):
 _index_put_op = defop("index_put", _index_put_k, {"x": _index_put_vjp_x, "values": _index_put_vjp_v},
                       n_in=2, meta=("x", "values"), upcast=False, node_name="IndexPutBackward0",
                       family=INDEXING, linear=True)
+# freed after a backward, as PyTorch frees its saved indices (an index array in the key)
+# or the CopySlices of its in-place copy into a view (a key of slices and integers)
+_index_put_op.op.saves_arrays = True
 
 
 # ----------------------------------------------------------------------------- parsing keys

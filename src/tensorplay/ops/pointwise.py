@@ -704,6 +704,7 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
              n_in=3, promote=True, family=ELEMENTWISE, inplace=True)
+lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a second backward runs
 
 
 # --------------------------------------------------------------------- non-differentiable
