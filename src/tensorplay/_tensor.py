@@ -235,18 +235,18 @@ class Tensor:
     #                             is a view of (or is) an input: not to be written in place
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
 
-    def __init__(self, *args, dtype=None, requires_grad=False):
-        # legacy constructor: Tensor(sequence) or Tensor(*sizes) -> default float dtype
-        dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
-        if len(args) == 1 and not isinstance(args[0], int):
-            self._data = _as_array(args[0]).astype(dt.np)
-        else:
-            self._data = np.zeros(tuple(args), dt.np)
-        self._rg = False
-        self._grad_fn = None
-        self._vc = self._base = None
-        if requires_grad:
-            self.requires_grad_()
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and isinstance(args[0], Tensor) and cls is Tensor:
+            return args[0]._alias()         # legacy Tensor(other): an alias, as in PyTorch
+        return _new(cls)
+
+    def __init__(self, *args, device=None):
+        # the legacy constructor: Tensor(sequence), Tensor(*sizes), Tensor(Size), Tensor()
+        # (default dtype), Tensor(other) (an alias of other, made by __new__)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            return
+        check_device(device)
+        _legacy_init(self, args, D.get_default_dtype())
 
     # ------------------------------------------------------------ metadata
     @property
@@ -840,9 +840,13 @@ class Tensor:
         if isinstance(dtype, _LegacyTensorType):
             dtype = dtype.dtype
         elif isinstance(dtype, str):
-            name = dtype.split(".")[-1]
-            if name not in _NAME_TYPES or (dtype.count(".") and
-                                           dtype.split(".")[0] not in ("torch", "tensorplay")):
+            if dtype.split(".")[1:-1] == ["cuda"]:      # 'torch.cuda.FloatTensor'
+                raise RuntimeError(f"tensorplay runs on the CPU only: it cannot make a tensor of "
+                                   f"type '{dtype}' (like a build of PyTorch compiled without "
+                                   f"CUDA support)")
+            parts = dtype.split(".")
+            name = parts[-1]
+            if name not in _NAME_TYPES or parts[:-1] not in (["torch"], ["tensorplay"]):
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = D.to_dtype(_NAME_TYPES[name])
         return self.to(dtype)
@@ -1197,14 +1201,44 @@ def _is_layout(a, fmt):
 
 
 # ------------------------------------------------------------------ legacy tensor types
+def _legacy_init(t, args, dt):
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)) or \
+            isinstance(args[0] if args else None, bool):
+        a = args[0]
+        if isinstance(a, (bool, float, complex, np.generic)):
+            name = type(a).__name__ if type(a).__module__ == "builtins" else \
+                f"{type(a).__module__}.{type(a).__name__}"
+            raise TypeError(f"new(): data must be a sequence (got {name})")
+        t._data = _as_array(a).astype(dt.np)
+    else:
+        sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+        t._data = np.zeros(size_arg(sizes) if sizes else (0,), dt.np)
+    t._rg = False
+    t._grad_fn = None
+    t._vc = t._base = None
+
+
+def _options(dt):
+    return (f"TensorOptions(dtype={_CPP_NAMES[dt.name]}, device=cpu, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
 class _LegacyTensorType(type):
     """``tensorplay.FloatTensor`` and kin: calling one makes a tensor of its dtype
-    (``FloatTensor([1, 2])``, ``FloatTensor(2, 3)``); a tensor of that dtype is
-    an instance (``isinstance(t, tensorplay.FloatTensor)``)."""
+    (``FloatTensor([1, 2])``, ``FloatTensor(2, 3)``, ``FloatTensor()`` empty;
+    ``FloatTensor(t)`` an alias of a float32 ``t``); a tensor of that dtype is an
+    instance (``isinstance(t, tensorplay.FloatTensor)``)."""
 
     def __call__(cls, *args, device=None):
         check_device(device)
-        return Tensor(*args, dtype=cls.dtype)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if args[0].dtype != cls.dtype:
+                raise TypeError(f"expected {_options(cls.dtype)} (got {_options(args[0].dtype)})")
+            return args[0]._alias()
+        t = _new(Tensor)
+        _legacy_init(t, args, cls.dtype)
+        return t
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.np

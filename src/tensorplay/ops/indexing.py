@@ -185,6 +185,7 @@ _slice = defop("slice", _slice_k, {"x": _slice_vjp}, meta=("x",), upcast=False, 
                node_name="SliceBackward0", family=VIEW, dims=("dim",), linear=True)
 _alias = defop("alias", lambda x: x.view(), {"x": "grad"}, upcast=False, view=True,
                node_name="AliasBackward0", family=VIEW, linear=True)
+Tensor._alias = _alias      # the legacy constructors' Tensor(other) (_tensor.py)
 
 
 # ----------------------------------------------------------------------------- gather by key / put by key
