@@ -225,3 +225,71 @@ def test_second_backward_without_retain_graph(T, name):
     else:
         y.backward()
         assert lst(x.grad) == [2 * g for g in once]
+
+
+# ------------------------------------------------------------------ backward(inputs=)
+def test_backward_inputs_run_their_own_nodes(T):
+    # a non-leaf input's node runs (its hooks fire; it computes nothing no one needs) and
+    # is freed after; a leaf input's accumulator runs with its hooks
+    x = T.rand(2, requires_grad=True)
+    y = x.exp()
+    seen = []
+    y.grad_fn.register_prehook(lambda g: seen.append("pre"))
+    y.grad_fn.register_hook(lambda gi, go: seen.append(("post", gi[0] is None)))
+    (y * 3).sum().backward(inputs=(y,))
+    assert seen == ["pre", ("post", True)] and y.retains_grad and lst(y.grad) == [3.0, 3.0]
+    assert x.grad is None
+    with pytest.raises(RuntimeError, match=exact(FREED)):
+        y.sum().backward()
+    acc = (x * 1).grad_fn.next_functions[0][0]
+    seen.clear()
+    acc.register_prehook(lambda g: seen.append("acc pre"))
+    acc.register_hook(lambda gi, go: seen.append("acc post"))
+    x.register_post_accumulate_grad_hook(lambda t: seen.append("post accumulate"))
+    (x * 3).sum().backward(inputs=(x,))
+    assert seen == ["acc pre", "post accumulate", "acc post"] and lst(x.grad) == [3.0, 3.0]
+    seen.clear()
+    T.autograd.grad((x * 3).sum(), (x,))        # autograd.grad captures: the node does not run
+    assert seen == []
+
+
+def test_backward_inputs_hook_counts(T):
+    a = T.tensor(1.0, requires_grad=True)
+    b = a * 2
+    c = b * 2
+    count = {"tensor": 0, "pre": 0, "post": 0}
+
+    def bump(k):
+        def hook(*args):
+            count[k] += 1
+        return hook
+    a.register_hook(bump("tensor"))
+    b.register_hook(bump("tensor"))
+    acc = b.grad_fn.next_functions[0][0]
+    for node in (acc, b.grad_fn):
+        node.register_hook(bump("post"))
+        node.register_prehook(bump("pre"))
+    got = []
+    for run in (lambda: T.autograd.grad(c, inputs=(b,), retain_graph=True),
+                lambda: T.autograd.grad(c, inputs=(a, b), retain_graph=True),
+                lambda: c.backward(retain_graph=True),
+                lambda: c.backward(inputs=(a, b), retain_graph=True),
+                lambda: c.backward(inputs=(b,), retain_graph=True)):
+        run()
+        got.append((count["tensor"], count["pre"], count["post"]))
+        count.update(tensor=0, pre=0, post=0)
+    assert got == [(1, 0, 0), (2, 1, 1), (2, 2, 2), (2, 2, 2), (1, 1, 1)]
+
+
+def test_backward_inputs_gradient_edges(T):
+    x = T.rand(2, requires_grad=True)
+    y = x.clone()
+    edge_y = T.autograd.graph.GradientEdge(y.grad_fn, y.output_nr)    # made by hand
+    (y * 3).sum().backward(inputs=(edge_y,))
+    assert x.grad is None and not y.retains_grad     # a non-leaf edge fills no .grad
+    edge_x = T.autograd.graph.get_gradient_edge(x)
+    (x * 3).sum().backward(inputs=(edge_x,))
+    assert lst(x.grad) == [3.0, 3.0]
+    z = x.clone()
+    T.autograd.backward((z * 2).sum(), inputs=(T.autograd.graph.get_gradient_edge(z), x))
+    assert lst(x.grad) == [5.0, 5.0]

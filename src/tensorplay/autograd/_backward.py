@@ -12,7 +12,6 @@ import numpy as np
 
 from .. import _creation
 from .._autograd.engine import run_backward
-from .._autograd.grad_mode import state
 from .._tensor import Tensor, _wrap
 from ..ops.shape import stack
 
@@ -189,19 +188,10 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
         # hook fills it during the pass), a leaf through its accumulator below
         if isinstance(t, Tensor):
             t.retain_grad()
-    targets = [_input_edge(t) for t in inputs]
-    got = run_backward(roots, seeds, retain_graph, create_graph, targets)
-    prev = state.enabled
-    state.enabled = create_graph
-    try:
-        done = set()
-        for t, g in zip(inputs, got):
-            var = getattr(t, "_variable", t)         # a GradientEdge names its tensor
-            if g is not None and not var.retains_grad and id(var) not in done:
-                done.add(id(var))
-                var._accumulate_grad(g, create_graph)
-    finally:
-        state.enabled = prev
+    # the inputs' own nodes run: a leaf's accumulator fills its .grad (a GradientEdge
+    # of a leaf too), a non-leaf's retain_grad hook its
+    run_backward(roots, seeds, retain_graph, create_graph, [_input_edge(t) for t in inputs],
+                 run_targets=True)
 
 
 def _input_edge(t):
