@@ -293,3 +293,42 @@ def test_backward_inputs_gradient_edges(T):
     z = x.clone()
     T.autograd.backward((z * 2).sum(), inputs=(T.autograd.graph.get_gradient_edge(z), x))
     assert lst(x.grad) == [5.0, 5.0]
+
+
+# ------------------------------------------------------------------ nodes and leaves
+def test_calling_a_node(T):
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    g = (x ** 2).grad_fn(T.ones(2))         # one input: one gradient
+    assert lst(g) == [2.0, 4.0] and g.requires_grad          # recorded: grad mode is on
+    gx, gnum = (x * 3).grad_fn(T.ones(2))   # the number's slot: None
+    assert lst(gx) == [3.0, 3.0] and gnum is None
+    node = x.exp().grad_fn
+    with T.no_grad():
+        assert not node(T.ones(2)).requires_grad
+    assert lst(x.unbind(0)[0].grad_fn(T.ones(()), None)) == [1.0, 0.0]
+    acc = (x * 1).grad_fn.next_functions[0][0]
+    assert acc(T.ones(2)) == () and lst(x.grad) == [1.0, 1.0]
+    for args in [(), (T.ones(2), T.ones(2))]:
+        with pytest.raises(TypeError, match=exact(f"expected 1 arguments, got {len(args)} "
+                                                  "instead")):
+            (x ** 2).grad_fn(*args)
+
+
+def test_post_accumulate_grad_hook_must_return_none(T):
+    x = T.ones(2, requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: t.grad)
+    with pytest.raises(RuntimeError, match=exact("Tensor post accumulate grad hooks should "
+                                                 "return None.")):
+        (x * 2).sum().backward()
+
+
+def test_set_gives_a_leaf_a_new_accumulator(T):
+    x = T.rand(2, requires_grad=True)
+    edge = T.autograd.graph.get_gradient_edge(x)
+    out = x.clone()
+    with T.no_grad():
+        x.set_(T.rand(2))
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        T.autograd.grad(out.sum(), x)
+    g, = T.autograd.grad(out.sum(), edge)
+    assert lst(g) == [1.0, 1.0]

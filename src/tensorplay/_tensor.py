@@ -343,6 +343,7 @@ class Tensor:
                     self._data = data
                     self._drop_meta()
                     self._bump()
+                    self._new_accumulator()
                     return self
                 root = storage_geometry(source._data)[0]
             elif isinstance(source, (UntypedStorage, TypedStorage)):
@@ -362,7 +363,15 @@ class Tensor:
         self._data = data
         self._drop_meta()
         self._bump()
+        self._new_accumulator()
         return self
+
+    def _new_accumulator(self):
+        """A leaf given new memory (``set_``) is a new variable to autograd, as in
+        PyTorch: graphs recorded before keep the old accumulator, so
+        ``autograd.grad`` of them finds the leaf unused (its GradientEdge still works)."""
+        if self._grad_fn is None and self.__dict__.get("_acc") is not None:
+            del self.__dict__["_acc"]
 
     def resize_(self, *sizes, memory_format=None):
         """Give this tensor the shape ``sizes``, reusing its storage where it is
@@ -584,7 +593,8 @@ class Tensor:
         hooks = self.__dict__.get("_post_acc_hooks")
         if hooks:
             for h in tuple(hooks.values()):
-                h(self)
+                if h(self) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def _bump(self):
         v = getattr(self, "_vc", None)

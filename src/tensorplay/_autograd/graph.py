@@ -40,6 +40,16 @@ class Node:
     def release(self):
         """Free what was saved for backward (after a pass without retain_graph)."""
 
+    def __call__(self, *grads):
+        """Run this node on one gradient per forward output, as PyTorch's
+        ``y.grad_fn(g)``: its gradients for its inputs (one, or a tuple)."""
+        if len(grads) != self.n_out:
+            raise TypeError(f"expected {self.n_out} arguments, got {len(grads)} instead")
+        out = tuple(self.apply(list(grads)))
+        if self._scalar_args_hidden:        # as next_functions: no slot for a Python number
+            out = tuple(o for o, e in zip(out, self.next_edges) if e is not None) or out[:1]
+        return out[0] if len(out) == 1 else out
+
     @property
     def next_functions(self):
         edges = self.next_edges
