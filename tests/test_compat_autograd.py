@@ -332,3 +332,16 @@ def test_set_gives_a_leaf_a_new_accumulator(T):
         T.autograd.grad(out.sum(), x)
     g, = T.autograd.grad(out.sum(), edge)
     assert lst(g) == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("f, want", [(lambda x: 2 * x, 20.0), (lambda x: 2.5 + x, 10.0),
+                                     (lambda x: x * 2, 20.0)], ids=["rmul", "radd", "mul"])
+def test_a_number_on_the_left_of_a_commutative_op(T, f, want):
+    # PyTorch computes 2 * x as x * 2: the tensor's edge first, the number's slot second
+    x = T.ones(2, requires_grad=True)
+    y = f(x)
+    (first, _), (second, _) = y.grad_fn.next_functions
+    assert type(first).__name__ == "AccumulateGrad" and second is None
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, None))
+    y.sum().backward()
+    assert lst(x.grad) == [want, want]

@@ -102,11 +102,13 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     return fn
 
 
-def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
+def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, **kw):
     """A two-input pointwise op (tensor or Python number on either side) with
     PyTorch's type promotion.  Returns the public function; its ``.fast`` is the
     two-argument spelling used by operators, with a fast path for same-dtype
-    float inputs.  Extra kernel parameters (``alpha=``) go the general way."""
+    float inputs.  Extra kernel parameters (``alpha=``) go the general way.
+    A ``commutative`` op's reflected operator (``2 * x``) is ``x * 2``, as in
+    PyTorch: the tensor's edge comes first in the node."""
     kw.setdefault("promote", True)
     if isinstance(kernel, np.ufunc):
         kw.setdefault("args", ("x", "y"))
@@ -197,7 +199,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
     fn.op = fast.op = op
     fn.spelling = op.spelling
     fn.fast = fast
-    fn.rfast = rfast
+    fn.rfast = fast if commutative else rfast
     # for in-place ops outside autograd: compute straight into the tensor's memory
     fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     return fn
@@ -224,7 +226,7 @@ conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.c
 add = binary("add", _k_with_alpha(np.add),
              {"x": "grad",
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
-             fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True,
+             fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
              operators=("__add__", "__radd__", "__iadd__"))
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
@@ -234,7 +236,7 @@ sub = binary("sub", _k_with_alpha(np.subtract),
 subtract = sub
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
                                   "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
-             operators=("__mul__", "__rmul__", "__imul__"))
+             commutative=True, operators=("__mul__", "__rmul__", "__imul__"))
 
 
 def _div_kernel(x, y, rounding_mode=None):
