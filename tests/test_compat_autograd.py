@@ -345,3 +345,23 @@ def test_a_number_on_the_left_of_a_commutative_op(T, f, want):
     y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, None))
     y.sum().backward()
     assert lst(x.grad) == [want, want]
+
+
+def test_tensor_attributes_that_cannot_be_deleted_or_set_loosely(T):
+    x = T.randn(2, requires_grad=True)
+    for name, msg in [("data", "Deleting tensor data is not allowed. Delete tensor instead!"),
+                      ("requires_grad", "requires_grad must be a bool"),
+                      ("_grad_fn", "Deletion of _grad_fn not allowed. Detach tensor instead!"),
+                      ("_backward_hooks", "Deletion of _backwards_hooks not allowed!")]:
+        with pytest.raises(RuntimeError, match=exact(msg)):
+            delattr(x, name)
+    del x.grad
+    assert x.grad is None and x._backward_hooks is None
+    for bad in (1, None):
+        with pytest.raises(RuntimeError, match=exact("requires_grad must be a bool")):
+            x.requires_grad = bad
+        with pytest.raises(TypeError, match=exact(f"requires_grad_(): argument 'requires_grad' "
+                                                  f"(position 1) must be bool, not "
+                                                  f"{type(bad).__name__}")):
+            x.requires_grad_(bad)
+    assert x.requires_grad and (x * 2).requires_grad      # still a working tensor

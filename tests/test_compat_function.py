@@ -93,3 +93,24 @@ def test_legacy_non_static_forward_is_refused(T):
         with pytest.raises(RuntimeError, match="^Legacy autograd function with non-static "
                                                "forward method is deprecated"):
             Legacy()(T.ones(2))
+
+
+def test_function_writing_a_view_in_place_returns_one_tensor(T):
+    class DoubleInplace(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x, x
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 * 2 + g2 * 2
+
+    x = T.randn(3, 3, dtype=T.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^If your Function modifies inplace an input that is a "
+                                           "view of another Tensor, your Function cannot return "
+                                           "more than one Tensor"):
+        DoubleInplace.apply(x.clone()[0])
+    a, b = DoubleInplace.apply(x.clone())       # not a view: fine
+    assert a is b

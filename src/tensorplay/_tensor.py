@@ -442,8 +442,18 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        self._set_requires_grad(bool(flag), "only Tensors of floating point and complex dtype can "
-                                            "require gradients")
+        if type(flag) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can "
+                                      "require gradients")
+
+    _backward_hooks = None      # PyTorch's attribute; code that looks at it finds none here
+
+    def __delattr__(self, name):
+        msg = _UNDELETABLE.get(name)
+        if msg is not None:
+            raise RuntimeError(msg)
+        object.__delattr__(self, name)
 
     def _set_requires_grad(self, flag, dtype_msg):
         if self.grad_fn is not None:
@@ -462,7 +472,10 @@ class Tensor:
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
-        self._set_requires_grad(bool(requires_grad),
+        if type(requires_grad) is not bool:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
+        self._set_requires_grad(requires_grad,
                                 "only Tensors of floating point dtype can require gradients")
         return self
 
@@ -899,6 +912,12 @@ def _checked_hook(hook):
 
 
 _RETAIN_KEY = float("inf")
+# attributes PyTorch refuses to delete, with its messages (deleting the _grad_fn slot
+# would break the tensor)
+_UNDELETABLE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
+                "requires_grad": "requires_grad must be a bool",
+                "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+                "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
 
 
 def _rebuild(data, rg):

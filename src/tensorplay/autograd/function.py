@@ -295,9 +295,20 @@ def _apply_with_ctx(cls, args, kwargs):
         node._had_saved = True
         node.to_save = ()
     if dirty_views:
+        if sum(isinstance(o, T) for o in outs) > 1:
+            raise RuntimeError(_DIRTY_VIEW_MSG)
         for v in dirty_views:
             _rebase_dirty_view(v)
     return (new_outs[0] if single else tuple(new_outs)), node
+
+
+_DIRTY_VIEW_MSG = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one doing "
+    "the inplace that returns a single Tensor and a second one that does the other operations). "
+    "You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.")
 
 
 def _differentiable(npdt):
