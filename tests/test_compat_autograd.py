@@ -365,3 +365,15 @@ def test_tensor_attributes_that_cannot_be_deleted_or_set_loosely(T):
                                                   f"{type(bad).__name__}")):
             x.requires_grad_(bad)
     assert x.requires_grad and (x * 2).requires_grad      # still a working tensor
+
+
+def test_numpy_of_a_tensor_that_requires_grad(T):
+    x = T.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match=exact("Can't call numpy() on Tensor that requires grad. "
+                                                 "Use tensor.detach().numpy() instead.")):
+        x.numpy()
+    with T.no_grad():
+        a = x.numpy()
+        assert a.tolist() == [1.0, 1.0] and (x * 2).numpy().tolist() == [2.0, 2.0]
+    a[0] = 5.0                                   # the tensor's memory
+    assert lst(x) == [5.0, 1.0]

@@ -660,7 +660,7 @@ class Tensor:
 
     # ------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
-        if self._rg and not force:
+        if self._rg and not force and state.enabled:       # (allowed under no_grad, as PyTorch)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
