@@ -3,6 +3,7 @@
 node hooks return, and second backward passes.  Every test runs on tensorplay
 and, when installed, on torch (the ``T`` fixture): the same code is its own oracle."""
 import collections
+import warnings
 
 import pytest
 
@@ -377,3 +378,55 @@ def test_numpy_of_a_tensor_that_requires_grad(T):
         assert a.tolist() == [1.0, 1.0] and (x * 2).numpy().tolist() == [2.0, 2.0]
     a[0] = 5.0                                   # the tensor's memory
     assert lst(x) == [5.0, 1.0]
+
+
+def test_writing_one_region_of_an_expanded_tensor(T):
+    g = T.ones(1).clone().expand(4)
+    g[0] = 0                        # one element of the shared memory: allowed
+    assert lst(g) == [0.0] * 4
+    g[0] += 5
+    assert lst(g) == [5.0] * 4              # one memory
+    msg = ("unsupported operation: more than one element of the written-to tensor refers to a "
+           "single memory location. Please clone() the tensor before performing the operation.")
+    for write in (lambda: g.add_(1), lambda: g.__setitem__(slice(1, 3), 5.0)):
+        with pytest.raises(RuntimeError, match=exact(msg)):
+            write()
+    x = T.ones(4)
+    v = x[::2].expand(3, 2)
+    v[1] = T.tensor([7.0, 8.0])
+    assert lst(x) == [7.0, 1.0, 8.0, 1.0]
+
+
+@pytest.mark.parametrize("shape", [(3,), (2, 3)])
+def test_dir_lists_only_attributes_that_exist(T, shape):
+    x = T.randn(*shape)
+    missing = []
+    for name in dir(x):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")        # volatile, .T of 1-d
+                getattr(x, name)
+        except RuntimeError:        # imag of a real tensor, mT of a vector: PyTorch's errors
+            pass
+        except AttributeError:
+            missing.append(name)
+    assert missing == []
+
+
+@pytest.mark.parametrize("name, ndim, msg", [
+    ("mT", 1, "tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor."),
+    ("mH", 1, "tensor.mH is only supported on matrices or batches of matrices. Got 1-D tensor."),
+    ("H", 1, "tensor.H is only supported on matrices (2-D tensors). Got 1-D tensor."),
+    ("H", 3, "tensor.H is only supported on matrices (2-D tensors). Got 3-D tensor. For batches "
+             "of matrices, consider using tensor.mH"),
+])
+def test_matrix_transposes_of_other_ranks(T, name, ndim, msg):
+    with pytest.raises(RuntimeError, match=exact(msg)):
+        getattr(T.ones(*(2,) * ndim), name)
+
+
+def test_profiler_enabled(T):
+    assert not T.autograd._profiler_enabled()
+    with T.autograd.profiler.profile():
+        assert T.autograd._profiler_enabled()
+    assert not T.autograd._profiler_enabled()

@@ -449,6 +449,10 @@ class Tensor:
 
     _backward_hooks = None      # PyTorch's attribute; code that looks at it finds none here
 
+    def __dir__(self):
+        # the slots this tensor has not set are not attributes of it
+        return [n for n in object.__dir__(self) if n not in _SLOTS or hasattr(self, n)]
+
     def __delattr__(self, name):
         msg = _UNDELETABLE.get(name)
         if msg is not None:
@@ -912,6 +916,7 @@ def _checked_hook(hook):
 
 
 _RETAIN_KEY = float("inf")
+_SLOTS = frozenset(Tensor.__slots__)
 # attributes PyTorch refuses to delete, with its messages (deleting the _grad_fn slot
 # would break the tensor)
 _UNDELETABLE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
