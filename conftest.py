@@ -1,4 +1,9 @@
-"""Docstring examples run as doctests with ``tensorplay`` (and ``tp``) in scope."""
+"""Docstring examples run as doctests with ``tensorplay`` (and ``tp``) in scope,
+each from the same seeded random state (``tests/conftest.py`` does the same for
+the tests): no example's outcome depends on what ran before it."""
+import random
+
+import numpy as np
 import pytest
 
 
@@ -7,3 +12,6 @@ def _doctest_names(doctest_namespace):
     import tensorplay
     doctest_namespace["tensorplay"] = tensorplay
     doctest_namespace["tp"] = tensorplay
+    tensorplay.manual_seed(0)
+    np.random.seed(0)
+    random.seed(0)

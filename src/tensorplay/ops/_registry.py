@@ -56,7 +56,10 @@ class Op:
     ``method``, ``inplace`` and ``operators`` are the op's spellings on Tensor
     (see ``Spelling``); the function ``defop`` returns carries them.
     """
-    saves_arrays = False    # a saved parameter holds index arrays (PyTorch: saved tensors)
+    saves_arrays = False    # a saved parameter stands for what PyTorch frees after a backward
+    #                         (index arrays: its saved tensors; copy_slices' view chain)
+    wraps_numbers = True    # a Python number in a tensor position is a wrapped tensor in
+    #                         PyTorch (freed after use); False where PyTorch takes a Scalar
 
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
@@ -711,7 +714,7 @@ def record(op, args, outs):
                     stamps = [(v, v[0], t, None)]
                 else:
                     stamps.append((v, v[0], t, None))
-            elif i < n_in and t is not None and stamps is None:
+            elif i < n_in and t is not None and stamps is None and op.wraps_numbers:
                 stamps = []     # a saved Python number: PyTorch's wrapped tensor, freed after use
         if stamps is None and plan.frees:
             stamps = []         # saved index arrays: tensors in PyTorch, freed after use
