@@ -263,14 +263,12 @@ def test_flags():
     x = _x(tp)
     with pytest.raises(AssertionError, match="at least one of check_forward_ad or check_backward"):
         gradcheck(lambda a: a * 2, (x,), check_backward_ad=False)
-    with pytest.raises(NotImplementedError, match="forward-mode AD"):
-        gradcheck(lambda a: a * 2, (x,), check_forward_ad=True)
+    with pytest.raises(AssertionError, match="check_batched_grad=True requires check_backward"):
+        gradcheck(lambda a: a * 2, (x,), check_batched_grad=True, check_backward_ad=False,
+                  check_forward_ad=True)
+    with pytest.raises(AssertionError, match="check_batched_forward_grad=True requires"):
+        gradcheck(lambda a: a * 2, (x,), check_batched_forward_grad=True)
     assert gradcheck(lambda a: a * 2, (x,), check_grad_dtypes=True, masked=None)
-    try:
-        import tensorplay.func  # noqa: F401
-    except ImportError:
-        with pytest.raises(NotImplementedError, match="check_batched_grad=False"):
-            gradcheck(lambda a: a * 2, (x,), check_batched_grad=True)
     with pytest.raises(AssertionError, match="check_undefined_grad=True requires"):
         gradgradcheck(lambda a: a * 2, (x,), check_rev_over_rev=False, check_fwd_over_rev=True)
 
@@ -330,3 +328,160 @@ def test_outcome_matches_torch(torch_or_skip, name, fast, check):
             outcomes.append(getattr(lib.autograd, check)(make(lib), tuple(xs), fast_mode=fast,
                                                          raise_exception=False))
     assert outcomes[0] == outcomes[1]
+
+
+# ---------------------------------------------------------------- forward mode and batched checks
+def _square(lib, jvp_factor=1.0, double=None, numpy_backward=False):
+    """x*x with a jvp ``jvp_factor`` times too large; its backward and jvp
+    double with ``double`` (a Function) when given; ``numpy_backward``: a
+    backward through NumPy, which works one gradient at a time only."""
+    class Square(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            if numpy_backward:
+                return lib.tensor(g.detach().numpy() * 2 * x.detach().numpy())
+            return (double.apply(g) if double else 2 * g) * x
+
+        @staticmethod
+        def jvp(ctx, t):
+            x, = ctx.saved_tensors
+            return (double.apply(t) if double else 2 * t) * x * jvp_factor
+    return Square
+
+
+def _double(lib, batched_factor):
+    """2 * x, whose vmap rule computes ``batched_factor * x`` (2: right)."""
+    class Double(lib.autograd.Function):
+        @staticmethod
+        def forward(x):
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            pass
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+        @staticmethod
+        def jvp(ctx, t):
+            return t * 2
+
+        @staticmethod
+        def vmap(info, in_dims, x):
+            return x * batched_factor, in_dims[0]
+    return Double
+
+
+@pytest.mark.parametrize("fast", MODES)
+def test_forward_ad_checks_pass_on_correct_functions(fast):
+    x, w = _x(tp), tp.randn(3, 2, dtype=tp.float64, requires_grad=True)
+    f = lambda a, b: ((a @ b).tanh(), (a * 2).sum(0))       # noqa: E731
+    kw = dict(fast_mode=fast, check_forward_ad=True, check_batched_forward_grad=True,
+              check_batched_grad=True)
+    assert gradcheck(f, (x, w), **kw)
+    assert gradcheck(f, (x, w), fast_mode=fast, check_forward_ad=True, check_backward_ad=False)
+    assert gradcheck(_square(tp).apply, (x,), **kw)
+    assert gradcheck(_square(tp, double=_double(tp, 2)).apply, (x,), **kw)
+    z = tp.tensor([1 + 2j, -0.5j], dtype=tp.complex128, requires_grad=True)
+    assert gradcheck(lambda a: (a * a).sin(), (z,), **kw)                    # complex in and out
+    assert gradcheck(lambda a: (a * 1j).exp(), (x,), **kw)                   # complex out
+    assert gradgradcheck(lambda a, b: (a @ b).tanh(), (x, w), fast_mode=fast,
+                         check_fwd_over_rev=True)
+
+
+@pytest.mark.parametrize("fast", MODES)
+def test_forward_ad_check_fails_on_a_wrong_jvp(fast):
+    x = _x(tp)
+    wrong = _square(tp, jvp_factor=1.5).apply
+    assert gradcheck(wrong, (x,), fast_mode=fast)                     # backward alone is right
+    with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch for "
+                                             "output 0 with respect to input 0"):
+        gradcheck(wrong, (x,), fast_mode=fast, check_forward_ad=True)
+    assert not gradcheck(wrong, (x,), fast_mode=fast, check_forward_ad=True,
+                         check_backward_ad=False, raise_exception=False)
+    z = tp.tensor([1 + 2j, -0.5j], dtype=tp.complex128, requires_grad=True)
+    with pytest.raises(GradcheckError, match="While considering the imaginary part of complex "
+                                             "inputs only, Jacobian computed with forward mode"):
+        gradcheck(wrong, (z,), fast_mode=fast, check_forward_ad=True, check_backward_ad=False)
+
+
+@pytest.mark.parametrize("fast", MODES)
+def test_gradgradcheck_forward_over_reverse_catches_a_wrong_double_backward(fast):
+    class Cube(_detached_backward(tp)):
+        @staticmethod
+        def jvp(ctx, t):
+            x, = ctx.saved_tensors
+            return 3 * x ** 2 * t
+    x, cube = _x(tp), Cube.apply
+    assert gradcheck(cube, (x,), fast_mode=fast, check_forward_ad=True)
+    with pytest.raises(GradcheckError, match="Jacobian computed with forward mode mismatch"):
+        gradgradcheck(cube, (x,), fast_mode=fast, check_fwd_over_rev=True,
+                      check_rev_over_rev=False, check_undefined_grad=False)
+
+
+def test_undefined_forward_check_fails_on_a_jvp_that_mishandles_no_tangent():
+    class Shift(tp.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, y):
+            ctx.set_materialize_grads(False)
+            return x + y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g, g
+
+        @staticmethod
+        def jvp(ctx, tx, ty):
+            # an undefined tangent treated as ones instead of zeros
+            return (tx if tx is not None else 1.0) + (ty if ty is not None else 1.0)
+    x, y = _x(tp), _x(tp, ((1.0, 2.0, 3.0), (-1.0, 0.5, 0.1)))
+    assert gradcheck(Shift.apply, (x, y), check_forward_ad=True, check_undefined_grad=False)
+    with pytest.raises(GradcheckError, match="Mismatch in tangent values for output with index: 0"):
+        gradcheck(Shift.apply, (x, y), check_forward_ad=True)
+
+
+def test_batched_grad_check_fails_on_backwards_that_do_not_batch():
+    x = _x(tp)
+    assert gradcheck(_square(tp, numpy_backward=True).apply, (x,))
+    with pytest.raises(GradcheckError, match="While computing batched gradients, got: vmap"):
+        gradcheck(_square(tp, numpy_backward=True).apply, (x,), check_batched_grad=True)
+    wrong = _square(tp, double=_double(tp, 3)).apply        # right one by one, wrong batched
+    assert gradcheck(wrong, (x,), check_forward_ad=True)
+    with pytest.raises(GradcheckError, match="For output 0 and input 0:\n\ngradcheck or "
+                                             "gradgradcheck failed while testing batched"):
+        gradcheck(wrong, (x,), check_batched_grad=True)
+    with pytest.raises(GradcheckError, match="batched gradient computation"):
+        gradgradcheck(lambda a: wrong(a) * a, (x,), check_batched_grad=True)
+
+
+def test_batched_forward_grad_check_fails_on_a_wrong_batching_rule():
+    """Tangents under vmap are computed on the physical batch, so a jvp that is
+    right one sample at a time is right batched; what can be wrong is a
+    Function's own vmap rule."""
+    x = _x(tp)
+    assert gradcheck(_double(tp, 2).apply, (x,), check_forward_ad=True,
+                     check_batched_forward_grad=True)
+    wrong = _double(tp, 3).apply
+    assert gradcheck(wrong, (x,), check_forward_ad=True)
+    with pytest.raises(GradcheckError, match="batched gradient computation with forward-mode AD"):
+        gradcheck(wrong, (x,), check_forward_ad=True, check_batched_forward_grad=True)
+
+
+@pytest.mark.parametrize("factor", [1.0, 1.5])
+@pytest.mark.parametrize("fast", MODES)
+def test_forward_outcome_matches_torch(torch_or_skip, factor, fast):
+    outcomes = []
+    for lib in (tp, torch_or_skip):
+        f = _square(lib, jvp_factor=factor).apply
+        outcomes.append(lib.autograd.gradcheck(f, (_x(lib),), fast_mode=fast, check_forward_ad=True,
+                                               raise_exception=False))
+    assert outcomes[0] == outcomes[1] == (factor == 1.0)

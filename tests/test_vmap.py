@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tensorplay as tp
-from tensorplay.func import grad, jacrev, jvp, vmap
+from tensorplay.func import _vmap as _vmap_mod, grad, jacrev, jvp, vmap
 
 from conftest import assert_close
 
@@ -184,3 +184,196 @@ def test_as_strided_under_vmap_views_each_sample_memory():
         vmap(lambda a: a.as_strided((2,), (1,)), in_dims=1)(x)
     with pytest.raises(RuntimeError, match="reaches outside the memory of each sample"):
         vmap(lambda a: a.as_strided((2,), (4,)))(x)
+
+
+# ------------------------------------------------------------------ randomness
+F = tp.nn.functional
+
+
+def _seeded(f):
+    tp.manual_seed(7)
+    r = f()
+    return r, tp.rand(1).item()         # the value, and where the generator stood after it
+
+
+@pytest.mark.parametrize("name,inside,outside", [
+    ("rand", lambda x: tp.rand(4), lambda X: tp.rand(3, 4)),
+    ("randn", lambda x: tp.randn(2, 2, dtype=tp.float64), lambda X: tp.randn(3, 2, 2,
+                                                                             dtype=tp.float64)),
+    ("rand_like", lambda x: tp.rand_like(x), lambda X: tp.rand_like(X)),
+    ("randn_like", lambda x: tp.randn_like(x), lambda X: tp.randn_like(X)),
+    ("bernoulli", lambda x: tp.bernoulli(x), lambda X: tp.bernoulli(X)),
+    ("normal", lambda x: tp.normal(x, 2.0), lambda X: tp.normal(X, 2.0)),
+    ("normal_", lambda x: x.clone().normal_(), lambda X: X.clone().normal_()),
+    ("uniform_", lambda x: x.clone().uniform_(-1, 1), lambda X: X.clone().uniform_(-1, 1)),
+    ("bernoulli_", lambda x: x.clone().bernoulli_(0.3), lambda X: X.clone().bernoulli_(0.3)),
+    ("exponential_", lambda x: x.clone().exponential_(), lambda X: X.clone().exponential_()),
+    ("dropout", lambda x: F.dropout(x, 0.4), lambda X: F.dropout(X, 0.4)),
+    ("alpha_dropout", lambda x: F.alpha_dropout(x, 0.4, True), lambda X: F.alpha_dropout(X, 0.4,
+                                                                                        True)),
+])
+def test_randomness_different_is_one_draw_for_the_batch(name, inside, outside):
+    """Each sample its own numbers, of its own shape, and the generator advanced
+    once for the batch: exactly the draw of the batched computation."""
+    X = tp.rand(3, 4) * 0.8 + 0.1
+    got, after = _seeded(lambda: vmap(inside, randomness="different")(X))
+    want, want_after = _seeded(lambda: outside(X))
+    assert_close(got, want, atol=0)
+    assert after == want_after
+    assert not tp.equal(got[0], got[1])
+
+
+@pytest.mark.parametrize("name,f", [
+    ("randperm", lambda x: tp.randperm(5)),
+    ("randint", lambda x: tp.randint(0, 100, (4,))),
+    ("multinomial", lambda x: tp.multinomial(x, 2)),
+    ("normal sized", lambda x: tp.normal(0.0, 1.0, (3,))),
+    ("dropout2d", lambda x: F.dropout2d(x.reshape(2, 2, 1) + 1)),
+    ("gumbel_softmax", lambda x: F.gumbel_softmax(x, tau=0.5)),
+])
+def test_randomness_different_per_sample(name, f):
+    """Ops whose draws do not line up with an element of the output draw once
+    per sample, in order: the same as a loop over the samples."""
+    X = tp.rand(3, 4) + 0.1
+    got, after = _seeded(lambda: vmap(f, randomness="different")(X))
+    want, want_after = _seeded(lambda: tp.stack([f(X[i]) for i in range(3)]))
+    assert_close(got, want, atol=0)
+    assert after == want_after
+
+
+@pytest.mark.parametrize("f", [
+    lambda x: tp.rand(4), lambda x: tp.rand_like(x), lambda x: x.clone().normal_(),
+    lambda x: tp.bernoulli(tp.full((4,), 0.5)), lambda x: F.dropout(x + 1, 0.5) == 0,
+    lambda x: tp.randperm(4)])
+def test_randomness_same_is_one_draw_shared(f):
+    X = tp.rand(3, 4)
+    got, after = _seeded(lambda: vmap(f, randomness="same")(X))
+    one, want_after = _seeded(lambda: f(X[0]))
+    for i in range(3):
+        assert_close(got[i], one, atol=0)
+    assert after == want_after
+
+
+@pytest.mark.parametrize("f,rnd,msg", [
+    (lambda x: tp.bernoulli(x), "same", "same randomness with a batched tensor input"),
+    (lambda x: tp.normal(x, 1.0), "same", "same randomness with a batched tensor input"),
+    (lambda x: tp.multinomial(x, 1), "same", "same randomness with a batched tensor input"),
+    (lambda x: tp.ones(4).bernoulli_(x), "same", "same randomness with a batched tensor input"),
+    (lambda x: tp.ones(4).normal_() + x, "different",
+     "Cannot ask for different inplace randomness on an unbatched tensor"),
+    (lambda x: F.dropout(tp.ones(4), 0.5, inplace=True) + x, "different",
+     "Cannot ask for different inplace randomness on an unbatched tensor"),
+    (lambda x: tp.rand(4, out=tp.empty(4)), "different", "out variants of random operations"),
+    (lambda x: F.dropout(x, 0.5), "error", "randomness error mode"),
+    (lambda x: x.clone().uniform_(), "error", "randomness error mode"),
+])
+def test_randomness_errors(f, rnd, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        vmap(f, randomness=rnd)(tp.rand(3, 4))
+
+
+def test_sampling_that_does_not_draw_is_fine_in_error_mode():
+    X = tp.rand(3, 4)
+    assert_close(vmap(lambda x: F.dropout(x, 0.5, training=False))(X), X, atol=0)
+    assert_close(vmap(lambda x: F.dropout(x, 0.0))(X), X, atol=0)
+
+
+def test_nested_randomness_levels():
+    """Inner 'different', outer 'same': each inner sample its own, the same for
+    every outer one (and the other way round)."""
+    X = tp.rand(2, 3, 4)
+    r = vmap(vmap(lambda x: tp.rand(4), randomness="different"), randomness="same")(X)
+    assert tp.equal(r[0], r[1]) and not tp.equal(r[0, 0], r[0, 1])
+    r = vmap(vmap(lambda x: tp.rand(4), randomness="same"), randomness="different")(X)
+    assert tp.equal(r[0, 0], r[0, 1]) and not tp.equal(r[0, 0], r[1, 0])
+
+
+def test_per_sample_gradients_through_dropout():
+    """The per-sample masks are those of a loop over the samples, and the
+    gradient of each sample goes through its own mask."""
+    w, X = tp.randn(4, dtype=tp.float64), tp.randn(3, 4, dtype=tp.float64)
+    loss = lambda w, x: (F.dropout(x * w, 0.5) ** 2).sum()       # noqa: E731
+    got, _ = _seeded(lambda: vmap(grad(loss), in_dims=(None, 0), randomness="different")(w, X))
+    want, _ = _seeded(lambda: tp.stack([grad(loss)(w, X[i]) for i in range(3)]))
+    assert_close(got, want, atol=1e-12)
+    assert not tp.equal(got[0] == 0, got[1] == 0)
+
+
+# ------------------------------------------------------------------ autograd.grad(is_grads_batched=True)
+def _both():
+    from conftest import torch
+    return [tp] + ([torch] if torch is not None else [])
+
+
+def _np(t):
+    return t.detach().numpy()
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_is_grads_batched_is_one_vjp_per_row(create_graph):
+    X = np.random.default_rng(3).standard_normal((3, 4))
+    V = np.random.default_rng(4).standard_normal((5, 3, 2))
+    res = []
+    for L in _both():
+        x = L.tensor(X, requires_grad=True)
+        w = L.tensor(X[:, :2].copy(), requires_grad=True)
+        out = (x @ x.t()).sin() @ w                    # (3, 2)
+        gx, gw = L.autograd.grad(out, (x, w), L.tensor(V), retain_graph=True,
+                                 create_graph=create_graph, is_grads_batched=True)
+        loop = [L.autograd.grad(out, (x, w), L.tensor(V[i]), retain_graph=True) for i in range(5)]
+        assert_close(_np(gx), np.stack([_np(g[0]) for g in loop]), atol=1e-12)
+        assert_close(_np(gw), np.stack([_np(g[1]) for g in loop]), atol=1e-12)
+        assert (gx.grad_fn is not None) == create_graph
+        if create_graph:        # the batched gradient is differentiable again
+            res.append(_np(L.autograd.grad(gx.sum(), x)[0]))
+        res.append(_np(gx))
+    if len(res) > 2:
+        half = len(res) // 2
+        for a, b in zip(res[:half], res[half:]):
+            np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_is_grads_batched_errors_and_unused_inputs():
+    for L in _both():
+        x, y = L.randn(3, requires_grad=True, dtype=L.float64), L.randn(2, requires_grad=True)
+        out = x * 2
+        with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+            L.autograd.grad(out, (x, y), L.eye(3, dtype=L.float64), retain_graph=True,
+                            is_grads_batched=True)
+        gx, gy = L.autograd.grad(out, (x, y), L.eye(3, dtype=L.float64), retain_graph=True,
+                                 is_grads_batched=True, allow_unused=True)
+        assert gy is None
+        assert_close(_np(gx), 2 * np.eye(3), atol=0)
+        gx, gy = L.autograd.grad(out, (x, y), L.eye(3, dtype=L.float64), retain_graph=True,
+                                 is_grads_batched=True, materialize_grads=True)
+        assert tuple(gy.shape) == (2,) and not gy.any()     # PyTorch's: without the batch
+        with pytest.raises(RuntimeError, match="we interpret the first dimension of each "
+                                               "grad_output as the batch dimension"):
+            L.autograd.grad(out, x, L.ones(2, 4, dtype=L.float64), retain_graph=True,
+                            is_grads_batched=True)
+        with pytest.raises(ValueError, match="Expected all tensors to have the same size in the "
+                                             "mapped dimension, got sizes \\[2, 4\\]"):
+            L.autograd.grad([out, out], x, [L.ones(2, 3, dtype=L.float64),
+                                            L.ones(4, 3, dtype=L.float64)],
+                            retain_graph=True, is_grads_batched=True)
+        with pytest.raises(ValueError, match="dimensionality 0 so expected in_dim to satisfy "
+                                             "0 <= in_dim < 0"):
+            L.autograd.grad(out.sum(), x, None, retain_graph=True, is_grads_batched=True)
+
+
+def test_is_grads_batched_uses_batching_rules():
+    x = tp.randn(6, 5, dtype=tp.float64, requires_grad=True)
+    out = (x.softmax(-1) @ x.t()).logsumexp(0)
+    del _vmap_mod.FELL_BACK[:]
+    g, = tp.autograd.grad(out, x, tp.eye(6, dtype=tp.float64), is_grads_batched=True)
+    assert _vmap_mod.FELL_BACK == []
+    assert_close(_np(g), _np(jacrev(lambda x: (x.softmax(-1) @ x.t()).logsumexp(0))(x)), atol=1e-12)
+
+
+def test_autograd_grad_inside_vmap_differentiates_each_sample():
+    X = tp.randn(4, 3, dtype=tp.float64)
+
+    def f(x):
+        y = x.clone().requires_grad_()
+        return tp.autograd.grad((y ** 3).sum(), y)[0]
+    assert_close(vmap(f)(X), 3 * X ** 2, atol=1e-12)

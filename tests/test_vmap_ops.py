@@ -33,7 +33,6 @@ B = 3
 FALLBACK = {
     "copy_slices": "internal to in-place ops on views: vmap writes in-place ops through the "
                    "physical tensor instead, so only a forward-mode tangent update reaches it",
-    "index_put": "x[key] = value with batched values: runs once per sample",
 }
 # ops whose output shape depends on the values: PyTorch's vmap refuses them too
 DYNAMIC = {"nonzero", "masked_select"}

@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._autograd.grad_mode import state
-from ._random import default_generator
+from ._random import default_generator, sampling
 from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg
 from ._out import call_with_out
 
@@ -183,18 +183,21 @@ def _rand_factory(kind):
             b = g._rng.random(shape) if kind == "uniform" else g._rng.standard_normal(shape)
             a = (a + 1j * b) / (1 if kind == "uniform" else np.sqrt(2))
         return _leaf(a.astype(dt), requires_grad)
-    return f
+    # under vmap(randomness='different'): one draw with the batch size in front
+    return sampling(batch=lambda n, args, kwargs: f((n,) + size_arg(args), **kwargs))(f)
 
 
 rand = _rand_factory("uniform")
 randn = _rand_factory("normal")
 
 
+@sampling(batch="elementwise")
 def rand_like(input, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+@sampling(batch="elementwise")
 def randn_like(input, *, dtype=None, requires_grad=False, device=None):
     check_device(device)
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
@@ -229,6 +232,7 @@ def _randint_args(args, kw):
     return int(got.get("low", 0)), int(got["high"]), got["size"]
 
 
+@sampling()
 def randint(*args, generator=None, dtype=None, device=None, requires_grad=False, out=None, **kw):
     """Integers drawn uniformly from ``[low, high)`` (``low`` 0 by default):
     ``randint(high, size)`` or ``randint(low, high, size)``."""
@@ -246,12 +250,14 @@ def randint(*args, generator=None, dtype=None, device=None, requires_grad=False,
     return _leaf(a.astype(_dt(dtype, D.int64)), requires_grad)
 
 
+@sampling(batch="elementwise")
 def randint_like(input, low, high=None, *, dtype=None, requires_grad=False):
     if high is None:
         low, high = 0, low
     return randint(low, high, input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+@sampling()
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False, out=None):
     if out is not None:
         return call_with_out('randperm', randperm, (n,),

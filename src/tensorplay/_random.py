@@ -6,15 +6,68 @@ is plain data (no pickle), so a state read back from a file can only set a
 generator, never run code.
 """
 import contextlib
+import functools
+import inspect
 
 import numpy as np
 
 from ._tensor import Tensor, _wrap, check_device, device
 
 _STATE_BYTES = 40
-# checks run before every draw while a transform that cares is open (vmap's
-# ``randomness``); innermost last
+# the open transforms that care about random draws (vmap levels, with their
+# ``randomness``), innermost last.  Each has ``check_draw()``, run before every
+# draw, and ``sample(fn, how, args, kwargs)``, which runs a call of a function
+# marked with ``sampling`` (so that each sample can get its own draws)
 draw_guards = []
+
+
+class Sampling:
+    """How a sampling function draws, as a transform needs to know it:
+
+    - ``batch``: how to draw for a whole batch of samples, each its own:
+      ``"elementwise"`` (the function draws one number per element of its
+      output, which lines up elementwise with its tensor arguments: run it once
+      on those arguments holding the whole batch), ``"inplace"`` (fills its
+      first argument: fill the whole batch's), ``"loop"`` (once per sample),
+      or a callable ``(n, args, kwargs) -> result`` drawing ``n`` samples at
+      once (a factory given the batch size in front of its size);
+    - ``same_batched``: whether one draw shared by every sample may meet a
+      batched tensor argument (``rand_like``, dropout: yes; ``bernoulli(p)``,
+      ``normal(mean)``: PyTorch refuses, since the draw depends on values);
+    - ``inplace_param``: the index of a flag parameter (``inplace=``) that
+      makes the call in-place on its first argument.
+    """
+    __slots__ = ("batch", "same_batched", "inplace_param")
+
+    def __init__(self, batch, same_batched, inplace_param):
+        self.batch, self.same_batched, self.inplace_param = batch, same_batched, inplace_param
+
+    def is_inplace(self, args, kwargs):
+        if self.batch == "inplace":
+            return True
+        i = self.inplace_param
+        if i is None:
+            return False
+        return bool(args[i[0]] if len(args) > i[0] else kwargs.get(i[1], False))
+
+
+def sampling(batch="loop", same_batched=True, inplace_param=None):
+    """Mark a public function that draws random numbers (see ``Sampling``).
+    Outside the transforms that care about draws the call goes straight
+    through (one global read)."""
+    def deco(fn):
+        pos = None
+        if inplace_param is not None:
+            pos = (list(inspect.signature(fn).parameters).index(inplace_param), inplace_param)
+        how = Sampling(batch, same_batched, pos)
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if draw_guards:
+                return draw_guards[-1].sample(fn, how, args, kwargs)
+            return fn(*args, **kwargs)
+        return wrapper
+    return deco
 
 
 class Generator:
@@ -27,7 +80,7 @@ class Generator:
     def _rng(self):
         """The NumPy generator every draw uses (after the open transforms' checks)."""
         if draw_guards:
-            draw_guards[-1]()
+            draw_guards[-1].check_draw()
         return self._np
 
     def manual_seed(self, seed):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _creation
 from .._autograd.engine import run_backward
 from .._tensor import Tensor, _wrap
-from ..ops.shape import stack
+from ..ops._registry import TRANSFORMS
 
 
 def _as_tuple(x):
@@ -229,11 +229,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     inputs = _inputs_tuple(inputs, "grad")
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if TRANSFORMS and _batched(outputs + inputs):
+        return _grad_of_batched(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                allow_unused, is_grads_batched, materialize_grads)
     seeds = _make_seeds(outputs, _as_tuple(grad_outputs), is_grads_batched)
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        result = _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused)
+        result = _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused, False)
     else:
         roots = [_edge_of(o, i) for i, o in enumerate(outputs)]
         targets = [_input_edge(t) for t in inputs]
@@ -257,27 +260,70 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-def _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused):
-    """``grad(..., is_grads_batched=True)``: one vector-Jacobian product per row of
-    the seeds (a loop; a vmap would batch it), stacked."""
-    sizes = {g.shape[0] for g in seeds if g.dim() > 0}
-    if len(sizes) != 1:
-        raise RuntimeError("If `is_grads_batched=True`, every grad_output needs the same batch size")
-    n = sizes.pop()
-    rows = [grad(outputs, inputs, [g[b] for g in seeds],
-                 retain_graph=True if b < n - 1 else retain_graph, create_graph=create_graph,
-                 allow_unused=True) for b in range(n)]
+def _batched(tensors):
+    from ..func._vmap import BatchedTensor      # the transforms sit above autograd
+    return any(type(t) is BatchedTensor for t in tensors)
+
+
+def _grad_of_batched(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                     is_grads_batched, materialize_grads):
+    """``grad`` inside ``vmap`` of outputs or inputs batched there: the graph was
+    recorded on their physical tensors, whose samples are independent, so the
+    gradients of the physical tensors are, sample by sample, those asked for."""
+    from ..func import _vmap
+    if is_grads_batched:
+        return _batched_grad(outputs, inputs, _make_seeds(outputs, _as_tuple(grad_outputs), True),
+                             retain_graph, create_graph, allow_unused, materialize_grads)
+    for i, o in enumerate(outputs):
+        if isinstance(o, Tensor) and not o.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                               f"grad_fn")
+    seeds = _make_seeds(outputs, _as_tuple(grad_outputs))
+    outs, cts, phys, back = _vmap.autograd_pairs(list(outputs), list(seeds), list(inputs))
+    got = grad(outs, phys, cts, retain_graph=retain_graph, create_graph=create_graph,
+               allow_unused=True) if outs else (None,) * len(phys)
     result = []
-    for k, t in enumerate(inputs):
-        col = [r[k] for r in rows]
-        if all(c is None for c in col):
-            if not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have "
-                                   "been used in the graph. Set allow_unused=True if this is the "
-                                   "desired behavior.")
+    for i, g in enumerate(got):
+        if g is None:
+            if materialize_grads:
+                g = _creation.zeros_like(phys[i])
+            elif not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                                   "used in the graph. Set allow_unused=True if this is the desired "
+                                   "behavior.")
+            else:
+                result.append(None)
+                continue
+        result.append(back(i, g))
+    return tuple(result)
+
+
+def _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
+                  materialize_grads):
+    """``grad(..., is_grads_batched=True)``: ``vmap`` of the vector-Jacobian
+    product over the seeds' first dimension: one backward pass whose
+    derivatives run on the whole batch of seeds (each op's batching rule)."""
+    from ..func._vmap import vmap       # the transforms sit above autograd
+    used = []
+
+    def vjp(*batch):
+        got = grad(outputs, inputs, list(batch), retain_graph=retain_graph,
+                   create_graph=create_graph, allow_unused=True)
+        used[:] = [g is not None for g in got]
+        return tuple(g for g in got if g is not None)
+    got = list(vmap(vjp)(*seeds))
+    result = []
+    for i, t in enumerate(inputs):
+        if used[i]:
+            result.append(got.pop(0))
+        elif materialize_grads:         # PyTorch's: the input's zeros, without the batch
+            result.append(_creation.zeros_like(getattr(t, "_variable", t)))
+        elif not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
+                               "used in the graph. Set allow_unused=True if this is the desired "
+                               "behavior.")
+        else:
             result.append(None)
-            continue
-        result.append(stack([_creation.zeros_like(t) if c is None else c for c in col]))
     return tuple(result)
 
 

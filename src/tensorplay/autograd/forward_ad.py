@@ -327,8 +327,8 @@ def _track_view(src, result):
     views = root.__dict__.get("_fw_views")
     for o in (result if type(result) is tuple else (result,)):
         step = getattr(o, "_view_chain", None)
-        if not step:
-            continue
+        if not step or "_fw_view" in o.__dict__:
+            continue        # not a view, or tracked already (by another level seeing this op)
         o.__dict__["_fw_view"] = (root, chain + (step[-1],))
         if views is None:
             views = root.__dict__["_fw_views"] = weakref.WeakSet()

@@ -196,24 +196,43 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     return _unpack(is_out_tuple, _finish(outs, create_graph)), _unpack(is_out_tuple, _finish(res, create_graph))
 
 
+_STRATEGY = ('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+             'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+             'Otherwise, prefer to use "reverse-mode".')
+
+
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
              strategy="reverse-mode"):
     """The Jacobian: for one output and one input, a tensor of shape
-    ``output.shape + input.shape``; tuples of tuples ``[output][input]`` otherwise."""
-    if strategy not in ("reverse-mode", "forward-mode"):
-        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: '
-                         'If your function has more outputs than inputs, "forward-mode" tends to '
-                         'be more performant. Otherwise, prefer to use "reverse-mode".')
+    ``output.shape + input.shape``; tuples of tuples ``[output][input]`` otherwise.
+
+    ``vectorize=True`` computes it through ``vmap``: with ``"reverse-mode"``
+    one backward pass for every output element at once (``autograd.grad``
+    with ``is_grads_batched``), with ``"forward-mode"`` (which needs it) one
+    forward pass for every input element at once."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError(_STRATEGY)
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError("tensorplay.autograd.functional.jacobian: `create_graph=True` "
+                                      'and `strategy="forward-mode"` are not supported together '
+                                      "(yet). Please either set `create_graph=False` or "
+                                      '`strategy="reverse-mode"`.')
+        return _jacfwd(func, inputs, strict, vectorize)
     with enable_grad():
         is_in_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
         ins = _prep_inputs(ins, create_graph)
         outputs = func(*ins)
         is_out_tuple, outs = _as_tuple(outputs, "outputs of the user-provided function", "jacobian")
         _check_requires_grad(outs, "outputs", strict)
-        if vectorize and strict:
-            raise RuntimeError("tensorplay.autograd.functional.jacobian: `strict=True` and "
-                               "`vectorized=True` are not supported together. Please either set "
-                               "`strict=False` or `vectorize=False`.")
+        if vectorize:
+            if strict:
+                raise RuntimeError("tensorplay.autograd.functional.jacobian: `strict=True` and "
+                                   "`vectorized=True` are not supported together. Please either set "
+                                   "`strict=False` or `vectorize=False`.")
+            return _unpack(is_out_tuple, tuple(
+                _unpack(is_in_tuple, per_in) for per_in in _jacrev_vectorized(outs, ins,
+                                                                               create_graph)))
         result = []
         for o in outs:
             rows = [[] for _ in ins]
@@ -247,10 +266,60 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _unpack(is_out_tuple, tuple(result))
 
 
+def _jacrev_vectorized(outs, ins, create_graph):
+    """Per output, per input, the Jacobian block: one ``autograd.grad`` with the
+    rows of the identity as a batch of cotangents (vmap over them)."""
+    from ..func._jac import _basis_chunks
+    numels = [o.numel() for o in outs]
+    total = sum(numels)
+    diff = [(o.reshape(-1), b.reshape(total, -1)) for o, b in zip(outs, next(_basis_chunks(outs)))
+            if o.requires_grad] if total else []
+    got = _grad([o for o, _ in diff], ins, [b for _, b in diff], create_graph=create_graph,
+                allow_unused=True, is_grads_batched=True) if diff else (None,) * len(ins)
+    got = [zeros((total,) + tuple(x.shape), dtype=x.dtype) if g is None else g
+           for g, x in zip(got, ins)]
+    result, start = [], 0
+    for o, n in zip(outs, numels):
+        per_in = tuple(g[start:start + n].reshape(tuple(o.shape) + tuple(x.shape))
+                       for g, x in zip(got, ins))
+        start += n
+        result.append(_finish(per_in, create_graph))
+    return result
+
+
+def _jacfwd(func, inputs, strict, vectorize):
+    """``jacobian(strategy="forward-mode")``: ``vmap`` of the Jacobian-vector
+    product over the inputs' standard basis (``tensorplay.func.jacfwd``)."""
+    if strict:
+        raise RuntimeError("tensorplay.autograd.functional.jacobian: `strict=True` and "
+                           '`strategy="forward-mode"` are not supported together (yet). Please '
+                           'either set `strict=False` or `strategy="reverse-mode"`.')
+    is_in_tuple, ins = _as_tuple(inputs, "inputs", "jacobian")
+    if not vectorize:
+        raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                  "Hessian is only implemented for `vectorize=True`.")
+    from ..func._jac import jacfwd
+    is_out = []
+
+    def as_tuple(*xs):
+        is_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function", "jacobian")
+        is_out.append(is_tuple)
+        return outs
+    jac = jacfwd(as_tuple, argnums=tuple(range(len(ins))))(*ins)
+    # PyTorch's containers: lists for several outputs (it builds them so)
+    if is_out[0]:
+        return [list(per_in) if is_in_tuple else per_in[0] for per_in in jac]
+    return list(jac[0]) if is_in_tuple else jac[0][0]
+
+
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
-    """The Hessian of a scalar function (the Jacobian of its gradient)."""
+    """The Hessian of a scalar function (the Jacobian of its gradient);
+    ``outer_jacobian_strategy="forward-mode"`` (with ``vectorize=True``) takes
+    that Jacobian by forward mode: forward over reverse."""
     is_in_tuple, ins = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
 
     def single_output(*xs):
         out = func(*xs)
@@ -264,12 +333,17 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
         return out.squeeze()
 
     def grad_fn(*xs):
+        if outer_jacobian_strategy == "forward-mode":
+            # the inner, reverse-mode jacobian keeps the graph of inputs that require grad
+            xs = tuple(x.requires_grad_(True) for x in xs)
         jac = jacobian(single_output, xs, create_graph=True)
         _check_requires_grad(jac if isinstance(jac, tuple) else (jac,), "jacobian", strict)
         return jac
-    res = jacobian(grad_fn, ins, create_graph=create_graph, strict=strict, vectorize=vectorize)
+    res = jacobian(grad_fn, ins, create_graph=create_graph, strict=strict, vectorize=vectorize,
+                   strategy=outer_jacobian_strategy)
     if not is_in_tuple:
-        return res[0][0] if isinstance(res, tuple) and isinstance(res[0], tuple) else res
+        return res[0][0] if isinstance(res, (tuple, list)) and isinstance(res[0], (tuple, list)) \
+            else res
     return res
 
 

@@ -30,6 +30,7 @@ from .. import _creation
 from .._autograd.graph import Node
 from .._tensor import Tensor, _wrap
 from ..ops import core
+from ..ops.shape import stack
 from ._backward import grad as _grad
 
 
@@ -133,9 +134,10 @@ def _same_kind(a, b, eps, idx=None):
                              f"are perturbed {on}by {eps}, but got: dtypes {a.dtype} and {b.dtype}.")
 
 
-def _central(fn, inputs, flat, where, delta, eps, idx=None):
+def _central(fn, inputs, flat, where, delta, eps, idx=None, complex_out=False):
     """(f(x + delta) - f(x - delta)) / (2 eps) per output, ``delta`` added to
-    ``flat[where]`` (``where`` an index or a full slice)."""
+    ``flat[where]`` (``where`` an index or a full slice).  Complex outputs only
+    for forward mode (``complex_out``): the derivative along a real input."""
     orig = flat[where].copy()
     flat[where] = orig - delta
     a = _evaluate(fn, inputs)
@@ -148,14 +150,14 @@ def _central(fn, inputs, flat, where, delta, eps, idx=None):
             out.append(None)
             continue
         _same_kind(p, q, eps, idx)
-        if p.dtype.kind == "c":
+        if p.dtype.kind == "c" and not complex_out:
             raise AssertionError("Expected output to be non-complex (complex outputs are checked "
                                  "through their real and imaginary parts)")
         out.append(((q - p) / (2 * eps)).reshape(-1))
     return out
 
 
-def _jvp_along(fn, inputs, x, u, eps):
+def _jvp_along(fn, inputs, x, u, eps, complex_out=False):
     """Numerical ``J u`` per output for input ``x`` along direction ``u`` (for a
     complex input ``u = (ur, ui)``: ``J_re ur + 1j J_im ui``)."""
     with _Perturbed(x) as flat:
@@ -163,10 +165,11 @@ def _jvp_along(fn, inputs, x, u, eps):
             dx = _central(fn, inputs, flat, slice(None), u[0] * eps, eps)
             dy = _central(fn, inputs, flat, slice(None), u[1] * eps * 1j, eps)
             return [None if p is None else p + q * 1j for p, q in zip(dx, dy)]
-        return _central(fn, inputs, flat, slice(None), (u * eps).astype(flat.dtype), eps)
+        return _central(fn, inputs, flat, slice(None), (u * eps).astype(flat.dtype), eps,
+                        complex_out=complex_out)
 
 
-def _numerical_jacobians(fn, inputs, out_data, eps, targets=None):
+def _numerical_jacobians(fn, inputs, out_data, eps, targets=None, complex_out=False):
     """For each differentiable input (or each of ``targets``), the list over fn's
     tensor outputs of the Jacobian block (None for a non-float output)."""
     result = []
@@ -176,7 +179,7 @@ def _numerical_jacobians(fn, inputs, out_data, eps, targets=None):
         with _Perturbed(x) as flat:
             for k in range(n):
                 idx = tuple(int(i) for i in np.unravel_index(k, x._data.shape))
-                col = _central(fn, inputs, flat, k, eps, eps, idx)
+                col = _central(fn, inputs, flat, k, eps, eps, idx, complex_out)
                 if x.is_complex():
                     col_y = _central(fn, inputs, flat, k, eps * 1j, eps, idx)
                     col = [None if p is None else p + q * 1j for p, q in zip(col, col_y)]
@@ -266,13 +269,14 @@ def _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes):
 
 
 # ------------------------------------------------------------------ messages
-def _notallclose_msg(a, n, out_idx, in_idx, complex_indices, test_imag):
+def _notallclose_msg(a, n, out_idx, in_idx, complex_indices, test_imag, forward=False):
     prefix = ""
-    if complex_indices and out_idx in complex_indices:
+    if complex_indices and (in_idx if forward else out_idx) in complex_indices:
         prefix = (f"While considering the {'imaginary' if test_imag else 'real'} part of complex "
-                  "outputs only, ")
-    return (prefix + f"Jacobian mismatch for output {out_idx:d} with respect to input {in_idx:d},\n"
-            f"numerical:{_arr(n)}\nanalytical:{_arr(a)}\n")
+                  f"{'inputs' if forward else 'outputs'} only, ")
+    mode = "computed with forward mode " if forward else ""
+    return (prefix + f"Jacobian {mode}mismatch for output {out_idx:d} with respect to input "
+            f"{in_idx:d},\nnumerical:{_arr(n)}\nanalytical:{_arr(a)}\n")
 
 
 # ------------------------------------------------------------------ slow and fast checks
@@ -320,8 +324,9 @@ def _make_vectors(diff_inputs, outputs):
 
 def _adjusted_atol(atol, u, v):
     # |v^T (A - N) u| <= sum_ij v_i |A - N|_ij u_j <= atol * sum(u) * sum(v) for u, v >= 0
+    # (forward mode compares J u itself: no v)
     su = float(u[0].sum() + u[1].sum()) if isinstance(u, tuple) else float(u.sum())
-    return atol * su * float(v.sum())
+    return atol * su * (1.0 if v is None else float(v.sum()))
 
 
 _FAST_SLOW_OK = ("\nFast gradcheck failed but element-wise differences are small: in slow mode "
@@ -334,6 +339,10 @@ def _slow_details(fn, inputs, func_out, outputs, in_idx, out_idx, rtol, atol, ep
     diff_pos = [m for m, o in enumerate(touts) if o.requires_grad]
     n = _numerical_jacobians(fn, inputs, out_data, eps)[in_idx][diff_pos[out_idx]]
     a = _analytical_jacobian(inputs, outputs[out_idx], float("inf"), False)[in_idx]
+    return _slow_mode_msg(a, n, rtol, atol)
+
+
+def _slow_mode_msg(a, n, rtol, atol):
     ca, cn = _common(a, n)
     max_diff = np.abs(cn - ca).max() if ca.size else 0.0
     msg = ("\nThe above quantities relating the numerical and analytical jacobians are computed \n"
@@ -384,6 +393,285 @@ def _fast_check(fn, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtype
                 details = _slow_details(fn, inputs, func_out, outputs, i, j, rtol, atol, eps)
                 raise GradcheckError(_notallclose_msg(a, n, j, i, complex_indices, test_imag)
                                      + details)
+    return True
+
+
+# ------------------------------------------------------------------ forward mode
+def _output_positions(func_out):
+    """Positions among fn's tensor outputs of those forward mode is checked on:
+    the floating ones that require grad (as the backward checks')."""
+    return [m for m, o in enumerate(_tensor_outputs(func_out)) if o.requires_grad]
+
+
+def _fw_jacobian(fn, inputs, positions, check_grad_dtypes, all_u=None, only=None):
+    """Jacobian blocks by forward mode: per differentiable input (or only input
+    ``only``), per output position, an array ``(x.numel(), y.numel())`` whose
+    row ``k`` is the tangent of ``y`` for the one-hot tangent ``e_k`` of ``x``;
+    with ``all_u``, one row: the tangent for ``u`` (``J u``)."""
+    from . import forward_ad as fwAD
+    result = []
+    diff = _diff_inputs(inputs)
+    diff_idx = {i for i, _ in diff}
+    with fwAD.dual_level():
+        for n, (idx, x) in enumerate(diff):
+            if only is not None and n != only:
+                continue
+            dt = x._data.dtype
+            if all_u is not None:
+                dirs = [all_u[n]]
+            else:
+                dirs = list(np.eye(x.numel(), dtype=dt)) if x.numel() else []
+            rows = []
+            for u in dirs:
+                # every differentiable input a dual tensor, with a zero tangent but this one
+                args = [fwAD.make_dual(a.detach(), _wrap(np.asarray(u, dt).reshape(x._data.shape))
+                                       if i == idx else _creation.zeros_like(a))
+                        if i in diff_idx else a for i, a in enumerate(inputs)]
+                outs = _tensor_outputs(fn(*args))
+                row = []
+                for m in positions:
+                    val, res = fwAD.unpack_dual(outs[m])
+                    if check_grad_dtypes and res is not None and val.is_complex() != res.is_complex():
+                        raise GradcheckError("Forward AD gradient has dtype mismatch.")
+                    row.append(np.zeros(val._data.size, val._data.dtype) if res is None
+                               else np.array(res._data).reshape(-1))
+                rows.append(row)
+            result.append([np.stack([r[j] for r in rows]) if rows
+                           else np.zeros((0, _tensor_outputs(fn(*inputs))[m].numel()))
+                           for j, m in enumerate(positions)])
+    return result
+
+
+def _no_outputs_check(numerical_blocks):
+    for blocks in numerical_blocks:
+        for J in blocks:
+            if J is not None and np.count_nonzero(J) > 0:
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+    return True
+
+
+def _slow_check_fw(fn, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                   complex_indices=None, test_imag=False):
+    touts = _tensor_outputs(func_out)
+    out_data = [np.asarray(o._data) if _is_float(o) else None for o in touts]
+    numerical = _numerical_jacobians(fn, inputs, out_data, eps, complex_out=True)
+    if not outputs:
+        return _no_outputs_check(numerical)
+    positions = _output_positions(func_out)
+    analytical = _fw_jacobian(fn, inputs, positions, check_grad_dtypes)
+    for j, per_out in enumerate(analytical):
+        for i, a in enumerate(per_out):
+            n = numerical[j][positions[i]]
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_notallclose_msg(a, n, i, j, complex_indices, test_imag,
+                                                      forward=True))
+    return True
+
+
+def _fast_check_fw(fn, func_out, inputs, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                   complex_indices=None, test_imag=False):
+    diff = [x for _, x in _diff_inputs(inputs)]
+    all_u, _ = _make_vectors(diff, outputs)
+    positions = _output_positions(func_out)
+    numerical = [_jvp_along(fn, inputs, x, u, eps, complex_out=True) for x, u in zip(diff, all_u)]
+    if not outputs:
+        for Ju in numerical:
+            for d in Ju:
+                if d is not None and d.size and np.abs(d).max() > nondet_tol:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return True
+    analytical = _fw_jacobian(fn, inputs, positions, check_grad_dtypes, all_u=all_u)
+    for i, (Ju, per_out) in enumerate(zip(numerical, analytical)):
+        for j, a in enumerate(per_out):
+            a, n = a[0], Ju[positions[j]]
+            if not _allclose(a, n, rtol, _adjusted_atol(atol, all_u[i], None)):
+                details = _slow_details_fw(fn, inputs, func_out, i, j, rtol, atol, eps)
+                raise GradcheckError(_notallclose_msg(a, n, j, i, complex_indices, test_imag,
+                                                      forward=True) + details)
+    return True
+
+
+def _slow_details_fw(fn, inputs, func_out, in_idx, out_idx, rtol, atol, eps):
+    touts = _tensor_outputs(func_out)
+    out_data = [np.asarray(o._data) if _is_float(o) else None for o in touts]
+    positions = _output_positions(func_out)
+    x = _diff_inputs(inputs)[in_idx][1]
+    n = _numerical_jacobians(fn, inputs, out_data, eps, targets=(x,),
+                             complex_out=True)[0][positions[out_idx]]
+    a = _fw_jacobian(fn, inputs, [positions[out_idx]], False, only=in_idx)[0][0]
+    return _slow_mode_msg(a, n, rtol, atol)
+
+
+def _real_and_imag_input(fn, complex_indices, inputs):
+    """PyTorch's split of complex inputs for forward mode: functions of real
+    inputs, ``x -> fn(x + 1j imag(orig))`` and ``y -> fn(real(orig) + 1j y)``."""
+    def part(make):
+        def wrapped(*args):
+            new = list(args)
+            for i in complex_indices:
+                new[i] = make(new[i], inputs[i])
+            return _as_tuple(fn(*new))
+        return wrapped
+    return (part(lambda x, orig: x + orig.imag * 1j), part(lambda y, orig: orig.real + y * 1j))
+
+
+def _forward_checks(func, func_out, tupled, outputs, check, eps, rtol, atol, check_grad_dtypes,
+                    nondet_tol, check_undefined_grad):
+    complex_inputs = [i for i, x in enumerate(tupled) if _is_tensor(x) and x.is_complex()]
+    if not complex_inputs:
+        check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+        if check_undefined_grad:
+            _test_undefined_forward_mode(func, tupled)
+        return
+    real_fn, imag_fn = _real_and_imag_input(func, complex_inputs, tupled)
+    for part_fn, take, imag in ((imag_fn, "imag", True), (real_fn, "real", False)):
+        part_inputs = tuple(getattr(x, take) if _is_tensor(x) and x.is_complex() else x
+                            for x in tupled)
+        out = part_fn(*part_inputs)
+        check(part_fn, out, part_inputs, _differentiable_outputs(out), eps, rtol, atol,
+              check_grad_dtypes, nondet_tol, complex_inputs, test_imag=imag)
+        if check_undefined_grad:
+            _test_undefined_forward_mode(part_fn, part_inputs)
+
+
+def _test_undefined_forward_mode(func, inputs):
+    """An input without a tangent must give the outputs the tangents a zero
+    tangent gives them."""
+    from . import forward_ad as fwAD
+    diff = _diff_inputs(inputs)
+    all_u, _ = _make_vectors([x for _, x in diff], ())
+    with fwAD.dual_level():
+        duals = list(inputs)
+        for (idx, x), u in zip(diff, all_u):
+            duals[idx] = fwAD.make_dual(x.detach(), _wrap(np.asarray(u).reshape(x._data.shape)))
+        for idx, x in diff:
+            keep = duals[idx]
+            duals[idx] = fwAD.make_dual(x.detach(), _creation.zeros_like(x))
+            outs1 = [o for o in _tensor_outputs(func(*duals)) if _is_float(o)]
+            duals[idx] = x.detach()
+            outs2 = [o for o in _tensor_outputs(func(*duals)) if _is_float(o)]
+            duals[idx] = keep
+            for k, (o1, o2) in enumerate(zip(outs1, outs2)):
+                t1, t2 = fwAD.unpack_dual(o1).tangent, fwAD.unpack_dual(o2).tangent
+                if t1 is not None and t2 is not None and not _allclose(t1._data, t2._data, 1e-5,
+                                                                       1e-8):
+                    raise GradcheckError(f"Mismatch in tangent values for output with index: {k} "
+                                         f"when input: {x} has an undefined tangent value.  Got: "
+                                         f"{t1} but expected: {t2}")
+    return True
+
+
+# ------------------------------------------------------------------ batched gradients
+_FAILED_BATCHED_GRAD_MSG = """
+gradcheck or gradgradcheck failed while testing batched gradient computation.
+This could have been invoked in a number of ways (via a test that calls
+gradcheck/gradgradcheck directly or via an autogenerated test).
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `check_batched_grad=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `check_batched_grad=False` and/or `check_batched_gradgrad=False`.
+
+If you're modifying an existing operator that supports batched grad computation,
+or wish to make a new operator work with batched grad computation, please read
+the following.
+
+To compute batched grads (e.g., jacobians, hessians), we vmap over the backward
+computation. The most common failure case is if there is a 'vmap-incompatible
+operation' in the backward pass. Please see
+NOTE: [How to write vmap-compatible backward formulas]
+in the codebase for an explanation of how to fix this.
+""".strip()
+
+_FAILED_BATCHED_GRAD_MSG_FWD_AD = """
+gradcheck failed while testing batched gradient computation with forward-mode AD.
+This test is enabled automatically when both `check_batched_grad=True`
+and `check_forward_ad=True`, but can be disabled in the following ways
+dependong on how the test was invoked (via a test that calls gradcheck
+directly or via an autogenerated test).
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `check_batched_forward_grad=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `check_batched_forward_grad=False`
+"""
+
+
+def _failed_batched_msg(output_idx, input_idx, res, exp, forward=False):
+    return f"""
+For output {output_idx} and input {input_idx}:
+
+{_FAILED_BATCHED_GRAD_MSG_FWD_AD if forward else _FAILED_BATCHED_GRAD_MSG}
+
+Got:
+{_arr(res)}
+
+Expected:
+{_arr(exp)}
+""".strip()
+
+
+def _random_like(rng, t):
+    a = rng.standard_normal(t._data.shape)
+    if t.is_complex():
+        a = a + 1j * rng.standard_normal(t._data.shape)
+    return _wrap(np.asarray(a).astype(t._data.dtype))
+
+
+def _batched_against_one_by_one(fn, vs, forward, output_idx=None):
+    """``vmap(fn)`` over the stacked ``vs`` against ``fn`` of each, stacked."""
+    from ..func import vmap
+    expected = [fn(v) for v in vs]
+    expected = [np.stack([np.asarray(e[k]._data) for e in expected]) for k in range(len(expected[0]))]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="There is a performance drop")
+        try:
+            result = vmap(fn)(stack(vs))
+        except RuntimeError as e:
+            raise GradcheckError(f"While computing batched gradients, got: {e}\n\n"
+                                 f"{_FAILED_BATCHED_GRAD_MSG_FWD_AD if forward else _FAILED_BATCHED_GRAD_MSG}"
+                                 ) from e
+    for k, (res, exp) in enumerate(zip(result, expected)):
+        got = np.asarray(res._data)
+        if not _allclose(got, exp, 1e-5, 1e-8):
+            raise GradcheckError(_failed_batched_msg(k if forward else output_idx, k, got, exp,
+                                                     forward))
+    return True
+
+
+def _test_batched_grad(inputs, output, output_idx):
+    """The vjps of two random cotangents, one by one and under ``vmap``."""
+    diff = [x for _, x in _diff_inputs(inputs)]
+    rng = np.random.default_rng(1)
+
+    def vjp(v):
+        gs = _grad(output, diff, v, retain_graph=True, allow_unused=True)
+        return tuple(_creation.zeros_like(x) if g is None else g for g, x in zip(gs, diff))
+    return _batched_against_one_by_one(vjp, [_random_like(rng, output) for _ in range(2)], False,
+                                       output_idx)
+
+
+def _test_batched_grad_forward_ad(func, inputs):
+    """Per input, the jvps of two random tangents, one by one and under ``vmap``."""
+    from ..func import jvp as _jvp
+    rng = np.random.default_rng(2)
+    for idx, x in _diff_inputs(inputs):
+        if not _is_float(x):
+            continue
+
+        def f(t, idx=idx, x=x):
+            def one(y):
+                args = [y if i == idx else (a.detach() if _is_tensor(a) else a)
+                        for i, a in enumerate(inputs)]
+                return tuple(o for o in _tensor_outputs(func(*args)))
+            return _jvp(one, (x.detach(),), (t,))[1]
+        _batched_against_one_by_one(f, [_random_like(rng, x) for _ in range(2)], True)
     return True
 
 
@@ -487,43 +775,6 @@ def _test_undefined_backward_mode(func, outputs, inputs):
     return all(check(outs) for outs in to_check)
 
 
-def _require_vmap():
-    try:
-        from ..func import _batched_grad  # noqa: F401
-    except ImportError as e:
-        raise NotImplementedError("check_batched_grad=True needs vmap (batched gradients, "
-                                  "tensorplay.func), which tensorplay does not provide yet; call "
-                                  "gradcheck/gradgradcheck with check_batched_grad=False.") from e
-
-
-def _test_batched_grad(inputs, output, output_idx):
-    diff = [x for _, x in _diff_inputs(inputs)]
-    rng = np.random.default_rng(1)
-    shape = output._data.shape
-    gos = [rng.standard_normal(shape) for _ in range(2)]
-    if output.is_complex():
-        gos = [g + 1j * rng.standard_normal(shape) for g in gos]
-    gos = [np.asarray(g).astype(output._data.dtype) for g in gos]
-    expected = []
-    for go in gos:
-        gs = _grad(output, diff, _wrap(go), retain_graph=True, allow_unused=True)
-        expected.append([np.zeros(x._data.shape, x._data.dtype) if g is None else g._data
-                         for g, x in zip(gs, diff)])
-    try:
-        result = _grad(output, diff, _wrap(np.stack(gos)), retain_graph=True, allow_unused=True,
-                       is_grads_batched=True)
-    except RuntimeError as e:
-        raise GradcheckError(f"While computing batched gradients, got: {e}") from e
-    for j, (res, x) in enumerate(zip(result, diff)):
-        exp = np.stack([e[j] for e in expected])
-        got = np.zeros_like(exp) if res is None else np.asarray(res._data)
-        if not _allclose(got, exp, 1e-5, 1e-8):
-            raise GradcheckError(f"For output {output_idx} and input {j}:\n\nbatched grad computation "
-                                 f"gave a different result than computing the grads one by one.\n"
-                                 f"Got:\n{_arr(got)}\nExpected:\n{_arr(exp)}")
-    return True
-
-
 # ------------------------------------------------------------------ public functions
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
               nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
@@ -536,9 +787,12 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     True; on failure raises :class:`GradcheckError` (or returns False with
     ``raise_exception=False``).  ``fast_mode`` compares ``v^T J u`` for random
     vectors instead of whole Jacobians.  ``check_undefined_grad`` also checks
-    that backward copes with undefined (None) output gradients; forward-mode AD
-    and batched gradients (``check_forward_ad``, ``check_batched_grad``) need
-    features tensorplay lacks and raise NotImplementedError.
+    that backward copes with undefined (None) output gradients.
+    ``check_forward_ad`` checks the forward-mode derivatives (the jvps) against
+    finite differences too, ``check_backward_ad=False`` only them;
+    ``check_batched_grad`` / ``check_batched_forward_grad`` check that the vjps
+    / jvps of a batch of cotangents / tangents under ``vmap`` are those
+    computed one by one.
 
         >>> x = tensorplay.randn(3, dtype=tensorplay.float64, requires_grad=True)
         >>> tensorplay.autograd.gradcheck(lambda t: (t * t).sin(), (x,))
@@ -552,14 +806,10 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     if check_batched_forward_grad and not check_forward_ad:
         raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to "
                              "be True")
-    if check_forward_ad:
-        raise NotImplementedError("check_forward_ad=True needs forward-mode AD, which tensorplay "
-                                  "does not implement; call gradcheck with check_forward_ad=False.")
-    if check_batched_grad:
-        _require_vmap()
     try:
         return _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                                 check_grad_dtypes, check_batched_grad, fast_mode)
+                                 check_grad_dtypes, check_batched_grad, check_batched_forward_grad,
+                                 check_forward_ad, check_backward_ad, fast_mode)
     except GradcheckError:
         if raise_exception:
             raise
@@ -567,23 +817,33 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
 
 
 def _gradcheck_helper(func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad,
-                      check_grad_dtypes, check_batched_grad, fast_mode):
+                      check_grad_dtypes, check_batched_grad, check_batched_forward_grad,
+                      check_forward_ad, check_backward_ad, fast_mode):
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
     func_out = func(*tupled)
     outputs = _differentiable_outputs(func_out)
-    check = _fast_check if fast_mode else _slow_check
-    if any(o.is_complex() for o in _tensor_outputs(func_out)):
-        complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
-        real_fn, imag_fn = _real_and_imag_output(func)
-        imag_out = imag_fn(*tupled)
-        check(imag_fn, imag_out, tupled, _differentiable_outputs(imag_out), eps, rtol, atol,
-              check_grad_dtypes, nondet_tol, complex_indices, test_imag=True)
-        real_out = real_fn(*tupled)
-        check(real_fn, real_out, tupled, _differentiable_outputs(real_out), eps, rtol, atol,
-              check_grad_dtypes, nondet_tol, complex_indices)
-    else:
-        check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_backward_ad:
+        check = _fast_check if fast_mode else _slow_check
+        if any(o.is_complex() for o in _tensor_outputs(func_out)):
+            complex_indices = [i for i, o in enumerate(outputs) if o.is_complex()]
+            real_fn, imag_fn = _real_and_imag_output(func)
+            imag_out = imag_fn(*tupled)
+            check(imag_fn, imag_out, tupled, _differentiable_outputs(imag_out), eps, rtol, atol,
+                  check_grad_dtypes, nondet_tol, complex_indices, test_imag=True)
+            real_out = real_fn(*tupled)
+            check(real_fn, real_out, tupled, _differentiable_outputs(real_out), eps, rtol, atol,
+                  check_grad_dtypes, nondet_tol, complex_indices)
+        else:
+            check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if check_forward_ad:
+        _forward_checks(func, func_out, tupled, outputs, _fast_check_fw if fast_mode else
+                        _slow_check_fw, eps, rtol, atol, check_grad_dtypes, nondet_tol,
+                        check_undefined_grad)
+    if check_batched_forward_grad:
+        _test_batched_grad_forward_ad(func, tupled)
+    if not check_backward_ad:
+        return True
     if check_batched_grad:
         for i, o in enumerate(outputs):
             _test_batched_grad(tupled, o, i)
@@ -631,10 +891,15 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         tupled_gos = _as_tuple(grad_outputs)
     n_go = len(tupled_gos)
     diff_in = {i for i, _ in _diff_inputs(tupled)}
+    diff_go = {i for i, g in enumerate(tupled_gos) if g.requires_grad}
 
     def new_func(*args):
-        xs = args[:len(args) - n_go]
-        gos = args[len(args) - n_go:]
+        # forward mode hands the function detached (dual) tensors: they are
+        # differentiated by the backward inside, so they must require grad again
+        xs = tuple(x.requires_grad_() if i in diff_in and not x.requires_grad else x
+                   for i, x in enumerate(args[:len(args) - n_go]))
+        gos = tuple(g.requires_grad_() if i in diff_go and not g.requires_grad else g
+                    for i, g in enumerate(args[len(args) - n_go:]))
         outs = _differentiable_outputs(func(*xs))
         grads = _grad(outs, [x for i, x in enumerate(xs) if i in diff_in], gos,
                       create_graph=True, allow_unused=True)

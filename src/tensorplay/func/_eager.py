@@ -92,20 +92,16 @@ def _grad_of(outputs, inputs, cotangents=None, retain_graph=False, create_graph=
         return tuple(zeros_like(x) for x in inputs)
     outs = [o for o, _ in pairs]
     cts = None if cotangents is None else [c for _, c in pairs]
-    rewraps = None
-    if any(type(t) is _vmap.BatchedTensor for t in outs + list(inputs)):
-        if cts is None:
-            cts = [_vmap.physical(o)[0].new_ones(_vmap.physical(o)[0].shape) for o in outs]
-        else:
-            cts = [_vmap.to_physical_like(c, o) for c, o in zip(cts, outs)]
-        outs = [_vmap.physical(o)[0] for o in outs]
-        phys = [_vmap.physical(x) for x in inputs]
-        inputs, rewraps = [p for p, _ in phys], [r for _, r in phys]
+    back = None
+    if any(type(t) is _vmap.BatchedTensor for t in outs + list(inputs) + (cts or [])):
+        outs, cts, inputs, back = _vmap.autograd_pairs(outs, cts or [None] * len(outs), inputs)
+        if not outs:
+            return tuple(back(i, zeros_like(x)) for i, x in enumerate(inputs))
     got = _backward.grad(outs, inputs, cts, retain_graph=retain_graph, create_graph=create_graph,
                          allow_unused=True)
     got = tuple(zeros_like(x) if g is None else g for x, g in zip(inputs, got))
-    if rewraps is not None:
-        got = tuple(r(g) for r, g in zip(rewraps, got))
+    if back is not None:
+        got = tuple(back(i, g) for i, g in enumerate(got))
     return got
 
 
@@ -267,10 +263,17 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
                            f"structure {t_spec}")
     _tensor_list(flat_p, "primals")
     _tensor_list(flat_t, "tangents")
+    for p, t in zip(flat_p, flat_t):
+        if tuple(t.shape) != tuple(p.shape):
+            raise RuntimeError(forward_ad._size_msg(p, t))
     level = forward_ad.enter_dual_level()
     try:
-        duals = tree_unflatten([forward_ad.make_dual(p, t, level=level)
-                                for p, t in zip(flat_p, flat_t)], p_spec)
+        above = _vmap.sink_below_vmap(forward_ad._levels[level])
+        if above:
+            duals = [_vmap.make_dual_below(p, t, level, above) for p, t in zip(flat_p, flat_t)]
+        else:
+            duals = [forward_ad.make_dual(p, t, level=level) for p, t in zip(flat_p, flat_t)]
+        duals = tree_unflatten(duals, p_spec)
         if argnums is not None:
             argnums = _check_argnums(argnums, len(primals))
             # the differentiated arguments are sliced as a tuple even for an int argnums
@@ -283,7 +286,10 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         _check_outputs(flat_out, _JVP)
         prims, tans = [], []
         for o in flat_out:
-            p, t = forward_ad.unpack_dual(o, level=level)
+            if above:
+                p, t = _vmap.unpack_dual_below(o, level, above)
+            else:
+                p, t = forward_ad.unpack_dual(o, level=level)
             if t is None:
                 if strict:
                     raise RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is "

@@ -1,19 +1,27 @@
-"""Jacobians and Hessians from the transforms: ``jacrev`` (one vjp per output
-element), ``jacfwd`` (one jvp per input element), ``hessian`` =
-``jacfwd(jacrev)``.
+"""Jacobians and Hessians from the transforms, computed through ``vmap``:
 
-PyTorch batches the vjps or jvps with ``vmap``; tensorplay has no vmap yet, so
-they run one basis vector at a time (PyTorch's ``chunk_size=1`` behaviour) on
-the same recorded graph (``jacrev``) or one forward pass each (``jacfwd``).
+- ``jacrev``: one recorded forward pass (``vjp``), then ``vmap`` of the
+  ``vjp_fn`` over the rows of the identity (the standard basis of the
+  outputs): one backward pass whose vjps run on the whole basis at once,
+  each op's batching rule turning ``n`` vector-Jacobian products into one
+  product with a matrix.  ``chunk_size`` bounds how many rows one ``vmap``
+  carries (``1``: a loop of plain ``vjp_fn`` calls, no ``vmap``, as PyTorch);
+- ``jacfwd``: ``vmap`` of ``jvp`` over the standard basis of the inputs: one
+  forward pass carrying every tangent direction at once;
+- ``hessian``: ``jacfwd(jacrev(func))``, forward over reverse.
+
+Semantics, shapes and messages follow PyTorch 2.x ``torch.func``.
 """
 import functools
 
-from .. import _random
-from .._creation import eye, zeros
-from .._tensor import Tensor
-from ..ops.shape import stack
+import numpy as np
+
+from .._creation import zeros
+from .._tensor import Tensor, _wrap
+from ..ops.shape import cat
 from ._eager import _jvp, _slice_argnums, _vjp
 from ._pytree import tree_flatten, tree_leaves, tree_unflatten
+from ._vmap import vmap
 
 
 def _error_if_complex(name, args, is_input):
@@ -24,37 +32,33 @@ def _error_if_complex(name, args, is_input):
                                f"tensor at flattened input idx: {i}")
 
 
-def _basis(tensors):
-    """The standard basis of the flattened, concatenated ``tensors``: for the
-    k-th element overall, one tensor per input holding a one there (zeros
-    elsewhere), each with its input's shape and dtype."""
+def _basis_chunks(tensors, chunk_size=None):
+    """The standard basis of the flattened, concatenated ``tensors``, in chunks
+    of at most ``chunk_size`` vectors: per chunk, one tensor per input of shape
+    ``(rows, *input.shape)`` whose row ``i`` is basis vector ``first + i``
+    restricted to that input (a one where that vector's element lies in this
+    input, zeros elsewhere).  Only one chunk is in memory at a time."""
     numels = [t.numel() for t in tensors]
-    for k, t in enumerate(tensors):
-        if numels[k] == 0:
-            continue
-        rows = eye(numels[k], dtype=t.dtype)
-        for j in range(numels[k]):
-            yield [rows[j].view(t.shape) if m == k else zeros(s.shape, dtype=s.dtype)
-                   for m, s in enumerate(tensors)]
-
-
-def _stack_rows(rows, like):
-    """``rows`` (one per basis vector) stacked on a new first dimension; an
-    empty basis gives an empty tensor of shape ``(0, *like.shape)``."""
-    if rows:
-        return stack(rows)
-    return zeros((0,) + tuple(like.shape), dtype=like.dtype)
+    total = sum(numels)
+    step = total if chunk_size is None or chunk_size >= total else chunk_size
+    starts = [sum(numels[:k]) for k in range(len(numels))]
+    for first in range(0, total, max(step, 1)):
+        rows = min(step, total - first)
+        # row i has its one at column first + i - s: the diagonal first - s
+        yield [_wrap(np.eye(rows, n, first - s, dtype=t._data.dtype).reshape((rows,) + tuple(t.shape)))
+               for t, n, s in zip(tensors, numels, starts)]
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     """The function computing the Jacobian of ``func`` with respect to the
-    arguments at ``argnums`` by reverse mode: one vector-Jacobian product per
-    output element, all on one recorded forward pass.  For an output of shape
-    ``O`` and an input of shape ``I`` the Jacobian has shape ``O + I``; pytrees
-    of outputs and inputs give the same nesting of Jacobians (outputs outside,
-    inputs inside; a tuple ``argnums`` gives a tuple).  ``chunk_size`` (a
-    positive int or None) bounds how many products PyTorch batches at once;
-    tensorplay computes them one by one whatever its value.
+    arguments at ``argnums`` by reverse mode: one recorded forward pass, then
+    the vector-Jacobian products of every output element at once (``vmap`` of
+    the ``vjp`` over the identity).  For an output of shape ``O`` and an input
+    of shape ``I`` the Jacobian has shape ``O + I``; pytrees of outputs and
+    inputs give the same nesting of Jacobians (outputs outside, inputs inside;
+    a tuple ``argnums`` gives a tuple).  ``chunk_size`` (a positive int or
+    None) bounds how many products run at once, trading speed for memory;
+    ``chunk_size=1`` runs them one by one without ``vmap``.
 
     >>> x = tensorplay.tensor([1., 2.])
     >>> jacrev(lambda x: x ** 2)(x)
@@ -72,15 +76,28 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         flat_out, out_spec = tree_flatten(output)
         _error_if_complex("jacrev", flat_out, False)
         flat_p, p_spec = tree_flatten(_slice_argnums(args, argnums))
-        # rows[i][p]: the gradient of output element i w.r.t. primal p
-        rows = [tree_leaves(vjp_fn(tree_unflatten(b, out_spec))) for b in _basis(flat_out)]
-        per_out = []
-        for k, o in enumerate(flat_out):
-            start = sum(t.numel() for t in flat_out[:k])
-            jac = []
-            for m, p in enumerate(flat_p):
-                block = _stack_rows([r[m] for r in rows[start:start + o.numel()]], p)
-                jac.append(block.view(tuple(o.shape) + tuple(p.shape)))
+
+        def vjp_rows(*basis):
+            return tree_leaves(vjp_fn(tree_unflatten(list(basis), out_spec)))
+
+        parts = []          # per chunk, per primal: (rows, *primal.shape)
+        for basis in _basis_chunks(flat_out, chunk_size):
+            if chunk_size == 1:
+                parts.append([g.unsqueeze(0) for g in vjp_rows(*[b[0] for b in basis])])
+            else:
+                parts.append(vmap(vjp_rows)(*basis))
+        if not parts:       # no output elements
+            rows = [zeros((0,) + tuple(p.shape), dtype=p.dtype) for p in flat_p]
+        elif len(parts) == 1:
+            rows = parts[0]
+        else:
+            rows = [cat([c[m] for c in parts], 0) for m in range(len(flat_p))]
+        per_out, start = [], 0
+        for o in flat_out:
+            n = o.numel()
+            jac = [r[start:start + n].reshape(tuple(o.shape) + tuple(p.shape))
+                   for r, p in zip(rows, flat_p)]
+            start += n
             jac = tree_unflatten(jac, p_spec)
             per_out.append(jac[0] if isinstance(argnums, int) else jac)
         result = tree_unflatten(per_out, out_spec)
@@ -93,13 +110,13 @@ _RANDOMNESS = ("error", "different", "same")
 
 def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     """The function computing the Jacobian of ``func`` with respect to the
-    arguments at ``argnums`` by forward mode: one Jacobian-vector product per
-    input element.  Shapes and nesting as ``jacrev``'s.
+    arguments at ``argnums`` by forward mode: ``vmap`` of the Jacobian-vector
+    product over the standard basis of the inputs, one forward pass carrying
+    every direction.  Shapes and nesting as ``jacrev``'s.
 
-    ``randomness`` says what random draws inside ``func`` may do across the
-    products: ``"error"`` (default) refuses them, ``"same"`` gives every
-    product the same draws, ``"different"`` lets each draw anew.  (tensorplay
-    sees draws from the default generator only.)
+    ``randomness`` is ``vmap``'s: what random draws inside ``func`` may do
+    across the directions: ``"error"`` (default) refuses them, ``"same"``
+    gives every direction the same draws, ``"different"`` its own.
 
     >>> x = tensorplay.tensor([1., 2.])
     >>> jacfwd(lambda x: x.sin().sum())(x)
@@ -113,37 +130,36 @@ def jacfwd(func, argnums=0, has_aux=False, *, randomness="error"):
     def wrapper(*args):
         _error_if_complex("jacfwd", args, True)
         flat_p, p_spec = tree_flatten(_slice_argnums(args, argnums))
-        cols, aux, out_spec, flat_out = [], None, None, None
-        for b in _basis(flat_p):
-            rng = _random.get_rng_state()
-            res = _jvp(func, args, tree_unflatten(b, p_spec), argnums, False, has_aux)
-            after = _random.get_rng_state()
-            if randomness == "same":
-                _random.set_rng_state(rng)
-            elif randomness == "error" and not bool((rng == after).all()):
-                raise RuntimeError("vmap: called random operation while in randomness error mode. "
-                                   "Please either use the 'same' or 'different' randomness flags "
-                                   "on vmap or perform the randomness operation out of vmap")
-            if out_spec is None:
-                flat_out, out_spec = tree_flatten(res[0])
-                _error_if_complex("jacfwd", flat_out, False)
-                if has_aux:
-                    aux = res[2]
-            cols.append(tree_leaves(res[1]))
-        if out_spec is None:            # no input elements: f still runs once, for the output
+        numels = [p.numel() for p in flat_p]
+
+        def push_jvp(*basis):
+            res = _jvp(func, args, tree_unflatten(list(basis), p_spec), argnums, False, has_aux)
+            _error_if_complex("jacfwd", res[0], False)
+            return (res[1], res[2]) if has_aux else res[1]
+
+        if sum(numels) == 0:     # no input elements: f still runs once, for the output's shape
             res = _jvp(func, args, tree_unflatten(list(flat_p), p_spec), argnums, False, has_aux)
+            _error_if_complex("jacfwd", res[0], False)
             flat_out, out_spec = tree_flatten(res[0])
+            cols = [zeros((0,) + tuple(o.shape), dtype=o.dtype) for o in flat_out]
             aux = res[2] if has_aux else None
+        else:
+            basis = next(_basis_chunks(flat_p))
+            results = vmap(push_jvp, randomness=randomness)(*basis)
+            aux = None
+            if has_aux:
+                results, aux = results
+                flat_aux, aux_spec = tree_flatten(aux)
+                aux = tree_unflatten([a[0] for a in flat_aux], aux_spec)
+            cols, out_spec = tree_flatten(results)      # per output: (inputs, *o.shape)
         per_out = []
-        for k, o in enumerate(flat_out):
-            col = _stack_rows([c[k] for c in cols], o)        # (inputs, *o.shape)
-            col = col.movedim(0, -1) if col.dim() > 1 else col
+        for col in cols:
+            col = col.movedim(0, -1)
             jac, start = [], 0
-            for p in flat_p:
-                n = p.numel()
+            for p, n in zip(flat_p, numels):
                 part = col[..., start:start + n]
                 start += n
-                jac.append(part.reshape(tuple(o.shape) + tuple(p.shape)))
+                jac.append(part.reshape(tuple(col.shape[:-1]) + tuple(p.shape)))
             jac = tree_unflatten(jac, p_spec)
             per_out.append(jac[0] if isinstance(argnums, int) else jac)
         result = tree_unflatten(per_out, out_spec)

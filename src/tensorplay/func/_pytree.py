@@ -13,14 +13,11 @@ class TreeSpec:
     """The shape of a pytree: its container type, the context needed to rebuild
     it (dict keys, the namedtuple class) and one spec per child.  Specs compare
     equal when the trees have the same structure."""
-    __slots__ = ("type", "context", "children")
+    __slots__ = ("type", "context", "children", "num_leaves")
 
     def __init__(self, type_, context, children):
         self.type, self.context, self.children = type_, context, children
-
-    @property
-    def num_leaves(self):
-        return 1 if self.type is None else sum(c.num_leaves for c in self.children)
+        self.num_leaves = 1 if type_ is None else sum(c.num_leaves for c in children)
 
     def is_leaf(self):
         return self.type is None
@@ -75,6 +72,11 @@ def _node(tree):
 
 def tree_flatten(tree):
     """``(leaves, spec)``: the leaves of ``tree`` in order, and its structure."""
+    t = type(tree)
+    if not isinstance(tree, (tuple, list, dict)):
+        return [tree], LEAF
+    if (t is tuple or t is list) and not any(isinstance(k, (tuple, list, dict)) for k in tree):
+        return list(tree), TreeSpec(t, None, [LEAF] * len(tree))      # the common flat case
     leaves = []
 
     def walk(t):
@@ -91,6 +93,8 @@ def tree_flatten(tree):
 def tree_unflatten(leaves, spec):
     """The tree of structure ``spec`` holding ``leaves`` in order."""
     leaves = list(leaves)
+    if spec.type is None and len(leaves) == 1:
+        return leaves[0]
     if len(leaves) != spec.num_leaves:
         raise ValueError(f"treespec.unflatten(leaves): `leaves` has length {len(leaves)} but the "
                          f"spec refers to a pytree that holds {spec.num_leaves} items ({spec}).")

@@ -24,14 +24,13 @@ of an inner level is a batched tensor of the outer one.
 import functools
 import warnings
 
-import numpy as np
 
 from .._random import draw_guards
 from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
 from ..autograd.forward_ad import _Below
-from ..ops._families import NoBatchRule, _batch_first, materialize
+from ..ops._families import NoBatchRule, _batch_first, batch_elementwise, materialize, pad_rank
 
 __all__ = ["vmap", "BatchedTensor"]
 
@@ -43,12 +42,21 @@ FELL_BACK = []          # every op that ran once per sample (the op table's test
 class _Logical:
     """Stands in for a batched tensor's ``_data``: the logical shape and the
     dtype, which is all that code outside the batching rules may read."""
-    __slots__ = ("shape", "dtype", "ndim", "size", "itemsize")
+    __slots__ = ("shape", "dtype", "ndim")
 
     def __init__(self, shape, dtype):
         self.shape, self.dtype, self.ndim = shape, dtype, len(shape)
-        self.size = int(np.prod(shape, dtype=np.int64))
-        self.itemsize = dtype.itemsize
+
+    @property
+    def size(self):
+        n = 1
+        for k in self.shape:
+            n *= k
+        return n
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
 
     def __getattr__(self, name):
         raise RuntimeError(f"vmap: this operation reads the values of a batched tensor ({name}), "
@@ -58,6 +66,9 @@ class _Logical:
         raise RuntimeError("vmap: a batched tensor cannot be converted to a NumPy array inside vmap")
 
 
+_RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. Please either use "
+                 "the 'same' or 'different' randomness flags on vmap or perform the randomness "
+                 "operation out of vmap")
 _CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some data-dependent "
                  "control flow. We don't support that yet, please file an issue at "
                  "https://github.com/pytorch/pytorch/issues .")
@@ -155,6 +166,42 @@ def _contiguous_strides(shape):
     return tuple(reversed(st))
 
 
+_FAST = {}
+
+
+def _fast_paths():
+    """(op, number of arguments) -> the pointwise op's public fast path (its
+    one-tensor function, or a binary op's two-argument ``fast``)."""
+    from ..ops import pointwise, pointwise_more
+    for mod in (pointwise, pointwise_more):
+        for fn in vars(mod).values():
+            op = getattr(fn, "op", None)
+            if op is None or not hasattr(fn, "ufunc"):
+                continue
+            fast = getattr(fn, "fast", None)
+            if fast is not None:
+                _FAST[(op, 2)] = fast
+            elif op.n_in == 1:
+                _FAST[(op, 1)] = fn
+    return _FAST
+
+
+def _aligned(args, bdims):
+    """Whether broadcasting already lines up the samples of an elementwise op's
+    arguments: the batched ones of one rank, the others (numbers, shared
+    tensors) of no more dimensions than a sample has."""
+    nd, most = None, 0
+    for a, b in zip(args, bdims):
+        if b is None:
+            if isinstance(a, Tensor) and a._data.ndim > most:
+                most = a._data.ndim
+        elif nd is None:
+            nd = a._data.ndim
+        elif a._data.ndim != nd:
+            return False
+    return most < nd
+
+
 def _wrap_batched(level, value):
     """``value`` (batch dimension first) as a batched tensor of ``level``."""
     t = _new(BatchedTensor)
@@ -187,15 +234,87 @@ class VmapLevel:
         return _Below(self)
 
     def check_draw(self):
-        """Before a random draw inside this level (``randomness``)."""
+        """Before a random draw inside this level (``randomness``).  Draws of
+        the sampling functions (``_random.sampling``) reach ``sample`` first,
+        which makes ``'different'`` draw per sample; a draw that did not (a
+        generator read directly) can only be shared."""
         if self.randomness == "error":
-            raise RuntimeError("vmap: called random operation while in randomness error mode. "
-                               "Please either use the 'same' or 'different' randomness flags on "
-                               "vmap or perform the randomness operation out of vmap")
+            raise RuntimeError(_RANDOM_ERROR)
+        if self.randomness == "same":           # shared here; the enclosing levels decide too
+            i = draw_guards.index(self)
+            if i:
+                draw_guards[i - 1].check_draw()
+            return
         if self.randomness == "different":
-            raise NotImplementedError("vmap: randomness='different' is not supported by tensorplay "
-                                      "yet; draw the random numbers outside vmap (one per sample) "
-                                      "and pass them in, or use randomness='same'")
+            raise NotImplementedError("vmap: randomness='different' is not supported for this "
+                                      "random draw (not a tensorplay sampling function); draw the "
+                                      "random numbers outside vmap and pass them in, or use "
+                                      "randomness='same'")
+
+    def sample(self, fn, how, args, kwargs):
+        """A call of a sampling function (``_random.sampling``) inside this
+        level, as PyTorch's vmap does it: ``'error'`` refuses a draw (the
+        function may not draw: dropout in eval mode), ``'same'`` draws once
+        for every sample, ``'different'`` gives each sample its own draws, of
+        the sample's shape, advancing the generator once for the batch."""
+        if self.randomness == "error":
+            return fn(*args, **kwargs)          # check_draw raises if it draws
+        if kwargs.get("out") is not None:
+            raise RuntimeError("vmap: We do not support calling out variants of random operations "
+                               "inside of vmap. Please use non-out variants as a workaround")
+        inplace = how.is_inplace(args, kwargs)
+        params = list(args[1:] if inplace else args) + list(kwargs.values())
+        if self.randomness == "same":
+            if not how.same_batched and any(_is_batched(a, self) for a in params):
+                raise RuntimeError("Vmap does not currently support same randomness with a batched "
+                                   "tensor input. Please file an issue with functorch")
+            if any(_is_batched(a, self) for a in list(args) + list(kwargs.values())):
+                return fn(*args, **kwargs)      # one draw; batched inputs meet it through ops
+            # the call does not depend on this level: the enclosing one decides
+            i = draw_guards.index(self)
+            if not i:
+                return fn(*args, **kwargs)
+            del draw_guards[i]
+            try:
+                return draw_guards[i - 1].sample(fn, how, args, kwargs)
+            finally:
+                draw_guards.insert(i, self)
+        if inplace:
+            if not _is_batched(args[0], self):
+                raise RuntimeError("vmap: Cannot ask for different inplace randomness on an "
+                                   "unbatched tensor. This will appear like same randomness. If "
+                                   "this is necessary for your usage, please file an issue with "
+                                   "functorch.")
+        batch = how.batch
+        with self._below_draws():
+            if callable(batch):
+                return _wrap_batched(self, batch(self.size, args, kwargs))
+            if batch != "loop" and (inplace or any(isinstance(a, Tensor) for a in params)):
+                phys_args, phys_kwargs = self._physical_args(args, kwargs)
+                out = fn(*phys_args, **phys_kwargs)
+                return args[0] if inplace else _wrap_batched(self, out)
+            per = [fn(*[a._value.select(0, b) if _is_batched(a, self) else a for a in args],
+                      **{k: v._value.select(0, b) if _is_batched(v, self) else v
+                         for k, v in kwargs.items()}) for b in range(self.size)]
+            return args[0] if inplace else _wrap_batched(self, _stack(per))
+
+    def _physical_args(self, args, kwargs):
+        """The tensor arguments holding the whole batch: batched ones as they
+        are, the others expanded, all padded to one logical rank so that they
+        broadcast as one sample's would."""
+        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, Tensor)]
+        rank = max((len(a.shape) for a in tensors), default=0)
+
+        def phys(a):
+            if not isinstance(a, Tensor):
+                return a
+            p = materialize(a._value if _is_batched(a, self) else a,
+                            0 if _is_batched(a, self) else None, self.size)
+            return pad_rank(p, rank)
+        return [phys(a) for a in args], {k: phys(v) for k, v in kwargs.items()}
+
+    def _below_draws(self):
+        return _BelowDraws(self)
 
     # -- the transform
     def process(self, op, args):
@@ -211,6 +330,11 @@ class VmapLevel:
         if bdims is None:
             return dispatch(op, args)
         rule = op.batch
+        if rule is batch_elementwise and _aligned(args, bdims):
+            # nothing to move or pad: the op on the physical tensors, by the fast
+            # path hand-written code takes
+            fast = (_FAST or _fast_paths()).get((op, len(args)))
+            return self._wrap_result(fast(*args) if fast else dispatch(op, args), 0)
         if rule is None:
             return self._fallback(op, args, bdims)
         try:
@@ -247,7 +371,8 @@ class VmapLevel:
             args = [a if b is None else _Phys(_batch_first(a, b)) for a, b in zip(args, bdims)]
         per = []
         for b in range(self.size):
-            per.append(dispatch(op, [_pick(a, b, self) for a in args]))
+            per.append(op.call([_pick(a, b, self) for a in args]) if type(op) is _FunctionCall
+                       else dispatch(op, [_pick(a, b, self) for a in args]))
         if type(per[0]) is tuple:
             return tuple(_wrap_batched(self, _stack([p[k] for p in per]))
                          for k in range(len(per[0])))
@@ -262,29 +387,30 @@ class VmapLevel:
 
     def process_function(self, cls, args, kwargs):
         """A custom ``Function`` under vmap: its ``vmap`` staticmethod, or with
-        ``generate_vmap_rule=True`` its forward run on the batch."""
+        ``generate_vmap_rule=True`` its forward run on the batch; with neither,
+        once per sample (PyTorch refuses; tensorplay warns, as for an op
+        without a batching rule)."""
         if not any(_is_batched(a, self) for a in list(args) + list(kwargs.values())):
             return cls.apply(*args, **kwargs)
         from ..autograd.function import Function
         if getattr(cls, "generate_vmap_rule", False):
             return _generated_vmap(self, cls, args, kwargs)
-        if cls.vmap is not Function.vmap:
+        rule = getattr(cls, "vmap", None)
+        if rule is not None and rule is not getattr(Function, "vmap", None):
             in_dims = tuple(0 if _is_batched(a, self) else None for a in args)
             phys = [a._value if _is_batched(a, self) else a for a in args]
 
             class _Info:
                 batch_size = self.size
                 randomness = self.randomness
-            out, out_dims = cls.vmap(_Info, in_dims, *phys, **kwargs)
+            out, out_dims = rule(_Info, in_dims, *phys, **kwargs)
             if isinstance(out, tuple):
                 dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
                 return tuple(self._wrap_one(o, d) for o, d in zip(out, dims))
             return self._wrap_one(out, out_dims)
-        raise RuntimeError(
-            f"In order to use an autograd.Function with functorch transforms (vmap, grad, jvp, "
-            f"jacrev, ...), it must override the setup_context staticmethod. For more details, "
-            f"please see https://pytorch.org/docs/main/notes/extending.func.html ({cls.__name__} "
-            f"has neither a vmap staticmethod nor generate_vmap_rule=True)")
+        bdims = [0 if _is_batched(a, self) else None for a in args]
+        phys = [a._value if b is not None else a for a, b in zip(args, bdims)]
+        return self._fallback(_FunctionCall(cls, kwargs), phys, bdims)
 
     def process_inplace(self, target, f, args, kwargs, name):
         """``target.<name>_(*args)`` with a batched tensor among them."""
@@ -332,6 +458,35 @@ class VmapLevel:
             b = arange(self.size).reshape((self.size,) + (1,) * rank)
             r = xv[(b,) + tuple(idx)]
         return _wrap_batched(self, r)
+
+
+class _BelowDraws:
+    """Below ``level``: off the transforms stack (its ops reach the levels
+    below), and its draws guarded by the enclosing level's randomness."""
+
+    def __init__(self, level):
+        self.level, self.below = level, level.below()
+
+    def __enter__(self):
+        self.below.__enter__()
+        self.i = draw_guards.index(self.level)
+        self.saved = draw_guards[self.i:]
+        del draw_guards[self.i:]
+
+    def __exit__(self, *exc):
+        draw_guards.extend(self.saved)
+        self.below.__exit__(*exc)
+
+
+class _FunctionCall:
+    """A custom Function as the per-sample fallback sees an op."""
+
+    def __init__(self, cls, kwargs):
+        self.cls, self.kwargs = cls, kwargs
+        self.name = cls.__name__
+
+    def call(self, args):
+        return self.cls.apply(*args, **self.kwargs)
 
 
 class _Phys:
@@ -392,6 +547,19 @@ def _generated_vmap(level, cls, args, kwargs):
                     else:           # an unbatched input: the samples' gradients add up
                         out.append(_to_physical(inner, r, size).sum(0))
                 return tuple(out)
+
+        @staticmethod
+        def jvp(ctx, *tangents):
+            inner = VmapLevel(size, level.randomness)
+            with _open(inner):
+                tw = [_wrap_batched(inner, t) if t is not None and d == 0 else t
+                      for t, d in zip(tangents, dims)]
+                res = cls.jvp(_CtxProxy(ctx, inner), *tw)
+                if not isinstance(res, tuple):
+                    return None if res is None else _to_physical(inner, res, size)
+                return tuple(None if r is None else _to_physical(inner, r, size) for r in res)
+    if cls.jvp is Function.jvp:
+        del Generated.jvp           # forward mode then raises its error for a Function without one
     Generated.__name__ = cls.__name__
     with level.below():
         phys = [a._value if _is_batched(a, level) else a for a in args]
@@ -455,11 +623,14 @@ class _open:
     def __enter__(self):
         _LEVELS.append(self.level)
         TRANSFORMS.append(self.level)
-        draw_guards.append(self.level.check_draw)
+        draw_guards.append(self.level)
         return self.level
 
     def __exit__(self, *exc):
-        draw_guards.remove(self.level.check_draw)
+        for i in range(len(draw_guards) - 1, -1, -1):
+            if draw_guards[i] is self.level:
+                del draw_guards[i]
+                break
         for stack in (TRANSFORMS, _LEVELS):
             for i in range(len(stack) - 1, -1, -1):
                 if stack[i] is self.level:
@@ -512,24 +683,151 @@ def physical(t):
     return t, rewrap
 
 
-def to_physical_like(t, like):
-    """``t`` (a cotangent) batched as ``like`` is, as the tensor underneath:
-    expanded over the levels where ``like`` is batched and ``t`` is not."""
+def _peel(t):
+    """``(p, levels)``: the plain tensor underneath every vmap level of ``t``
+    and those levels, oldest first; ``p``'s leading dimensions are their
+    batch dimensions, in that order (the newest level wraps outermost)."""
     levels = []
-    x = like
-    while type(x) is BatchedTensor:
-        levels.append(x._level)
-        x = x._value
-    return _match(t, levels)
+    while type(t) is BatchedTensor:
+        levels.append(t._level)
+        t = t._value
+    levels.reverse()
+    return t, levels
 
 
-def _match(t, levels):
-    if not levels:
-        return physical(t)[0] if type(t) is BatchedTensor else t
-    lv = levels[0]          # the innermost
-    with lv.below():
-        inner = t._value if _is_batched(t, lv) else materialize(t, None, lv.size)
-        return _match(inner, levels[1:])
+def _relayout(p, have, want):
+    """``p``, whose leading dimensions are the batch dimensions of the levels
+    ``have``, with leading dimensions for the levels ``want`` instead (a level
+    of ``want`` that ``p`` is not batched at expanded: a view); the logical
+    dimensions after them stay as they are."""
+    n = len(have)
+    order = [have.index(lv) for lv in want if lv in have]
+    if order != list(range(n)):
+        p = p.permute(order + list(range(n, p.dim())))
+    for i, lv in enumerate(want):
+        if lv not in have:
+            p = p.unsqueeze(i)
+            p = p.expand(tuple(p.shape[:i]) + (lv.size,) + tuple(p.shape[i + 1:]))
+    return p
+
+
+def _wrap_levels(p, levels):
+    """``p`` batched at ``levels`` (oldest first: its leading dimensions)."""
+    for lv in levels:
+        p = _wrap_batched(lv, p)
+    return p
+
+
+def _by_age(levels):
+    return sorted(levels, key=lambda lv: _LEVELS.index(lv))
+
+
+def autograd_pairs(outs, cts, inputs):
+    """What ``autograd.grad`` needs when ``outs``, their cotangents ``cts`` or
+    ``inputs`` are batched: ``(outs, cts, inputs, back)``, where the outputs
+    and inputs are their physical tensors (the graph was recorded on those;
+    each sample's rows are independent), each cotangent is batched as its
+    output is (expanded where it is not) and stays batched at the levels its
+    output is not (``vmap`` of a ``vjp_fn``: the backward's vjps then run
+    batched, one pass for the whole batch of cotangents), and ``back(i, g)``
+    makes the gradient of input ``i`` batched again as the input is (and at
+    the levels the cotangents kept).
+
+    A pair whose cotangent is batched at a level where its output is not, but
+    every input is, is left out: the output cannot depend on those inputs
+    (an op on a batched tensor gives a batched result)."""
+    in_peeled = [_peel(x) for x in inputs]
+    in_levels = [lv for _, lvs in in_peeled for lv in lvs]
+    po, pc = [], []
+    for o, c in zip(outs, cts):
+        p, lo = _peel(o)
+        if c is None:
+            po.append(p)
+            pc.append(p.new_ones(p.shape))
+            continue
+        if any(lv not in lvs for _, lvs in in_peeled for lv in lo):
+            # the physical graph would add up the samples' gradients of an
+            # input that is the same for every sample (func's transforms lift
+            # their inputs batched at every open level: never the case there)
+            raise NotImplementedError("vmap: differentiating an output batched at a vmap level "
+                                      "with respect to an input that is not batched there is not "
+                                      "supported")
+        q, lc = _peel(c)
+        stray = [lv for lv in lc if lv not in lo and lv in in_levels]
+        if stray:
+            if all(lv in lvs for _, lvs in in_peeled for lv in stray):
+                continue
+            raise NotImplementedError("vmap: differentiating with respect to inputs batched at "
+                                      "different vmap levels, with a cotangent batched where its "
+                                      "output is not, is not supported")
+        keep = [lv for lv in lc if lv not in lo]
+        po.append(p)
+        pc.append(_wrap_levels(_relayout(q, lc, keep + lo), keep))
+
+    def back(i, g):
+        p, lvs = in_peeled[i]
+        q, kept = _peel(g)
+        if not kept:
+            return _wrap_levels(q, lvs)
+        every = _by_age(kept + lvs)
+        return _wrap_levels(_relayout(q, kept + lvs, every), every)
+    return po, pc, [p for p, _ in in_peeled], back
+
+
+# ------------------------------------------------------------------ jvp inside vmap
+def sink_below_vmap(level):
+    """Move the forward level just opened (on top of ``TRANSFORMS``) below the
+    vmap levels on top of the stack, and return those levels, oldest first.
+
+    Forward levels keep their tangents on the tensors they see.  Below the
+    vmap levels those are the physical tensors, the ones the tape records:
+    a ``grad`` inside then differentiates a physical graph whose saved
+    tensors carry their tangents, and forward over reverse works through
+    ``vmap`` (``vmap(jvp(grad(f)))``, ``jacfwd(jacrev(f))``).  Above them
+    the tangents would sit on the batched wrappers, out of the backward's
+    sight.  A tangent's samples are independent as the primal's are, so the
+    level computes the same tangents either way."""
+    i = len(TRANSFORMS) - 1
+    j = i
+    while j > 0 and type(TRANSFORMS[j - 1]) is VmapLevel:
+        j -= 1
+    above = TRANSFORMS[j:i]
+    if above:
+        del TRANSFORMS[i]
+        TRANSFORMS.insert(j, level)
+    return above
+
+
+def _peel_levels(t, levels):
+    """``_peel`` for the wrappers of ``levels`` only (the newest levels: the
+    outermost wrappers)."""
+    got = []
+    while type(t) is BatchedTensor and t._level in levels:
+        got.append(t._level)
+        t = t._value
+    got.reverse()
+    return t, got
+
+
+def make_dual_below(primal, tangent, level, above):
+    """``forward_ad.make_dual`` for a level sunk below the vmap levels
+    ``above``: on the physical tensors, each batched at the levels either is
+    (a primal that is the same for every sample is expanded, a view)."""
+    from ..autograd import forward_ad
+    p, lp = _peel_levels(primal, above)
+    t, lt = _peel_levels(tangent, above)
+    both = [lv for lv in above if lv in lp or lv in lt]
+    dual = forward_ad.make_dual(_relayout(p, lp, both), _relayout(t, lt, both), level=level)
+    return _wrap_levels(dual, both)
+
+
+def unpack_dual_below(t, level, above):
+    """``forward_ad.unpack_dual`` of ``t`` for a level sunk below ``above``:
+    ``(primal, tangent or None)``, batched as ``t`` is."""
+    from ..autograd import forward_ad
+    p, lvs = _peel_levels(t, above)
+    primal, tangent = forward_ad.unpack_dual(p, level=level)
+    return _wrap_levels(primal, lvs), None if tangent is None else _wrap_levels(tangent, lvs)
 
 
 # ------------------------------------------------------------------ vmap itself
@@ -601,7 +899,7 @@ def _flat_in_dims(func, in_dims, args):
         if not -n <= d < n:
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for "
                              f"some input, but that input is a Tensor of dimensionality {n} so "
-                             f"expected in_dim to satisfy -{n} <= in_dim < {n}.")
+                             f"expected in_dim to satisfy {-n} <= in_dim < {n}.")
     return flat_args, spec, dims
 
 
@@ -650,14 +948,23 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
 
 
 def _run(func, flat_args, spec, dims, out_dims, randomness, kwargs):
-    size = next(a.shape[d] for a, d in zip(flat_args, dims) if d is not None)
+    for a, d in zip(flat_args, dims):
+        if d is not None:
+            size = a.shape[d]
+            break
     level = VmapLevel(size, randomness)
     with _open(level):
-        with level.below():
-            batched = [a if d is None else
-                       _wrap_batched(level, a.movedim(d, 0) if d % a.dim() != 0 else a)
-                       for a, d in zip(flat_args, dims)]
+        batched = []
+        for a, d in zip(flat_args, dims):
+            if d is not None:
+                if d % a.dim():
+                    with level.below():
+                        a = a.movedim(d, 0)
+                a = _wrap_batched(level, a)
+            batched.append(a)
         out = func(*tree_unflatten(batched, spec), **kwargs)
+        if type(out) is BatchedTensor and out._level is level and out_dims == 0:
+            return out._value                   # the common case: nothing to move
         with level.below():
             return _unwrap_outputs(func, level, out, out_dims)
 

@@ -15,7 +15,7 @@ import numpy as _np
 
 from .. import _dtype as _D
 from .._autograd.grad_mode import no_grad as _no_grad
-from .._random import default_generator as _default_generator
+from .._random import default_generator as _default_generator, sampling as _sampling
 from .._tensor import Tensor as _Tensor, _wrap
 from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
@@ -229,6 +229,7 @@ def prelu(input, weight):
     return _pw.where(input > 0, input, weight * input)
 
 
+@_sampling(batch="elementwise", inplace_param="inplace")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope in [lower, upper) per element when
     training, their mean otherwise."""
@@ -294,6 +295,7 @@ def softshrink(input, lambd=0.5):
     return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))
 
 
+@_sampling()
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """Softmax of (logits + Gumbel noise) / tau; ``hard``: the one-hot of its
     argmax in the forward pass, the soft sample's gradient (straight-through)."""
@@ -567,6 +569,7 @@ def _dropout_mask(shape, dtype, p):
         _wrap(_np.zeros(shape, dtype.np))
 
 
+@_sampling(batch="elementwise", inplace_param="inplace")
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability ``p`` and scale the others by
     ``1 / (1 - p)`` (only when ``training``); the mask comes from the default
@@ -593,6 +596,7 @@ def _feature_dropout(input, p, training, inplace, batched_ndim, name):
     return input.mul_(mask) if inplace else input * mask
 
 
+@_sampling(inplace_param="inplace")
 def dropout1d(input, p=0.5, training=True, inplace=False):
     if input.ndim not in (2, 3):
         raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
@@ -602,10 +606,12 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 3, "dropout1d")
 
 
+@_sampling(inplace_param="inplace")
 def dropout2d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 4, "dropout2d")
 
 
+@_sampling(inplace_param="inplace")
 def dropout3d(input, p=0.5, training=True, inplace=False):
     return _feature_dropout(input, p, training, inplace, 5, "dropout3d")
 
@@ -627,11 +633,13 @@ def _alpha_dropout(input, p, training, mask_shape):
     return input * mult + add
 
 
+@_sampling(batch="elementwise", inplace_param="inplace")
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     out = _alpha_dropout(input, p, training, tuple(input.shape))
     return input.copy_(out) if inplace and out is not input else out
 
 
+@_sampling(inplace_param="inplace")
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
     out = _alpha_dropout(input, p, training, shape)

@@ -205,6 +205,13 @@ def batch_matmul(op, args, bdims):
     rx, ry = x.ndim - bx, y.ndim - by
     if rx == 0 or ry == 0:
         raise NoBatchRule(op.name)          # the op's own error, from one sample
+    mm = REGISTRY["matmul"]
+    # a batch of vectors against a shared matrix: one matrix product (a broadcast
+    # stack of vector products would be one BLAS call per sample)
+    if bx and not by and rx == 1 and ry == 2:
+        return dispatch(mm, [x, y]), 0
+    if by and not bx and ry == 1 and rx == 2:
+        return dispatch(mm, [y, x.transpose(0, 1)]), 0
     drop = []
     if rx == 1:
         x = x.unsqueeze(-2)
@@ -225,12 +232,22 @@ def batch_matmul(op, args, bdims):
         x = x.reshape((1,) * (rank - rx) + tuple(x.shape))
     if not bx and not by:
         raise NoBatchRule(op.name)
-    r = dispatch(REGISTRY["matmul"], [x, y])
+    r = dispatch(mm, [x, y])
     if drop == [-2, -1]:
         r = r.squeeze(-1).squeeze(-1)
     elif drop:
         r = r.squeeze(drop[0])
     return r, 0
+
+
+def batch_mv(op, args, bdims):
+    """``mv(A, v)``: a batched matrix and a shared vector are one broadcasting
+    matmul; otherwise ``matmul``'s rule (a batched vector and a shared matrix:
+    one matrix product with the matrix transposed, ``v @ A^T``)."""
+    A, v = _front(args[:2], bdims[:2])
+    if bdims[1] is None and A.ndim == 3 and v.ndim == 1:
+        return dispatch(REGISTRY["matmul"], [A, v]), 0
+    return batch_matmul(op, args, bdims)
 
 
 def batch_dot(op, args, bdims):
@@ -382,6 +399,45 @@ def batch_index(op, args, bdims):
     return r, len(nd)
 
 
+def _batched_key(key):
+    """A ``(basic, adv)`` key for the batch (first): a full slice in front of
+    the part that is applied first; and where the advanced index arrays are
+    not adjacent (NumPy then moves their dimensions first) how many
+    dimensions come before the batch's in the result."""
+    basic, adv = key
+    if adv is None:
+        return ((slice(None),) + tuple(basic), None), 0
+    adv = tuple(adv)
+    positions = [i for i, k in enumerate(adv) if not isinstance(k, slice)]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
+    front = 0 if adjacent else len(np.broadcast_shapes(*[np.shape(adv[i]) for i in positions]))
+    return (((slice(None),) + tuple(basic)) if basic else (), (slice(None),) + adv), front
+
+
+def _region_rank(shape, key):
+    """The rank of ``x[key]`` for an ``x`` of ``shape`` (a zero-size stand-in
+    indexed, no data read)."""
+    basic, adv = key
+    r = np.broadcast_to(np.empty((), bool), shape)
+    r = r[tuple(basic) + (Ellipsis,)] if basic else r
+    return (r[tuple(adv)] if adv is not None else r).ndim
+
+
+def batch_index_put(op, args, bdims):
+    """``index_put(x, values, key)`` of each sample: ``x`` batched (an unbatched
+    one expanded: the kernel copies it), ``values`` lined up with the batch's
+    place in the indexed region."""
+    size = batch_size(args, bdims)
+    x = materialize(args[0], bdims[0], size)
+    key, front = _batched_key(args[2])
+    v = args[1]
+    if hasattr(v, "ndim"):
+        v = pad_rank(materialize(v, bdims[1], size), _region_rank(tuple(x.shape[1:]), args[2]))
+        if front:
+            v = v.movedim(0, front)
+    return _call(op, [x, v, key] + list(args[3:])), 0
+
+
 def batch_dynamic(op, args, bdims):
     raise RuntimeError(f"vmap: We do not support batching operators that can output dynamic "
                        f"shape. Attempted to vmap over aten::{op.name}. Please file an issue at "
@@ -405,14 +461,14 @@ RULES = {
     "repeat": batch_repeat, "tril": batch_same, "triu": batch_same,
     "diag_embed": batch_diag_embed, "slice_backward": batch_sized_backward,
     "diagonal_backward": batch_sized_backward, "cat": batch_cat, "stack": batch_stack,
-    "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_matmul,
+    "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_mv,
     "dot": batch_dot, "vdot": batch_dot, "addmm": batch_addmm, "baddbmm": batch_addmm,
     "einsum": batch_einsum, "linalg_cross": batch_cross, "trace": batch_trace,
     "gather": batch_gather, "scatter": batch_gather, "scatter_value": batch_gather,
     "scatter_add": batch_gather, "index_select": batch_index_dim,
     "index_add": batch_index_dim, "index_fill": batch_index_dim,
     "index_fill_tensor": batch_index_dim, "index_copy": batch_index_dim,
-    "take": batch_take, "index": batch_index,
+    "take": batch_take, "index": batch_index, "index_put": batch_index_put,
     "scatter_reduce": batch_gather, "index_reduce": batch_index_reduce,
 }
 

@@ -203,12 +203,16 @@ def batch_elementwise(op, args, bdims):
     """Batch dimensions to the front, and each batched input padded with size-1
     dimensions to the largest logical rank, so that broadcasting lines up the
     logical dimensions: one call of the op on the whole batch."""
-    rank = logical_rank(args, bdims, len(bdims))
+    rank = 0
+    for a, b in zip(args, bdims):       # logical_rank, inline: this runs for most ops
+        d = getattr(a, "_data", None)
+        if d is not None and d.ndim - (b is not None) > rank:
+            rank = d.ndim - (b is not None)
     new = list(args)
     for i, b in enumerate(bdims):
-        if b is None:
-            continue
-        new[i] = pad_rank(_batch_first(args[i], b), rank)
+        if b is not None:
+            a = args[i] if b == 0 else args[i].movedim(b, 0)
+            new[i] = a if a._data.ndim > rank else pad_rank(a, rank)
     return dispatch(op, new), 0
 
 

@@ -48,7 +48,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype as D
-from .._random import default_generator
+from .._random import default_generator, sampling
 from .._tensor import Tensor, _wrap, check_device, validate_grad, _SCALAR_NAMES
 from .._autograd.engine import FREED_MSG
 from .._autograd.grad_mode import state
@@ -269,6 +269,7 @@ def _multinomial_score(replacement):
 
 # ------------------------------------------------------------------ bernoulli
 @public()
+@sampling(batch="elementwise", same_batched=False)
 def bernoulli(input, p=None, *, generator=None, out=None):
     """Draw 0/1 samples: ``P(1) = input`` elementwise, or ``= p`` for every element
     of a tensor shaped like ``input`` when ``p`` (a float) is given."""
@@ -348,6 +349,7 @@ def _expand_check(shape, to):
 
 
 @public()
+@sampling(batch="inplace", same_batched=False)
 def bernoulli_(self, p=0.5, *, generator=None):
     _apply_inplace(self, _bernoulli_fill, (p, generator), {}, "bernoulli")
     return self
@@ -355,6 +357,7 @@ def bernoulli_(self, p=0.5, *, generator=None):
 
 # ------------------------------------------------------------------ multinomial
 @public()
+@sampling(same_batched=False)
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """Draw ``num_samples`` category indices from each row of ``input`` (weights,
     not necessarily normalised): int64 of shape ``(..., num_samples)``."""
@@ -430,6 +433,7 @@ def _float_or_raise(dt):
 
 
 @public(method=False)
+@sampling(batch="elementwise", same_batched=False)
 def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None,
            device=None, pin_memory=False, requires_grad=False):
     """Samples of N(mean, std**2); ``mean`` and ``std`` are tensors (broadcast
@@ -512,6 +516,7 @@ def _fill(name, node_name, make):
 
 
 @public()
+@sampling(batch="inplace")
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_or_raise(self._data.dtype)
     _check_std_number(std)
@@ -521,6 +526,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 
 @public()
+@sampling(batch="inplace")
 def uniform_(self, *args, generator=None, **kwargs):
     lo, hi = _bind(args, kwargs, ("from", "to"), (0.0, 1.0), "uniform_")
     dt = self._data.dtype
@@ -540,6 +546,7 @@ def uniform_(self, *args, generator=None, **kwargs):
 
 
 @public()
+@sampling(batch="inplace")
 def exponential_(self, lambd=1.0, *, generator=None):
     dt = self._data.dtype
     if not _is_float(dt) or dt.kind == "c":
@@ -559,6 +566,7 @@ _MANTISSA = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
 
 
 @public()
+@sampling(batch="inplace")
 def random_(self, *args, generator=None, **kwargs):
     if kwargs.keys() - {"from", "to"} or "from" in kwargs and "to" not in kwargs and not args:
         got = ", ".join([type(a).__name__ for a in args] + [f"{k}={type(v).__name__}"
