@@ -40,7 +40,7 @@ ngrams = [
 ]
 print(ngrams[:3])
 
-vocab = set(test_sentence)
+vocab = sorted(set(test_sentence))  # sorted: the same indices in every process
 word_to_ix = {word: i for i, word in enumerate(vocab)}
 
 
