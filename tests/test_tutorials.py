@@ -54,22 +54,31 @@ class _TensorplayRuns:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
         self.tmp = tempfile.mkdtemp()
         self.out = os.path.join(self.tmp, "runs.pkl")
+        self.err = open(os.path.join(self.tmp, "stderr.txt"), "w+")
         self.proc = subprocess.Popen([sys.executable, str(HERE / "_runner.py"), self.out, *SCRIPTS],
-                                     env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True)
+                                     env=env, stdout=self.err, stderr=self.err)
 
     def get(self):
         if self.runs is None:
             self.start()
             try:
-                _, err = self.proc.communicate(timeout=900)
+                self.proc.wait(timeout=900)
                 if self.proc.returncode != 0:
-                    raise RuntimeError(f"the tutorial runner failed:\n{err}")
+                    self.err.seek(0)
+                    raise RuntimeError(f"the tutorial runner failed:\n{self.err.read()}")
                 with open(self.out, "rb") as f:
                     self.runs = pickle.load(f)
             finally:
-                shutil.rmtree(self.tmp, ignore_errors=True)
+                self.close()
         return self.runs
+
+    def close(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()                # nobody read it (a test selection), or it hung
+            self.proc.wait()
+        if self.proc is not None and not self.err.closed:
+            self.err.close()
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
 
 _tensorplay_runs = _TensorplayRuns()
@@ -80,24 +89,30 @@ def _torch_run(name):
     return runner.run(name, "torch")
 
 
-@pytest.fixture(scope="module", autouse=True)
 def _run_both_at_once():
     """Start the tensorplay child, and run the torch programs here meanwhile: two
     processes get twice the share of a busy machine (and both cores of an idle one)."""
-    _tensorplay_runs.start()
-    if torch is not None:
-        for name in SCRIPTS:
-            try:
-                _torch_run(name)
-            except Exception:       # the test that reads this run reports the error
-                pass
+    if _tensorplay_runs.proc is None:
+        _tensorplay_runs.start()
+        if torch is not None:
+            for name in SCRIPTS:
+                try:
+                    _torch_run(name)
+                except Exception:       # the test that reads this run reports the error
+                    pass
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _stop_the_child():
     yield
+    _tensorplay_runs.close()
 
 
 def run(name, lib="tensorplay"):
     """What ``tests/tutorials/<name>.py`` computed with ``lib``, as plain data (see
     ``_runner.plain``), with its printed output under ``"stdout"``. Each program seeds
     every generator it draws from, so one run per library serves every test."""
+    _run_both_at_once()
     if lib == "torch":
         return _torch_run(name)
     status, value = _tensorplay_runs.get()[name]
@@ -123,6 +138,11 @@ def test_every_program_differs_from_pytorch_only_in_its_imports():
             if "tensorplay" in line:
                 assert re.match(r"(import tensorplay[\w.]*( as \w+)?"
                                 r"|from tensorplay[\w.]* import [\w, ]+)(\s+#.*)?$", line), line
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_programs_run_without_warnings(name):
+    assert run(name)["warnings"] == []
 
 
 # ------------------------------------------------------------------ What is torch.nn really?

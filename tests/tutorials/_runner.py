@@ -10,6 +10,7 @@ import io
 import pickle
 import sys
 import traceback
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -46,14 +47,15 @@ def plain(value):
 def run(name, lib="tensorplay"):
     """Run ``<name>.py`` as ``__main__``, with ``lib`` in place of every ``tensorplay``
     (the programs name it in their imports only); return its global names as plain data,
-    and what it printed as ``"stdout"``."""
+    what it printed as ``"stdout"`` and the warnings it raised as ``"warnings"``."""
     path = HERE / f"{name}.py"
     source = path.read_text()
     if lib != "tensorplay":
         source = source.replace("tensorplay", lib)
     namespace = {"__name__": "__main__", "__file__": str(path)}
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
+    with contextlib.redirect_stdout(printed), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         exec(compile(source, str(path), "exec"), namespace)
     results = {}
     for key, value in namespace.items():
@@ -62,6 +64,7 @@ def run(name, lib="tensorplay"):
             if value is not _SKIP:
                 results[key] = value
     results["stdout"] = printed.getvalue()
+    results["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
     return results
 
 
