@@ -321,18 +321,25 @@ def _abort_on_uncaught(exc_type, exc, tb):
     marked with this rank, then end the whole job with ``MPI_Abort``, so that the
     other ranks do not wait in a collective for a rank that is gone."""
     pg = _world.pg
-    rank = pg._rank if pg is not None else "?"
     lines = "".join(traceback.format_exception(exc_type, exc, tb)).splitlines()
+    _abort_job(pg._mpi if pg is not None else None, lines, f"raised {exc_type.__name__}", 1)
+
+
+def _abort_job(MPI, lines, why, code):
+    """Print ``lines`` marked with this rank and why it ends the job, then
+    ``MPI_Abort(code)`` (if MPI is running; else only the print)."""
+    running = MPI is not None and MPI.Is_initialized() and not MPI.Is_finalized()
+    rank = MPI.COMM_WORLD.Get_rank() if running else "?"
     out = [f"[rank{rank}]: {line}" for line in lines]
-    out.append(f"[rank{rank}]: tensorplay.distributed: rank {rank} raised "
-               f"{exc_type.__name__}; aborting the job (MPI_Abort) so that no rank waits for it")
+    out.append(f"[rank{rank}]: tensorplay.distributed: rank {rank} {why}; aborting the job "
+               f"(MPI_Abort) so that no rank waits for it")
     try:
         sys.stderr.write("\n".join(out) + "\n")
         sys.stderr.flush()
         sys.stdout.flush()
     finally:
-        if pg is not None:
-            pg._mpi.COMM_WORLD.Abort(1)
+        if running:
+            MPI.COMM_WORLD.Abort(code)
 
 
 def init_process_group(backend=None, init_method=None, timeout=None, world_size=-1, rank=-1,
