@@ -223,7 +223,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     op = _reduce_op(op)
     mop = pg._op(op, output.dtype, "reduce_scatter")
     arr, back = _inout(output, "reduce_scatter")
-    send = np.stack([t._data for t in input_list])
+    send = np.ascontiguousarray(np.stack([t._data for t in input_list]))
     return pg._start("reduce_scatter",
                      lambda: [pg._comm.Ireduce_scatter_block(pg._spec(send), pg._spec(arr), mop)],
                      _finish(arr, back, pg._size if op is ReduceOp.AVG else None),
@@ -281,7 +281,7 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
                          f"({pg._size}), got {len(scatter_list)}")
     for i, t in enumerate(scatter_list):
         _same_kind(t, tensor, "scatter", f"scatter_list[{i}]")
-    send = np.stack([t._data for t in scatter_list])
+    send = np.ascontiguousarray(np.stack([t._data for t in scatter_list]))
     return pg._start("scatter",
                      lambda: [pg._comm.Iscatter(pg._spec(send), pg._spec(arr), root=src)],
                      _finish(arr, back), [tensor], async_op)

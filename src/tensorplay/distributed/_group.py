@@ -7,8 +7,8 @@ the group's deadline passes: a rank that died, hangs, or called a different
 collective makes the others raise a ``DistBackendError`` naming the operation
 instead of blocking forever.  Polling first spins briefly (a collective between
 live ranks usually finishes in microseconds), then sleeps with a growing pause
-up to a millisecond, so that ranks oversubscribing the cores leave them to the
-ranks that have work.  Open MPI progresses a non-blocking collective only when
+up to a quarter of a millisecond, so that ranks oversubscribing the cores
+leave them to the ranks that have work.  Open MPI progresses a non-blocking collective only when
 some MPI call is made, and each poll is one.
 
 mpi4py is imported when a group is made, never at import time: importing
@@ -68,7 +68,7 @@ def _mpi():
 
 def _spin_then_sleep(done, deadline):
     """Call ``done()`` until it is true (-> True) or ``deadline`` passes (-> False)."""
-    for _ in range(200):
+    for _ in range(50):
         if done():
             return True
     pause = 2e-5
@@ -78,7 +78,7 @@ def _spin_then_sleep(done, deadline):
         if deadline is not None and time.monotonic() > deadline:
             return done()
         time.sleep(pause)
-        pause = min(pause * 2, 1e-3)
+        pause = min(pause * 2, 2.5e-4)
 
 
 class Work:
