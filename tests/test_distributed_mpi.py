@@ -38,8 +38,8 @@ def _env(extra):
 
 def _run(cmd, env):
     """(exit code, stdout, stderr) of a job, killed whole if it outlives LIMIT."""
-    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, start_new_session=True)
+    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = p.communicate(timeout=LIMIT)
     except subprocess.TimeoutExpired:
