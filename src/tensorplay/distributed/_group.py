@@ -91,9 +91,9 @@ class Work:
     ``ReduceOp.AVG``) exactly once."""
 
     __slots__ = ("_group", "_reqs", "_what", "_deadline", "_finish", "_outputs", "_done",
-                 "_exc", "_source", "_statuses")
+                 "_exc", "_source", "_statuses", "_lock")
 
-    def __init__(self, group, reqs, what, finish=None, outputs=(), statuses=None):
+    def __init__(self, group, reqs, what, finish=None, outputs=(), statuses=None, lock=None):
         self._group = group
         self._reqs = reqs
         self._what = what
@@ -104,10 +104,17 @@ class Work:
         self._exc = None
         self._source = None
         self._statuses = statuses
+        self._lock = lock           # held while testing, when another thread tests too
 
     def _test(self):
         if self._done:
             return True
+        if self._lock is not None:
+            with self._lock:
+                return self._done or self._test_unlocked()
+        return self._test_unlocked()
+
+    def _test_unlocked(self):
         if self._statuses is None:
             ok = self._group._mpi.Request.Testall(self._reqs)
         else:
@@ -242,11 +249,13 @@ class ProcessGroup:
             f"the {self._size} reached it (a rank died, is stuck, or called a different "
             f"collective). The process group cannot be used any more.")
 
-    def _start(self, what, start, finish=None, outputs=(), async_op=False, statuses=None):
+    def _start(self, what, start, finish=None, outputs=(), async_op=False, statuses=None,
+               lock=None):
         """Run ``start()`` (-> list of MPI requests); return a Work (``async_op``)
-        or wait for it here."""
+        or wait for it here.  ``lock``: one that every thread testing the
+        requests holds meanwhile (MPI forbids testing one request concurrently)."""
         self._check_usable(what)
-        work = Work(self, start(), what, finish, outputs, statuses)
+        work = Work(self, start(), what, finish, outputs, statuses, lock)
         if async_op:
             return work
         work.wait()

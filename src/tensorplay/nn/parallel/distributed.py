@@ -14,8 +14,11 @@ How the averaging overlaps the backward pass:
   gradient into its bucket's slice; when a bucket's last gradient has arrived,
   its non-blocking ``MPI_Iallreduce`` starts (buckets start in index order on
   every rank, so the ranks' collectives always match) while the backward pass
-  goes on with the layers below.  Every later hook tests the outstanding
-  requests, which is what makes MPI move them on.
+  goes on with the layers below.  MPI moves a non-blocking collective on only
+  inside MPI calls, and the backward's NumPy kernels make none, so a progress
+  thread tests the buckets in flight every 0.1 ms (the kernels release the GIL
+  meanwhile); without it an all-reduce would mostly wait for the end of the
+  backward pass.
 - At the end of the backward pass (a callback queued on the engine, as
   PyTorch's reducer does) the reducer waits for the buckets still in flight,
   divides by the world size and copies the averages back into ``.grad``: when
@@ -24,6 +27,7 @@ How the averaging overlaps the backward pass:
 """
 import contextlib
 import hashlib
+import threading
 import time
 import weakref
 
@@ -138,6 +142,14 @@ class _Reducer:
         self.incomplete = None         # names of the parameters the last iteration missed
         # what the benchmark reads: seconds spent waiting at the end of backward
         self.last_wait = 0.0
+        self.lock = threading.Lock()   # one thread at a time tests the buckets' requests
+        self.wake = threading.Event()
+        self.progress = None
+        if pg._size > 1:
+            self.progress = threading.Thread(target=_drive, args=(weakref.ref(self), self.wake),
+                                             name="tensorplay-ddp-progress", daemon=True)
+            self.progress.start()
+            weakref.finalize(self, _stop, self.wake)
 
     # ---------------------------------------------------------------- iteration
     def check_prior(self):
@@ -215,13 +227,17 @@ class _Reducer:
             op = pg._op(ReduceOp.SUM, self.params[b.params[0]].dtype, what)
             b.work = pg._start(what, lambda b=b, op=op: [
                 pg._comm.Iallreduce(pg._mpi.IN_PLACE, pg._spec(b.buffer), op)],
-                async_op=True)
+                async_op=True, lock=self.lock)
             self.next_bucket += 1
+            self.wake.set()
 
     def _progress(self):
+        """Test the buckets in flight (moving MPI on); True if some still are."""
+        busy = False
         for b in self.buckets[:self.next_bucket]:
             if b.work is not None and not b.work._done:
-                b.work._test()
+                busy = not b.work._test() or busy
+        return busy
 
     def _wait_started(self):
         for b in self.buckets[:self.next_bucket]:
@@ -275,6 +291,26 @@ class _Reducer:
             g._bump()
         else:
             p.grad = _wrap(view.copy())
+
+
+def _drive(reducer_ref, wake):
+    """The progress thread: while buckets are in flight, test them every 0.1 ms."""
+    while True:
+        wake.wait()
+        wake.clear()            # a bucket started after this sets it again
+        while True:
+            r = reducer_ref()
+            if r is None:
+                return
+            busy = r._progress()
+            del r
+            if not busy:
+                break
+            time.sleep(1e-4)
+
+
+def _stop(wake):
+    wake.set()                  # the thread finds its reducer gone and ends
 
 
 def _hook_for(reducer_ref, i):
