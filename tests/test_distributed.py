@@ -243,3 +243,45 @@ def test_sampler_errors_and_dataloader_use():
                         sampler=DistributedSampler(data, num_replicas=2, rank=1, shuffle=False))
     assert [b[0].tolist() for b in loader] == [[1.0, 3.0], [5.0, 7.0], [9.0]]
 
+
+
+# ------------------------------------------------------------------ timeouts, without MPI
+class _NeverDone:
+    """Stands in for mpi4py's MPI module: requests that never complete."""
+    class Request:
+        @staticmethod
+        def Testall(reqs, statuses=None):
+            return False
+
+
+def _stub_group(seconds):
+    from tensorplay.distributed._group import ProcessGroup
+    pg = ProcessGroup.__new__(ProcessGroup)
+    pg._mpi, pg._comm, pg._rank, pg._size = _NeverDone, object(), 1, 4
+    pg._timeout_s, pg._broken = seconds, None
+    return pg
+
+
+def test_an_operation_that_cannot_complete_times_out_naming_itself():
+    pg = _stub_group(0.05)
+    work = dist.Work(pg, ["request"], "all_gather_into_tensor")
+    assert not work.is_completed()
+    with pytest.raises(dist.DistBackendError,
+                       match=r"\[rank 1\] all_gather_into_tensor timed out after 0.05 s: not "
+                             r"every rank of the 4 reached it"):
+        work.wait()
+    assert isinstance(work.exception(), dist.DistBackendError) and not work.is_success()
+    with pytest.raises(dist.DistBackendError, match="unusable after an earlier failure "
+                                                    r"\(all_gather_into_tensor timed out\)"):
+        dist.Work(pg, ["request"], "barrier").wait()
+
+
+def test_a_shorter_wait_gives_up_without_breaking_the_group():
+    pg = _stub_group(600)
+    work = dist.Work(pg, ["request"], "broadcast")
+    with pytest.raises(dist.DistBackendError, match=r"broadcast did not complete within "
+                                                    r"wait\(timeout=0.01 s\)"):
+        work.wait(timeout=datetime.timedelta(milliseconds=10))
+    assert pg._broken is None
+    with pytest.raises(TypeError, match="datetime.timedelta"):
+        work.wait(timeout=1)

@@ -8,8 +8,8 @@ collective makes the others raise a ``DistBackendError`` naming the operation
 instead of blocking forever.  Polling first spins briefly (a collective between
 live ranks usually finishes in microseconds), then sleeps with a growing pause
 up to a quarter of a millisecond, so that ranks oversubscribing the cores
-leave them to the ranks that have work.  Open MPI progresses a non-blocking collective only when
-some MPI call is made, and each poll is one.
+leave them to the ranks that have work.  MPI progresses a non-blocking
+collective only inside MPI calls, and each poll is one.
 
 mpi4py is imported when a group is made, never at import time: importing
 ``tensorplay.distributed`` works without it.
@@ -294,7 +294,8 @@ class ProcessGroup:
         for mop in self._user_ops.values():
             mop.Free()
         self._user_ops.clear()
-        if self._comm is not None and not self._mpi.Is_finalized():
+        # freeing is collective: not after a timeout, when some rank may be gone
+        if self._comm is not None and self._broken is None and not self._mpi.Is_finalized():
             self._comm.Free()
         self._comm = None
 
@@ -391,7 +392,7 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 def destroy_process_group(group=None):
     """Leave the default group: later collectives raise until the next
     ``init_process_group``; the uncaught-exception hook is removed."""
-    pg = _default_group("destroy_process_group")
+    pg = _default_group()
     if group is not None and group is not pg:
         raise ValueError("destroy_process_group: only the default group exists here")
     pg._free()
@@ -405,7 +406,7 @@ def is_initialized():
     return _world.pg is not None
 
 
-def _default_group(what=None):
+def _default_group():
     pg = _world.pg
     if pg is None:
         raise ValueError("Default process group has not been initialized, please make sure to "
