@@ -79,6 +79,20 @@ def _same_kind(t, ref, what, name):
                            f"{ref.dtype} of shape {tuple(ref.shape)}, as the input tensor")
 
 
+def _per_rank(pg, tensors, ref, what, name, error=RuntimeError, written=False):
+    """Check ``tensors``: one per rank, each of ``ref``'s dtype and shape (and
+    writable, if MPI writes them)."""
+    _check_list(tensors, name)
+    if len(tensors) != pg._size:
+        raise error(f"{what}: {name} has {len(tensors)} tensors; it needs one per rank "
+                    f"({pg._size})")
+    for i, t in enumerate(tensors):
+        _same_kind(t, ref, what, f"{name}[{i}]")
+        if written:
+            _writable(t, what)
+    return list(tensors)
+
+
 def _finish(arr, back, divide=None, parts=None):
     """What to do once the MPI operation has completed: divide by the world size
     (AVG), copy a contiguous stand-in back into a non-contiguous tensor, or split
@@ -153,19 +167,13 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     """Every rank's ``tensor``, in rank order, into ``tensor_list`` (one tensor
     per rank, each of ``tensor``'s shape and dtype) on every rank."""
     pg = _resolve(group)
-    _check_list(tensor_list, "tensor_list")
     _check_tensor(tensor)
-    if len(tensor_list) != pg._size:
-        raise RuntimeError(f"all_gather: tensor_list has {len(tensor_list)} tensors; it needs "
-                           f"one per rank ({pg._size})")
-    for i, t in enumerate(tensor_list):
-        _same_kind(t, tensor, "all_gather", f"tensor_list[{i}]")
-        _writable(t, "all_gather")
+    outs = _per_rank(pg, tensor_list, tensor, "all_gather", "tensor_list", written=True)
     send = _contiguous(tensor)
     recv = np.empty((pg._size,) + send.shape, send.dtype)
     return pg._start("all_gather",
                      lambda: [pg._comm.Iallgather(pg._spec(send), pg._spec(recv))],
-                     _finish(recv, None, parts=list(tensor_list)), list(tensor_list), async_op)
+                     _finish(recv, None, parts=outs), outs, async_op)
 
 
 def _sizes_match(big, small, n, what, big_name):
@@ -214,12 +222,7 @@ def reduce_scatter(output, input_list, op=ReduceOp.SUM, group=None, async_op=Fal
     """``reduce_scatter_tensor`` with the input given as one tensor per rank."""
     pg = _resolve(group)
     _check_tensor(output, "output")
-    _check_list(input_list, "input_list")
-    if len(input_list) != pg._size:
-        raise RuntimeError(f"reduce_scatter: input_list has {len(input_list)} tensors; it "
-                           f"needs one per rank ({pg._size})")
-    for i, t in enumerate(input_list):
-        _same_kind(t, output, "reduce_scatter", f"input_list[{i}]")
+    _per_rank(pg, input_list, output, "reduce_scatter", "input_list")
     op = _reduce_op(op)
     mop = pg._op(op, output.dtype, "reduce_scatter")
     arr, back = _inout(output, "reduce_scatter")
@@ -244,19 +247,12 @@ def gather(tensor, gather_list=None, dst=None, group=None, async_op=False, group
         return pg._start("gather",
                          lambda: [pg._comm.Igather(pg._spec(send), None, root=dst)],
                          None, (), async_op)
-    if gather_list is None:
-        gather_list = []
-    _check_list(gather_list, "gather_list")
-    if len(gather_list) != pg._size:
-        raise ValueError(f"gather: gather_list on the destination rank needs one tensor per "
-                         f"rank ({pg._size}), got {len(gather_list)}")
-    for i, t in enumerate(gather_list):
-        _same_kind(t, tensor, "gather", f"gather_list[{i}]")
-        _writable(t, "gather")
+    outs = _per_rank(pg, [] if gather_list is None else gather_list, tensor, "gather",
+                     "gather_list", ValueError, written=True)
     recv = np.empty((pg._size,) + send.shape, send.dtype)
     return pg._start("gather",
                      lambda: [pg._comm.Igather(pg._spec(send), pg._spec(recv), root=dst)],
-                     _finish(recv, None, parts=list(gather_list)), list(gather_list), async_op)
+                     _finish(recv, None, parts=outs), outs, async_op)
 
 
 def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, group_src=None):
@@ -273,14 +269,8 @@ def scatter(tensor, scatter_list=None, src=None, group=None, async_op=False, gro
         return pg._start("scatter",
                          lambda: [pg._comm.Iscatter(None, pg._spec(arr), root=src)],
                          _finish(arr, back), [tensor], async_op)
-    if scatter_list is None:
-        scatter_list = []
-    _check_list(scatter_list, "scatter_list")
-    if len(scatter_list) != pg._size:
-        raise ValueError(f"scatter: scatter_list on the source rank needs one tensor per rank "
-                         f"({pg._size}), got {len(scatter_list)}")
-    for i, t in enumerate(scatter_list):
-        _same_kind(t, tensor, "scatter", f"scatter_list[{i}]")
+    _per_rank(pg, [] if scatter_list is None else scatter_list, tensor, "scatter",
+              "scatter_list", ValueError)
     send = np.ascontiguousarray(np.stack([t._data for t in scatter_list]))
     return pg._start("scatter",
                      lambda: [pg._comm.Iscatter(pg._spec(send), pg._spec(arr), root=src)],
