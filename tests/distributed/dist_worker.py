@@ -372,16 +372,26 @@ def ddp(dist, tp, check):
                 # the last parameters come first: the backward produces them first
                 check.equal(model._reducer.buckets[0].params[0], len(list(local.parameters()))
                             - 1, "reverse order")
-            for it in range(2):
+            for it in range(3):
                 x, y = _batch(tp, n, per, shape, 100 + it)
-                for p in list(ref.parameters()) + list(local.parameters()):
+                for p in ref.parameters():
                     p.grad = None
+                for p in local.parameters():
+                    if as_view and it == 2:
+                        p.grad.zero_()        # backward then adds into the bucket's memory
+                    else:
+                        p.grad = None
                 F.cross_entropy(ref(x), y).backward()
                 F.cross_entropy(model(x[rank * per:(rank + 1) * per]),
                                 y[rank * per:(rank + 1) * per]).backward()
                 for (pn, p), q in zip(local.named_parameters(), ref.parameters()):
                     check.close(_np(p.grad), _np(q.grad),
                                 f"{name} as_view={as_view} step {it}: grad of {pn}")
+                if as_view:
+                    red = model._reducer
+                    check.true(all(np.shares_memory(p.grad._data, red.where[i].buffer)
+                                   for i, p in enumerate(local.parameters())),
+                               "gradient_as_bucket_view: .grad is a view of its bucket")
 
     # 50 steps of SGD (momentum) and of Adam: identical on every rank, and as one
     # process on the whole batch

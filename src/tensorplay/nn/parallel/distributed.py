@@ -210,7 +210,7 @@ class _Reducer:
         g = p.grad
         if g is None:
             dst.fill(0)
-        elif not (self.as_view and g._data.base is not None and np.may_share_memory(g._data, dst)):
+        elif not (self.as_view and _is_memory_of(g._data, dst)):
             np.copyto(dst, g._data.reshape(-1))
         b.pending -= 1
         if b.pending == 0:
@@ -279,10 +279,10 @@ class _Reducer:
         g = p.grad
         view = flat.reshape(p._data.shape)
         if self.as_view:
-            if g is None or g._data is not view:
-                p.grad = _wrap(view)
+            if g is not None and _is_memory_of(g._data, flat):
+                g._bump()               # the average is already in it
             else:
-                g._bump()
+                p.grad = _wrap(view)
             return
         if g is None:
             p.grad = _wrap(view.copy())
@@ -291,6 +291,13 @@ class _Reducer:
             g._bump()
         else:
             p.grad = _wrap(view.copy())
+
+
+def _is_memory_of(a, flat):
+    """Whether array ``a`` is exactly the memory of the bucket slice ``flat``
+    (a ``.grad`` made a view of its bucket, which backward added into in place)."""
+    return (a.size == flat.size and a.flags.c_contiguous
+            and a.__array_interface__["data"][0] == flat.__array_interface__["data"][0])
 
 
 def _drive(reducer_ref, wake):
