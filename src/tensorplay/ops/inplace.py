@@ -13,7 +13,7 @@ from .._tensor import Tensor, _wrap
 from .._tensor import _RETAIN_KEY
 from .core import copy_from, fill, view
 from .._autograd.grad_mode import state
-from ._registry import TRANSFORMS, public
+from ._registry import TRANSFORMS, public, saved_is
 from .._autograd.saved_hooks import BEFORE_WRITE
 
 def check_inplace(self, args):
@@ -155,7 +155,7 @@ def _own_saved_copy(src, out):
         if a is src:
             src._data = src._data.copy()
             src._vc = [0]
-            node.versions = [(src._vc, 0, t, k) if t is src else (vl, v, t, k)
+            node.versions = [(src._vc, 0, t, k) if saved_is(t, src) else (vl, v, t, k)
                              for vl, v, t, k in node.versions]
             return
 
@@ -267,7 +267,7 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
     if recording and node is not None and getattr(node, "versions", None):
         # the values are as they were: this op's own node (as_strided's saves its input,
         # for the geometry) still reads them
-        node.versions = [(vl, vl[0] if t is src else e, t, k) for vl, e, t, k in node.versions]
+        node.versions = [(vl, vl[0] if saved_is(t, src) else e, t, k) for vl, e, t, k in node.versions]
     if chain is not None:                   # the view's own history is current (the base's
         self._view_version = self._vc[0]    # other views are remade when next needed)
     if TRANSFORMS:
