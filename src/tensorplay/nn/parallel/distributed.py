@@ -140,8 +140,9 @@ class _Reducer:
         self.used = None               # find_unused_parameters: used on this rank (uint8)
         self.used_work = None
         self.incomplete = None         # names of the parameters the last iteration missed
-        # what the benchmark reads: seconds spent waiting at the end of backward
-        self.last_wait = 0.0
+        # what the benchmark reads: when the last backward pass ended on this rank
+        # and when its buckets had all arrived (time.perf_counter())
+        self.last_wait = (0.0, 0.0)
         self.lock = threading.Lock()   # one thread at a time tests the buckets' requests
         self.wake = threading.Event()
         self.progress = None
@@ -264,7 +265,7 @@ class _Reducer:
         self._wait_started()
         if self.used_work is not None:
             self.used_work.wait()
-        self.last_wait = time.perf_counter() - t0
+        self.last_wait = (t0, time.perf_counter())
         n = pg._size
         for b in self.buckets:
             if n > 1:
@@ -300,11 +301,16 @@ def _is_memory_of(a, flat):
             and a.__array_interface__["data"][0] == flat.__array_interface__["data"][0])
 
 
+_POLL = [5e-5, 1e-3]
+
+
 def _drive(reducer_ref, wake):
-    """The progress thread: while buckets are in flight, test them every 0.1 ms."""
+    """The progress thread: while buckets are in flight, test them, every 50 us
+    after a bucket starts, then less often (up to every 1 ms)."""
     while True:
         wake.wait()
         wake.clear()            # a bucket started after this sets it again
+        pause = _POLL[0]
         while True:
             r = reducer_ref()
             if r is None:
@@ -313,7 +319,11 @@ def _drive(reducer_ref, wake):
             del r
             if not busy:
                 break
-            time.sleep(1e-4)
+            if wake.is_set():
+                wake.clear()
+                pause = _POLL[0]
+            time.sleep(pause)
+            pause = min(pause * 1.5, _POLL[1])
 
 
 def _stop(wake):
