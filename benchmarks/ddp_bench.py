@@ -6,33 +6,34 @@ cross-entropy, batch 128 per rank, forward + backward + in-place SGD, float32;
 ``nn.parallel.DistributedDataParallel`` and run on 1, 2 and 4 ranks (weak
 scaling: every rank has its own 128 samples).
 
-Each round runs, step after step in turn: a step without DDP, a step with
-DDP, and the all-reduce of DDP's buckets alone; every one starts after a
-barrier, so that a wait is communication left over and not one rank's lag
-behind another.  Per step the slowest rank's time counts (the job waits for
-it); per round the median over steps; the table shows the round least
-disturbed by other work on the machine:
+Each round runs steps without DDP, steps with DDP (each kind back to back,
+as training runs them), and the all-reduce of DDP's buckets alone (each
+after a barrier, so that it is not one rank's lag behind another); the
+slowest rank counts (the job waits for it), and the table shows the round
+least disturbed by other work on the machine:
 
-- ``local``: the step without DDP: the compute alone;
-- ``ddp``: the step with DDP;
+- ``local``: a step without DDP: the compute alone;
+- ``ddp``: a step with DDP;
 - ``comm``: the buckets all-reduced alone (started together, waited for
-  together): what the communication costs when nothing hides it;
+  together; median over steps): what the communication costs when nothing
+  hides it;
 - ``exposed``: from the end of the last rank's backward pass to the last
   rank's averaged gradients having arrived (DDP's reducer notes both times;
   one machine, one clock): the communication the backward did not hide;
 - ``hidden = 1 - exposed / comm``: the fraction of the all-reduce time that
   the rest of the backward pass covered (measured, not assumed); and
   ``1 - (ddp - local) / comm``, the same seen from the step time (it also
-  counts the copies into and out of the buckets against DDP);
-- ``samples/s``: ranks x 128 over the time of a DDP step in a free-running
-  loop (no barriers; the best round).
+  counts the copies into and out of the buckets against DDP, and noise);
+- ``samples/s``: ranks x 128 over the time of a DDP step.
 
 Then the ring all-reduce cost model: each rank sends and receives
 2(N-1)/N of the gradient bytes, in 2(N-1) steps per bucket, so
-T_comm(N) = 2(N-1)/N * bytes / bandwidth + 2(N-1) * buckets * latency, and a
-step on N machines takes about T_local + (1 - hidden) * T_comm(N); with the
-global batch N times one machine's, throughput grows N * T_local / T_step(N)
-times.
+T_comm(N) = 2(N-1)/N * bytes / bandwidth + 2(N-1) * buckets * latency, of
+which at most the measured fraction, and no more than the backward time after
+the first bucket starts (the window, measured on one rank), hides behind the
+backward pass: a step on N machines takes about
+T_local + max((1 - hidden) * T_comm(N), T_comm(N) - window); with the global
+batch N times one machine's, throughput grows N * T_local / T_step(N) times.
 
     python benchmarks/ddp_bench.py                       # 1, 2, 4 ranks, then the model
     python benchmarks/ddp_bench.py --ranks 1,2 --bucket-cap-mb 1 --bandwidth 1,10,100
@@ -113,8 +114,6 @@ def worker(args):
         return (time.perf_counter() - t0) / steps
 
     def aligned(fn):
-        # every rank starts together, so that a wait is communication left over,
-        # not one rank's lag behind another
         dist.barrier()
         t0 = time.perf_counter()
         fn()
@@ -122,42 +121,41 @@ def worker(args):
 
     def ddp_step():
         _step(tp, ddp, dparams, x, y1h)
-        ended, arrived = red.last_wait
+        started, ended, arrived = red.timeline
+        per_step["window"].append(ended - started)
         per_step["backward_end"].append(ended)
         per_step["arrived"].append(arrived)
 
-    rows = {"local": [], "ddp": [], "comm": [], "exposed": [], "free_running": []}
+    rows = {"local": [], "ddp": [], "comm": [], "exposed": [], "window": []}
     for _ in range(3):                                    # warm up every path
         _step(tp, local, lparams, x, y1h)
         _step(tp, ddp, dparams, x, y1h)
         comm_alone()
     for _ in range(args.rounds):
-        # one step of each, in turn, so that a neighbour's load hits all three alike
-        per_step = {"local": [], "ddp": [], "comm": [], "backward_end": [], "arrived": []}
+        per_step = {"comm": [], "window": [], "backward_end": [], "arrived": []}
+        mine = [timed(lambda: _step(tp, local, lparams, x, y1h), args.steps),
+                timed(ddp_step, args.steps)]
         for _ in range(args.steps):
-            per_step["local"].append(aligned(lambda: _step(tp, local, lparams, x, y1h)))
-            per_step["ddp"].append(aligned(ddp_step))
             per_step["comm"].append(aligned(comm_alone))
-        # the slowest rank's time at each step (the step waits for it), then the median;
-        # the exposed communication of a step runs from the end of the last rank's
-        # backward to the last rank's gradients arriving (one clock: one machine)
+        # per step, the latest rank (the job waits for it); the exposed communication
+        # of a step runs from the end of the last rank's backward to the last rank's
+        # gradients arriving (one clock: one machine)
         latest = {}
-        for k, v in per_step.items():
+        for k, v in list(per_step.items()) + [("steps", mine)]:
             t = tp.tensor(v, dtype=tp.float64)
             dist.all_reduce(t, op=dist.ReduceOp.MAX)
             latest[k] = t.tolist()
-        for k in ("local", "ddp", "comm"):
-            rows[k].append(statistics.median(latest[k]))
+        rows["local"].append(latest["steps"][0])
+        rows["ddp"].append(latest["steps"][1])
+        rows["comm"].append(statistics.median(latest["comm"]))
+        rows["window"].append(statistics.median(latest["window"]))
         rows["exposed"].append(statistics.median(
             max(0.0, a - e) for a, e in zip(latest["arrived"], latest["backward_end"])))
-        rows["free_running"].append(timed(lambda: _step(tp, ddp, dparams, x, y1h), args.steps))
     # the best round: the one least disturbed by other work on the machine
     best = min(range(args.rounds), key=lambda i: rows["ddp"][i] + rows["local"][i])
-    free = tp.tensor([min(rows["free_running"])], dtype=tp.float64)
-    dist.all_reduce(free, op=dist.ReduceOp.MAX)
     if rank == 0:
-        out = {k: v[best] for k, v in rows.items() if k != "free_running"}
-        out.update(free_running=free.item(), ranks=n, buckets=len(red.buckets),
+        out = {k: v[best] for k, v in rows.items()}
+        out.update(ranks=n, buckets=len(red.buckets),
                    grad_bytes=int(sum(b.buffer.nbytes for b in red.buckets)))
         print("RESULT " + json.dumps(out), flush=True)
     dist.destroy_process_group()
@@ -213,25 +211,27 @@ def main():
         hidden_step = 1 - (r["ddp"] - r["local"]) / r["comm"] if r["ranks"] > 1 else float("nan")
         print(f"{r['ranks']:>5} {r['buckets']:>7} {r['local'] * ms:>9.2f} {r['ddp'] * ms:>8.2f} "
               f"{r['comm'] * ms:>8.2f} {r['exposed'] * ms:>10.2f} {hidden:>7.0%} "
-              f"{hidden_step:>12.0%} {r['ranks'] * BATCH / r['free_running']:>10.0f}")
+              f"{hidden_step:>12.0%} {r['ranks'] * BATCH / r['ddp']:>10.0f}")
 
     one = results[0]
     base = [r for r in results if r["ranks"] > 1]
     hidden = max(0.0, min(1.0, 1 - base[0]["exposed"] / base[0]["comm"])) if base else 0.0
-    t1, gb, nb = one["local"], one["grad_bytes"], one["buckets"]
+    t1, gb, nb, window = one["local"], one["grad_bytes"], one["buckets"], one["window"]
     print(f"\nRing all-reduce model, one rank per machine: {gb / 1e6:.2f} MB of gradients in "
           f"{nb} bucket(s), latency {args.latency_us:g} us/message, compute {t1 * ms:.2f} ms/step "
-          f"(1 rank here), hidden fraction {hidden:.0%} (measured on {base[0]['ranks'] if base else 1}"
-          f" ranks here)")
+          f"(1 rank here), of which {window * ms:.2f} ms of backward after the first bucket "
+          f"starts (the window that can hide communication), hidden fraction {hidden:.0%} "
+          f"(measured on {base[0]['ranks'] if base else 1} ranks here)")
     print("T_comm = 2(N-1)/N * bytes / bandwidth + 2(N-1) * buckets * latency;  "
-          "T_step = T_local + (1 - hidden) * T_comm;  speedup = N * T_local / T_step")
+          "exposed = max((1 - hidden) * T_comm, T_comm - window);  T_step = T_local + exposed;  "
+          "speedup = N * T_local / T_step")
     machines = [int(k) for k in args.machines.split(",")]
     print(f"{'Gbit/s':>7} " + " ".join(f"{f'N={m}: comm/step/speedup':>28}" for m in machines))
     for bw in [float(b) for b in args.bandwidth.split(",")]:
         cells = []
         for m in machines:
             c = _ring_comm_s(m, gb, nb, bw, args.latency_us * 1e-6)
-            step = t1 + (1 - hidden) * c
+            step = t1 + max((1 - hidden) * c, c - window)
             cells.append(f"{c * ms:8.2f} ms {step * ms:7.2f} ms {m * t1 / step:5.1f}x")
         print(f"{bw:>7g} " + " ".join(f"{c:>28}" for c in cells))
 

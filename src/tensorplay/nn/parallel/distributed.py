@@ -140,9 +140,11 @@ class _Reducer:
         self.used = None               # find_unused_parameters: used on this rank (uint8)
         self.used_work = None
         self.incomplete = None         # names of the parameters the last iteration missed
-        # what the benchmark reads: when the last backward pass ended on this rank
-        # and when its buckets had all arrived (time.perf_counter())
-        self.last_wait = (0.0, 0.0)
+        # what the benchmark reads (time.perf_counter()): in the last iteration, when
+        # the first bucket started, when the backward pass ended on this rank, and
+        # when the averaged gradients had all arrived
+        self.first_start = 0.0
+        self.timeline = (0.0, 0.0, 0.0)
         self.lock = threading.Lock()   # one thread at a time tests the buckets' requests
         self.wake = threading.Event()
         self.progress = None
@@ -222,6 +224,8 @@ class _Reducer:
         the same order on every rank, whatever order the gradients arrived in."""
         pg, buckets = self.pg, self.buckets
         while self.next_bucket < len(buckets) and buckets[self.next_bucket].pending == 0:
+            if self.next_bucket == 0:
+                self.first_start = time.perf_counter()
             b = buckets[self.next_bucket]
             what = (f"all_reduce (DistributedDataParallel gradient bucket {b.index} of "
                     f"{len(buckets)})")
@@ -265,7 +269,7 @@ class _Reducer:
         self._wait_started()
         if self.used_work is not None:
             self.used_work.wait()
-        self.last_wait = (t0, time.perf_counter())
+        self.timeline = (self.first_start, t0, time.perf_counter())
         n = pg._size
         for b in self.buckets:
             if n > 1:
