@@ -16,9 +16,9 @@ How the averaging overlaps the backward pass:
   every rank, so the ranks' collectives always match) while the backward pass
   goes on with the layers below.  MPI moves a non-blocking collective on only
   inside MPI calls, and the backward's NumPy kernels make none, so a progress
-  thread tests the buckets in flight every 0.1 ms (the kernels release the GIL
-  meanwhile); without it an all-reduce would mostly wait for the end of the
-  backward pass.
+  thread tests the buckets in flight (every 50 us after a bucket starts,
+  backing off to every 1 ms; the kernels release the GIL meanwhile); without
+  it an all-reduce would mostly wait for the end of the backward pass.
 - At the end of the backward pass (a callback queued on the engine, as
   PyTorch's reducer does) the reducer waits for the buckets still in flight,
   divides by the world size and copies the averages back into ``.grad``: when
@@ -349,8 +349,8 @@ def _sync_from_rank0(pg, tensors, what):
     groups = {}
     for t in tensors:
         groups.setdefault(t._data.dtype, []).append(t)
-    for dt, ts in groups.items():
-        flat = np.concatenate([t._data.reshape(-1) for t in ts]) if ts else np.empty(0, dt)
+    for ts in groups.values():
+        flat = np.concatenate([t._data.reshape(-1) for t in ts])
         pg._start(what, lambda flat=flat: [pg._comm.Ibcast(pg._spec(flat), root=0)])
         off = 0
         for t in ts:
