@@ -25,7 +25,7 @@ LAYERS = [
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.text",
                     "tensorplay.utils", "tensorplay.serialization", "tensorplay.random",
                     "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
-                    "tensorplay.datasets", "tensorplay"]),
+                    "tensorplay.datasets", "tensorplay.distributed", "tensorplay"]),
 ]
 
 # Packages outside tensorplay that each layer may use (the standard library is
@@ -37,7 +37,8 @@ THIRD_PARTY = {
     # tool that recomputes erfinv's coefficients, never called at run time
     "op registry": {"numpy", "ml_dtypes", "scipy", "mpmath"},
     "autograd API": {"numpy", "ml_dtypes", "graphviz"},      # graphviz: optional (render)
-    "public API": {"numpy", "ml_dtypes"},
+    # mpi4py: optional (tensorplay.distributed, imported when a process group is made)
+    "public API": {"numpy", "ml_dtypes", "mpi4py"},
 }
 
 # Imports that may break the rules, each with why: (importer, imported).  All

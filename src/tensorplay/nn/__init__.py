@@ -22,6 +22,7 @@ from .modules import (  # noqa: F401  (the layer classes, re-exported)
     UpsamplingBilinear2d, UpsamplingNearest2d, Fold, Unfold,
 )
 from . import utils  # noqa: F401  (nn.modules and nn.parameter are bound by the imports above)
+from . import parallel  # noqa: F401  (DistributedDataParallel)
 
 __all__ = [
     "Parameter", "Buffer", "Module", "Container", "Sequential", "ModuleList", "ModuleDict",
