@@ -50,8 +50,13 @@ ALLOWED = {
     # apply_inplace hands an in-place op on a view to views.py, which is built on
     # inplace.py's primitives (_standin, write_into, adopt)
     ("tensorplay.ops.inplace", "tensorplay.ops.views"),
-    # check_batched_grad=True needs vmap, from tensorplay.func above (not written yet)
+    # check_batched_grad=True needs vmap, from tensorplay.func above
     ("tensorplay.autograd.gradcheck", "tensorplay.func"),
+    # autograd.grad inside vmap (batched outputs/inputs) and is_grads_batched=True run
+    # through vmap; functional.jacobian/hessian(vectorize=True) through jacrev/jacfwd
+    # (imports inside functions; to be replaced by hooks func installs from above)
+    ("tensorplay.autograd._backward", "tensorplay.func._vmap"),
+    ("tensorplay.autograd.functional", "tensorplay.func._jac"),
 }
 
 
