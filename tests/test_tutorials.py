@@ -389,10 +389,8 @@ def test_ensembling_runs_on_pytorch():
     assert list(ours["params"]) == list(theirs["params"])
 
 
-@pytest.mark.xfail(strict=True, reason="tensorplay.vmap is missing: PyTorch exports "
-                   "torch.vmap (= torch.func.vmap), which the ensembling tutorial imports as "
-                   "`from torch import vmap`")
 def test_top_level_vmap():
+    # the ensembling tutorial imports it as `from torch import vmap`
     assert tensorplay.vmap is tensorplay.func.vmap
 
 
