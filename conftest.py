@@ -6,6 +6,12 @@ import random
 import numpy as np
 import pytest
 
+import tensorplay
+
+# One BLAS thread for the suite, as tests/conftest.py gives torch: CI runs its legs side by
+# side on two cores, where OpenBLAS's spinning threads made matrix products ~10x slower
+tensorplay.set_num_threads(1)
+
 
 @pytest.fixture(autouse=True)
 def _doctest_names(doctest_namespace):
