@@ -388,8 +388,7 @@ class VmapLevel:
     def process_function(self, cls, args, kwargs):
         """A custom ``Function`` under vmap: its ``vmap`` staticmethod, or with
         ``generate_vmap_rule=True`` its forward run on the batch; with neither,
-        once per sample (PyTorch refuses; tensorplay warns, as for an op
-        without a batching rule)."""
+        PyTorch's refusal."""
         if not any(_is_batched(a, self) for a in list(args) + list(kwargs.values())):
             return cls.apply(*args, **kwargs)
         from ..autograd.function import Function
@@ -408,9 +407,9 @@ class VmapLevel:
                 dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
                 return tuple(self._wrap_one(o, d) for o, d in zip(out, dims))
             return self._wrap_one(out, out_dims)
-        bdims = [0 if _is_batched(a, self) else None for a in args]
-        phys = [a._value if b is not None else a for a, b in zip(args, bdims)]
-        return self._fallback(_FunctionCall(cls, kwargs), phys, bdims)
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap "
+                           f"support. Please override and implement the vmap staticmethod or set "
+                           f"generate_vmap_rule=True.")
 
     def process_inplace(self, target, f, args, kwargs, name):
         """``target.<name>_(*args)`` with a batched tensor among them."""
