@@ -88,3 +88,10 @@ def record_ops(f, recorder=None):
     finally:
         TRANSFORMS.remove(rec)
     return rec
+
+
+# The tutorial programs under tests/tutorials/ train at import time; tests/test_tutorials.py
+# runs them.  Keep pytest's collection (and --doctest-modules) from importing them.  (Said
+# here, not in a tests/tutorials/conftest.py: a second module named conftest would shadow
+# this one for the tests that do `from conftest import ...`.)
+collect_ignore_glob = ["tutorials/*.py"]

@@ -58,8 +58,11 @@ def test_labels_and_callable_stmt(T):
 
 
 def test_adaptive_autorange_stops(T):
-    m = _timer(T).adaptive_autorange(threshold=10.0, max_run_time=0.5)
-    assert len(m.raw_times) >= 4 and m.meets_confidence(10.0)
+    # it stops once the IQR is within the threshold (after at least 4 measurements), or
+    # when max_run_time is spent: which one depends on the machine's load, not on us
+    m = _timer(T).adaptive_autorange(threshold=10.0, max_run_time=2.0)
+    assert len(m.raw_times) >= 1
+    assert (len(m.raw_times) >= 4 and m.meets_confidence(10.0)) or sum(m.raw_times) >= 2.0 * 0.5
 
 
 def test_statistics_from_given_times(T):

@@ -108,9 +108,6 @@ def test_reentrant_lowers_peak_memory():
     assert base > 15 and ck < 0.7 * base, (base, ck)
 
 
-@pytest.mark.xfail(strict=True, reason="op nodes keep their saved tensors (the version stamps and "
-                                       "`out`) even when saved-tensor hooks packed them; needs "
-                                       "OpNode._pack in ops/_registry.py to drop them")
 def test_non_reentrant_lowers_peak_memory():
     base, g0 = _peak(None)
     ck, g1 = _peak(False)

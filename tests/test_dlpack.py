@@ -76,3 +76,10 @@ def test_with_torch_both_ways(dtype):
     assert z.stride() == y.stride() and z.tolist() == y.tolist()
     cap = torch.utils.dlpack.to_dlpack(torch.ones(2))
     assert tp.from_dlpack(cap).tolist() == [1.0, 1.0]
+
+
+def test_dtype_numpy_cannot_hold_is_refused_clearly():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError, match=r"from_dlpack\(\): tensorplay's memory is held by "
+                                           r"NumPy, which cannot describe this tensor's dtype"):
+        tp.from_dlpack(torch.ones(2, dtype=torch.bfloat16))

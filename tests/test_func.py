@@ -505,7 +505,27 @@ def test_forward_over_reverse_through_a_function_saving_its_output():
             return t * y
 
     x = tp.tensor([0.3, -0.5, 0.9], dtype=tp.float64)
-    close(hessian(lambda x: (Exp.apply(x) * x).sum())(x), np.diag(np.exp(x.numpy()) * (x.numpy() + 2)))
+    want = np.diag(np.exp(x.numpy()) * (x.numpy() + 2))
+    # forward over reverse one direction at a time (no vmap: this Function has no vmap rule)
+    f = lambda x: (Exp.apply(x) * x).sum()                  # noqa: E731
+    rows = [jvp(grad(f), (x,), (e,))[1] for e in tp.eye(3, dtype=tp.float64)]
+    close(tp.stack(rows), want)
+
+    class ExpVmap(tp.autograd.Function):                    # the same, usable under vmap
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x.exp()
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(output)
+
+        backward, jvp = Exp.backward, Exp.jvp
+    close(hessian(lambda x: (ExpVmap.apply(x) * x).sum())(x), want)
+    with pytest.raises(RuntimeError, match="You tried to vmap over Exp, but it does not have vmap"):
+        hessian(f)(x)
 
 
 def test_forward_over_reverse_through_multi_output_ops():

@@ -19,13 +19,13 @@ LAYERS = [
     ("autograd core", ["tensorplay._autograd"]),
     ("Tensor", ["tensorplay._compat", "tensorplay._dtype", "tensorplay._tensor",
                 "tensorplay._print", "tensorplay._random", "tensorplay._creation",
-                "tensorplay._out"]),
+                "tensorplay._out", "tensorplay._threads"]),
     ("op registry", ["tensorplay.ops"]),
     ("autograd API", ["tensorplay.autograd"]),
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.text",
                     "tensorplay.utils", "tensorplay.serialization", "tensorplay.random",
                     "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
-                    "tensorplay"]),
+                    "tensorplay.datasets", "tensorplay.distributed", "tensorplay"]),
 ]
 
 # Packages outside tensorplay that each layer may use (the standard library is
@@ -37,7 +37,8 @@ THIRD_PARTY = {
     # tool that recomputes erfinv's coefficients, never called at run time
     "op registry": {"numpy", "ml_dtypes", "scipy", "mpmath"},
     "autograd API": {"numpy", "ml_dtypes", "graphviz"},      # graphviz: optional (render)
-    "public API": {"numpy", "ml_dtypes"},
+    # mpi4py: optional (tensorplay.distributed, imported when a process group is made)
+    "public API": {"numpy", "ml_dtypes", "mpi4py"},
 }
 
 # Imports that may break the rules, each with why: (importer, imported).  All
@@ -49,12 +50,12 @@ ALLOWED = {
     # apply_inplace hands an in-place op on a view to views.py, which is built on
     # inplace.py's primitives (_standin, write_into, adopt)
     ("tensorplay.ops.inplace", "tensorplay.ops.views"),
-    # check_batched_grad / check_batched_forward_grad are vmap of the vjp / jvp
+    # check_batched_grad=True needs vmap, from tensorplay.func above
     ("tensorplay.autograd.gradcheck", "tensorplay.func"),
-    # grad(..., is_grads_batched=True) is vmap of the vjp (as in PyTorch); grad of
-    # batched tensors inside vmap lays them out as the transforms do
+    # autograd.grad inside vmap (batched outputs/inputs) and is_grads_batched=True run
+    # through vmap; functional.jacobian/hessian(vectorize=True) through jacrev/jacfwd
+    # (imports inside functions; to be replaced by hooks func installs from above)
     ("tensorplay.autograd._backward", "tensorplay.func._vmap"),
-    # functional.jacobian(vectorize=True): the standard basis and jacfwd of func
     ("tensorplay.autograd.functional", "tensorplay.func._jac"),
 }
 

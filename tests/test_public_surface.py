@@ -55,6 +55,8 @@ EXTRAS = {
     "Tensor": {},
     "tensorplay": {
         "text": "module: automatic differentiation over text (afnio's API) on the same engine",
+        "datasets": "module: small datasets shipped in the package (the demo's digits), so "
+                    "examples run without a download",
     },
 }
 

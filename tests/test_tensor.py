@@ -345,6 +345,19 @@ def test_randint(T):
     r = T.randint(3, 6, (2, 50))
     assert r.shape == (2, 50) and set(r.reshape(-1).tolist()) <= {3, 4, 5}
     assert T.randint(0, 5, (3,), dtype=T.float32).dtype == T.float32
+    # every spelling PyTorch takes: positional or keyword, with and without low
+    for r in (T.randint(high=5, size=(40,)), T.randint(5, size=(40,)), T.randint(2, 5, size=(40,)),
+              T.randint(low=2, high=5, size=(40,)), T.randint(2, high=5, size=(40,))):
+        assert r.shape == (40,) and set(r.tolist()) <= set(range(5))
+    assert set(T.randint(low=2, high=5, size=(40,)).tolist()) <= {2, 3, 4}
+    with pytest.raises(RuntimeError, match=_exact(
+            "random_ expects 'from' to be less than 'to', but got from=5 >= to=2")):
+        T.randint(5, 2, (3,))
+    with pytest.raises(TypeError, match="argument 'high' \\(position 1\\) must be int, not float"):
+        T.randint(2.5, (2,))
+    for args, kw in (((5,), {}), ((1, 2, (3,), 4), {}), ((), {"size": (2,)})):
+        with pytest.raises(TypeError, match="randint\\(\\) received an invalid combination of arguments"):
+            T.randint(*args, **kw)
 
 
 def test_manual_seed_reproducible(T):

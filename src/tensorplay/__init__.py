@@ -60,10 +60,13 @@ from ._random import (Generator, default_generator, get_rng_state, initial_seed,
                       manual_seed, seed, set_rng_state)
 from . import nn  # noqa: F401
 from . import func  # noqa: F401   (above autograd: transforms built on it)
+from .func import vmap  # noqa: F401   (torch.vmap is torch.func.vmap)
 from . import text  # noqa: F401   (autodiff over text, on the same engine)
 from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import random, utils  # noqa: F401
+from ._threads import get_num_threads, set_num_threads  # noqa: F401
+from . import datasets  # noqa: F401   (small datasets shipped in the package; not torch's)
 from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
 from .utils.dlpack import from_dlpack  # noqa: F401
 
@@ -160,7 +163,7 @@ __all__ = [
     "randn_like", "randint", "randint_like", "randperm",
     "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
     # saving and loading (safetensors files)
-    "save", "load",
+    "save", "load", "set_num_threads", "get_num_threads", "vmap",
     "inf", "nan", "pi", "e", "newaxis", "memory_format", "contiguous_format", "preserve_format",
     "channels_last", "channels_last_3d", "UntypedStorage", "TypedStorage", *_LEGACY_TYPES,
     # random state

@@ -203,21 +203,48 @@ def randn_like(input, *, dtype=None, requires_grad=False, device=None):
     return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 
+_RANDINT_FORMS = ("randint() received an invalid combination of arguments - expected one of:\n"
+                  " * (int high, tuple of ints size, *, Generator generator, Tensor out, dtype dtype, "
+                  "device device, bool requires_grad)\n"
+                  " * (int low, int high, tuple of ints size, *, Generator generator, Tensor out, "
+                  "dtype dtype, device device, bool requires_grad)")
+
+
+def _randint_args(args, kw):
+    """PyTorch's two forms, ``(high, size)`` and ``(low, high, size)``, each
+    argument positional or by keyword."""
+    given = len(args) + len(set(kw) & {"low", "high", "size"})
+    names = ("low", "high", "size") if given >= 3 or "low" in kw else ("high", "size")
+    if len(args) > len(names):
+        raise TypeError(_RANDINT_FORMS)
+    got = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in got:
+            raise TypeError(_RANDINT_FORMS)
+        got[k] = v
+    if "high" not in got or "size" not in got:
+        raise TypeError(_RANDINT_FORMS)
+    for pos, k in enumerate(names[:-1]):
+        v = got[k]
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise TypeError(f"randint(): argument '{k}' (position {pos + 1}) must be int, not "
+                            f"{type(v).__name__}")
+    return int(got.get("low", 0)), int(got["high"]), got["size"]
+
+
 @sampling()
-def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None,
-            requires_grad=False, out=None):
+def randint(*args, generator=None, dtype=None, device=None, requires_grad=False, out=None, **kw):
+    """Integers drawn uniformly from ``[low, high)`` (``low`` 0 by default):
+    ``randint(high, size)`` or ``randint(low, high, size)``."""
+    low, high, size = _randint_args(args, kw)
     if out is not None:
         return call_with_out('randint', randint, (low, high, size),
                              {'generator': generator, 'dtype': _out_dtype(dtype, out),
                               'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
-    if size is None:
-        low, high, size = 0, low, high
-    if high is None:
-        low, high = 0, low
-    if size is None:
-        raise TypeError("randint() missing required argument 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     g = generator or default_generator
     a = g._rng.integers(low, high, size_arg((size,)))
     return _leaf(a.astype(_dt(dtype, D.int64)), requires_grad)

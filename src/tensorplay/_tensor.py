@@ -235,18 +235,18 @@ class Tensor:
     #                             is a view of (or is) an input: not to be written in place
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
 
-    def __init__(self, *args, dtype=None, requires_grad=False):
-        # legacy constructor: Tensor(sequence) or Tensor(*sizes) -> default float dtype
-        dt = D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()
-        if len(args) == 1 and not isinstance(args[0], int):
-            self._data = _as_array(args[0]).astype(dt.np)
-        else:
-            self._data = np.zeros(tuple(args), dt.np)
-        self._rg = False
-        self._grad_fn = None
-        self._vc = self._base = None
-        if requires_grad:
-            self.requires_grad_()
+    def __new__(cls, *args, **kwargs):
+        if len(args) == 1 and isinstance(args[0], Tensor) and cls is Tensor:
+            return args[0]._alias()         # legacy Tensor(other): an alias, as in PyTorch
+        return _new(cls)
+
+    def __init__(self, *args, device=None):
+        # the legacy constructor: Tensor(sequence), Tensor(*sizes), Tensor(Size), Tensor()
+        # (default dtype), Tensor(other) (an alias of other, made by __new__)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            return
+        check_device(device)
+        _legacy_init(self, args, D.get_default_dtype())
 
     # ------------------------------------------------------------ metadata
     @property
@@ -343,6 +343,7 @@ class Tensor:
                     self._data = data
                     self._drop_meta()
                     self._bump()
+                    self._new_accumulator()
                     return self
                 root = storage_geometry(source._data)[0]
             elif isinstance(source, (UntypedStorage, TypedStorage)):
@@ -362,7 +363,15 @@ class Tensor:
         self._data = data
         self._drop_meta()
         self._bump()
+        self._new_accumulator()
         return self
+
+    def _new_accumulator(self):
+        """A leaf given new memory (``set_``) is a new variable to autograd, as in
+        PyTorch: graphs recorded before keep the old accumulator, so
+        ``autograd.grad`` of them finds the leaf unused (its GradientEdge still works)."""
+        if self._grad_fn is None and self.__dict__.get("_acc") is not None:
+            del self.__dict__["_acc"]
 
     def resize_(self, *sizes, memory_format=None):
         """Give this tensor the shape ``sizes``, reusing its storage where it is
@@ -433,8 +442,22 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, flag):
-        self._set_requires_grad(bool(flag), "only Tensors of floating point and complex dtype can "
-                                            "require gradients")
+        if type(flag) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
+        self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can "
+                                      "require gradients")
+
+    _backward_hooks = None      # PyTorch's attribute; code that looks at it finds none here
+
+    def __dir__(self):
+        # the slots this tensor has not set are not attributes of it
+        return [n for n in object.__dir__(self) if n not in _SLOTS or hasattr(self, n)]
+
+    def __delattr__(self, name):
+        msg = _UNDELETABLE.get(name)
+        if msg is not None:
+            raise RuntimeError(msg)
+        object.__delattr__(self, name)
 
     def _set_requires_grad(self, flag, dtype_msg):
         if self.grad_fn is not None:
@@ -453,7 +476,10 @@ class Tensor:
         self._rg = flag
 
     def requires_grad_(self, requires_grad=True):
-        self._set_requires_grad(bool(requires_grad),
+        if type(requires_grad) is not bool:
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be "
+                            f"bool, not {type(requires_grad).__name__}")
+        self._set_requires_grad(requires_grad,
                                 "only Tensors of floating point dtype can require gradients")
         return self
 
@@ -584,7 +610,8 @@ class Tensor:
         hooks = self.__dict__.get("_post_acc_hooks")
         if hooks:
             for h in tuple(hooks.values()):
-                h(self)
+                if h(self) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def _bump(self):
         v = getattr(self, "_vc", None)
@@ -637,7 +664,7 @@ class Tensor:
 
     # ------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
-        if self._rg and not force:
+        if self._rg and not force and state.enabled:       # (allowed under no_grad, as PyTorch)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._data
@@ -762,6 +789,17 @@ class Tensor:
             hooks[_RETAIN_KEY] = retain
         return handle
 
+    def _check_hook_result(self, r, hook):
+        """What a hook returned in place of this gradient: a tensor of its dtype and
+        size (PyTorch's check; the engine asks the value, see ``_autograd/engine.py``)."""
+        if not isinstance(r, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+        if r._data.dtype != self._data.dtype:
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the type of value (was "
+                               f"{self.type()} got {r.type()})")
+        if r._data.shape != self._data.shape:
+            raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
     def retain_grad(self):
         """Populate ``.grad`` for this non-leaf tensor during backward."""
         if not self._rg:
@@ -829,9 +867,13 @@ class Tensor:
         if isinstance(dtype, _LegacyTensorType):
             dtype = dtype.dtype
         elif isinstance(dtype, str):
-            name = dtype.split(".")[-1]
-            if name not in _NAME_TYPES or (dtype.count(".") and
-                                           dtype.split(".")[0] not in ("torch", "tensorplay")):
+            if dtype.split(".")[1:-1] == ["cuda"]:      # 'torch.cuda.FloatTensor'
+                raise RuntimeError(f"tensorplay runs on the CPU only: it cannot make a tensor of "
+                                   f"type '{dtype}' (like a build of PyTorch compiled without "
+                                   f"CUDA support)")
+            parts = dtype.split(".")
+            name = parts[-1]
+            if name not in _NAME_TYPES or parts[:-1] not in (["torch"], ["tensorplay"]):
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = D.to_dtype(_NAME_TYPES[name])
         return self.to(dtype)
@@ -854,29 +896,33 @@ _SCALAR_NAMES = {k: v[:-len("Tensor")] for k, v in _TYPE_NAMES.items()}
 _SCALAR_NAMES.update(uint8="Byte", int8="Char", int16="Short", int32="Int", int64="Long")
 
 
+def _hook_name(hook):
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
 def _checked_hook(hook):
     """A tensor hook whose result is checked as PyTorch checks it: a Tensor (or
     None) of the same type and size as the gradient it replaces."""
-    name = getattr(hook, "__name__", type(hook).__name__)
-
     def run(grad):
         r = hook(grad)
         if r is None:
             return None
         if grad is None:
             raise RuntimeError("can't replace a None gradient with a non-None value")
-        if not isinstance(r, Tensor):
-            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
-        if r._data.dtype != grad._data.dtype:
-            raise RuntimeError(f"hook '{name}' has changed the type of value (was {grad.type()} "
-                               f"got {r.type()})")
-        if r._data.shape != grad._data.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        grad._check_hook_result(r, hook)
         return r
     return run
 
 
 _RETAIN_KEY = float("inf")
+_SLOTS = frozenset(Tensor.__slots__)
+# attributes PyTorch refuses to delete, with its messages (deleting the _grad_fn slot
+# would break the tensor)
+_UNDELETABLE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
+                "requires_grad": "requires_grad must be a bool",
+                "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+                "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
 
 
 def _rebuild(data, rg):
@@ -1189,14 +1235,44 @@ def _is_layout(a, fmt):
 
 
 # ------------------------------------------------------------------ legacy tensor types
+def _legacy_init(t, args, dt):
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)) or \
+            isinstance(args[0] if args else None, bool):
+        a = args[0]
+        if isinstance(a, (bool, float, complex, np.generic)):
+            name = type(a).__name__ if type(a).__module__ == "builtins" else \
+                f"{type(a).__module__}.{type(a).__name__}"
+            raise TypeError(f"new(): data must be a sequence (got {name})")
+        t._data = _as_array(a).astype(dt.np)
+    else:
+        sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
+        t._data = np.zeros(size_arg(sizes) if sizes else (0,), dt.np)
+    t._rg = False
+    t._grad_fn = None
+    t._vc = t._base = None
+
+
+def _options(dt):
+    return (f"TensorOptions(dtype={_CPP_NAMES[dt.name]}, device=cpu, layout=Strided, "
+            "requires_grad=false (default), pinned_memory=false (default), "
+            "memory_format=(nullopt))")
+
+
 class _LegacyTensorType(type):
     """``tensorplay.FloatTensor`` and kin: calling one makes a tensor of its dtype
-    (``FloatTensor([1, 2])``, ``FloatTensor(2, 3)``); a tensor of that dtype is
-    an instance (``isinstance(t, tensorplay.FloatTensor)``)."""
+    (``FloatTensor([1, 2])``, ``FloatTensor(2, 3)``, ``FloatTensor()`` empty;
+    ``FloatTensor(t)`` an alias of a float32 ``t``); a tensor of that dtype is an
+    instance (``isinstance(t, tensorplay.FloatTensor)``)."""
 
     def __call__(cls, *args, device=None):
         check_device(device)
-        return Tensor(*args, dtype=cls.dtype)
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if args[0].dtype != cls.dtype:
+                raise TypeError(f"expected {_options(cls.dtype)} (got {_options(args[0].dtype)})")
+            return args[0]._alias()
+        t = _new(Tensor)
+        _legacy_init(t, args, cls.dtype)
+        return t
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj._data.dtype == cls.dtype.np

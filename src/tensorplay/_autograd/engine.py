@@ -10,6 +10,7 @@ import threading
 
 from .grad_mode import state
 from .anomaly_mode import anomaly, running, check_node, report
+from .graph import checked_hook_result
 from .profiling import ACTIVE as _PROFILER
 
 FREED_MSG = (
@@ -91,10 +92,11 @@ _ALL = _Everything()
 
 
 def _run_post_hooks(node, grads, buf):
+    grads = tuple(grads)
     for h in tuple((node._post_hooks or {}).values()):
         r = h(grads, tuple(buf))
         if r is not None:
-            grads = r
+            grads = checked_hook_result(h, grads, r)
     return grads
 
 
@@ -117,7 +119,7 @@ def _run_pre_hooks(node, buf, runs=True):
         for h in tuple(hooks.values()):
             r = h(tuple(buf))
             if r is not None:
-                buf[:] = r
+                buf[:] = checked_hook_result(h, buf, r)
 
 
 class _Callbacks(threading.local):
@@ -143,12 +145,15 @@ def current_pass():
     return _callbacks.stack[-1][0] if _callbacks.stack else None
 
 
-def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
+def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_targets=False):
     """Backpropagate ``root_grads`` from the edges ``roots``.
 
     Without ``targets`` every reachable node runs (leaves accumulate into
     ``.grad``).  With ``targets`` (a list of edges) only what leads to them runs;
-    the gradient arriving at each target is returned instead of being applied.
+    the gradient arriving at each target is returned instead of being applied
+    (``autograd.grad``).  ``run_targets`` (``backward(inputs=)``): the targets'
+    own nodes run too, as in PyTorch (a leaf's accumulator accumulates, hooks
+    fire), but send nothing on that no other target needs.
     """
     target_nodes = None if targets is None else {e[0] for e in targets}
     root_nodes = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(e[0] for e in roots))
@@ -170,13 +175,14 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None):
             outer = running.node    # set when this pass runs inside a node of another
             try:
                 _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured,
-                                anomaly.enabled, _PROFILER[0])
+                                anomaly.enabled, _PROFILER[0], run_targets)
             finally:
                 running.node = outer
         elif target_nodes is None:
             _run_all(ready, deps, buffers, keep_graph)
         else:
-            _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured)
+            _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured,
+                            run_targets=run_targets)
         for fn in callbacks[-1][1]:     # queued during this pass: run once it is done
             fn()
     finally:
@@ -256,8 +262,20 @@ def _run_all(ready, deps, buffers, keep_graph):
                 _send(g, e, deps, buffers, ready)
 
 
+def _run_target(node, buf, keep_graph):
+    """A target's own node under ``run_targets``: a sink (a leaf's accumulator)
+    applies the gradient; any other node's outputs are needed by no one, so it
+    computes none (its post hooks see None, as in PyTorch)."""
+    edges = node.next_edges
+    grads = node.apply(buf) if not edges else (None,) * len(edges)
+    if node._hooked:
+        _run_post_hooks(node, grads, buf)
+    if not keep_graph:
+        node.release()
+
+
 def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured, check=False,
-                    profiler=None):
+                    profiler=None, run_targets=False):
     """Run only what leads to the targets (all of it when ``target_nodes`` is
     None) and capture the gradients arriving there.  Also the loop used under
     anomaly detection (``check``), which checks every node and keeps
@@ -275,13 +293,16 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
         # target) is captured before its tensor hooks, which then run with the node;
         # a target that ends the pass is captured after them
         runs = node in needed
-        if node in target_nodes and runs:
+        target = node in target_nodes
+        if target and runs:
             captured[node] = list(buf)
         if node._hooked:
-            _run_pre_hooks(node, buf, runs)
+            _run_pre_hooks(node, buf, runs or (target and run_targets))
         if not runs:
-            if node in target_nodes:
+            if target:
                 captured[node] = buf
+                if run_targets:
+                    _run_target(node, buf, keep_graph)
             continue
         if profiler is not None:
             profiler.push_node(node)

@@ -40,6 +40,16 @@ class Node:
     def release(self):
         """Free what was saved for backward (after a pass without retain_graph)."""
 
+    def __call__(self, *grads):
+        """Run this node on one gradient per forward output, as PyTorch's
+        ``y.grad_fn(g)``: its gradients for its inputs (one, or a tuple)."""
+        if len(grads) != self.n_out:
+            raise TypeError(f"expected {self.n_out} arguments, got {len(grads)} instead")
+        out = tuple(self.apply(list(grads)))
+        if self._scalar_args_hidden:        # as next_functions: no slot for a Python number
+            out = tuple(o for o, e in zip(out, self.next_edges) if e is not None) or out[:1]
+        return out[0] if len(out) == 1 else out
+
     @property
     def next_functions(self):
         edges = self.next_edges
@@ -78,6 +88,28 @@ class Node:
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+def checked_hook_result(hook, prev, r):
+    """What a node's hook (``register_hook``/``register_prehook``) returned in place
+    of ``prev``, checked as PyTorch checks it: a tuple as long as ``prev``, None
+    where ``prev`` had None, and each value acceptable to the value it replaces
+    (the value is asked: a tensor wants its own dtype and size)."""
+    if not isinstance(r, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    if len(r) != len(prev):
+        name = getattr(hook, "__name__", None)
+        raise RuntimeError(f"hook '{name if isinstance(name, str) else '<unknown>'}' has returned "
+                           f"an incorrect number of values (got {len(r)}, but expected "
+                           f"{len(prev)})")
+    for p, v in zip(prev, r):
+        if v is not None:
+            if p is None:
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            check = getattr(p, "_check_hook_result", None)
+            if check is not None:
+                check(v, hook)
+    return r
 
 
 class RemovableHandle:

@@ -48,3 +48,9 @@ class set_multithreading_enabled:
 
 def is_view_replay_enabled():
     return False
+
+
+def _profiler_enabled():
+    """Whether an ``autograd.profiler.profile`` is recording (PyTorch's helper)."""
+    from .._autograd.profiling import ACTIVE
+    return ACTIVE[0] is not None

@@ -6,12 +6,12 @@ to start from and to capture at, and run the one engine
 (``tensorplay/_autograd/engine.py``).  ``Tensor.backward`` is attached here.
 """
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
 from .. import _creation
 from .._autograd.engine import run_backward
-from .._autograd.grad_mode import state
 from .._tensor import Tensor, _wrap
 from ..ops._registry import TRANSFORMS
 
@@ -22,6 +22,17 @@ def _as_tuple(x):
     if isinstance(x, Tensor) or not isinstance(x, (list, tuple)):
         return (x,)
     return tuple(x)
+
+
+def _inputs_tuple(inputs, fn):
+    """``inputs=`` as a tuple: a dict (PyTorch 2.10+) gives its values, and
+    ``grad`` then answers with a dict of the same keys; other mappings are refused."""
+    if type(inputs) is dict:
+        return tuple(inputs.values())
+    if isinstance(inputs, Mapping):
+        raise TypeError(f"`inputs` argument to `{fn}()` must be a dict, not {type(inputs).__name__}. "
+                        "Other Mapping types are not supported.")
+    return _as_tuple(inputs)
 
 
 def _stochastic_node(t):
@@ -150,8 +161,10 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
                       stacklevel=2)
         if retain_graph is None:
             retain_graph = retain_variables
-    if inputs is not None and len(_as_tuple(inputs)) == 0:
-        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if inputs is not None:
+        inputs = _inputs_tuple(inputs, "backward")
+        if len(inputs) == 0:
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     tensors = _as_tuple(tensors)
     if not tensors:
         raise RuntimeError("backward() expects at least one tensor")
@@ -170,25 +183,15 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
     if inputs is None:
         run_backward(roots, seeds, retain_graph, create_graph)
         return
-    inputs = _as_tuple(inputs)
     for t in inputs:
         # as in PyTorch: a non-leaf input gets its .grad through retain_grad (the
         # hook fills it during the pass), a leaf through its accumulator below
         if isinstance(t, Tensor):
             t.retain_grad()
-    targets = [_input_edge(t) for t in inputs]
-    got = run_backward(roots, seeds, retain_graph, create_graph, targets)
-    prev = state.enabled
-    state.enabled = create_graph
-    try:
-        done = set()
-        for t, g in zip(inputs, got):
-            var = getattr(t, "_variable", t)         # a GradientEdge names its tensor
-            if g is not None and not var.retains_grad and id(var) not in done:
-                done.add(id(var))
-                var._accumulate_grad(g, create_graph)
-    finally:
-        state.enabled = prev
+    # the inputs' own nodes run: a leaf's accumulator fills its .grad (a GradientEdge
+    # of a leaf too), a non-leaf's retain_grad hook its
+    run_backward(roots, seeds, retain_graph, create_graph, [_input_edge(t) for t in inputs],
+                 run_targets=True)
 
 
 def _input_edge(t):
@@ -222,8 +225,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if allow_unused is None:
         allow_unused = materialize_grads
     outputs = _as_tuple(outputs)
-    single = not isinstance(inputs, (list, tuple))
-    inputs = _as_tuple(inputs)
+    keys = tuple(inputs) if type(inputs) is dict else None
+    inputs = _inputs_tuple(inputs, "grad")
     if not inputs:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if TRANSFORMS and _batched(outputs + inputs):
@@ -233,22 +236,27 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if retain_graph is None:
         retain_graph = create_graph
     if is_grads_batched:
-        return _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused,
-                             materialize_grads)
-    roots = [_edge_of(o, i) for i, o in enumerate(outputs)]
-    targets = [_input_edge(t) for t in inputs]
-    got = run_backward(roots, seeds, retain_graph, create_graph, targets)
-    result = []
-    for i, (t, g) in enumerate(zip(inputs, got)):
-        if g is None:
-            if materialize_grads:
-                g = _creation.zeros_like(getattr(t, "_variable", t))
-            elif not allow_unused:
-                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been "
-                                   "used in the graph. Set allow_unused=True if this is the desired "
-                                   "behavior.")
-        result.append(g)
-    del single
+        result = _batched_grad(outputs, inputs, seeds, retain_graph, create_graph, allow_unused, False)
+    else:
+        roots = [_edge_of(o, i) for i, o in enumerate(outputs)]
+        targets = [_input_edge(t) for t in inputs]
+        result = run_backward(roots, seeds, retain_graph, create_graph, targets)
+        if not allow_unused:
+            for i, g in enumerate(result):
+                if g is None:
+                    raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have "
+                                       "been used in the graph. Set allow_unused=True if this is "
+                                       "the desired behavior.")
+    if materialize_grads:
+        # PyTorch's zeros: shaped as the input (also under is_grads_batched), a leaf that
+        # requires grad when the result is to be differentiated again
+        if any(g is None and not isinstance(t, Tensor) for g, t in zip(result, inputs)):
+            raise RuntimeError("materialize_grads cannot be used when the given input is a "
+                               "GradientEdge")
+        result = [_creation.zeros_like(t, requires_grad=create_graph) if g is None else g
+                  for g, t in zip(result, inputs)]
+    if keys is not None:
+        return dict(zip(keys, result))
     return tuple(result)
 
 

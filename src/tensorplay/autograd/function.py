@@ -69,6 +69,8 @@ class BackwardCFunction(Node, FunctionCtx):
     non_differentiable = ()
     _saved = None          # list of SavedTensor after forward; None once freed
     _had_saved = False
+    _materialize_non_diff_grads = True      # (PyTorch's private switch, which some code sets)
+    _nondiff_outs = ()     # indices of the outputs marked non-differentiable
 
     validate = validate_grad     # gradients are tensors: fit them as op nodes do
 
@@ -103,8 +105,11 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads):
         # (a second pass without retain_graph fails only if backward reads saved_tensors)
         if self.materialize_grads and any(g is None for g in grads):
-            grads = [_wrap(np.zeros(shape, dt)) if g is None else g
-                     for g, (shape, dt) in zip(grads, self._out_meta)]
+            # zeros for the tensor outputs without a gradient; a non-tensor output's
+            # stays None, and a non-differentiable one's too if the Function says so
+            keep = () if self._materialize_non_diff_grads else self._nondiff_outs
+            grads = [_wrap(np.zeros(shape, dt)) if g is None and dt is not None and i not in keep
+                     else g for i, (g, (shape, dt)) in enumerate(zip(grads, self._out_meta))]
         res = self._forward_cls.backward(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
@@ -146,8 +151,21 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     *grad_outputs)``, which returns one gradient (or None) per forward input.
     """
 
+    generate_vmap_rule = False      # True: vmap runs forward/backward on the whole batch
+
     def __call__(self, *args, **kwargs):
-        """Legacy spelling: ``Exp()(x)`` is ``Exp.apply(x)``."""
+        """Legacy spelling: ``Exp()(x)`` is ``Exp.apply(x)`` (the 001 document's
+        form; PyTorch 2.x has dropped it).  The older style still, a ``forward``
+        that is not a staticmethod, is refused with PyTorch's message."""
+        for klass in type(self).__mro__:
+            if "forward" in vars(klass):
+                if not isinstance(vars(klass)["forward"], staticmethod):
+                    raise RuntimeError(
+                        "Legacy autograd function with non-static forward method is deprecated. "
+                        "Please use new-style autograd function with static forward method. "
+                        "(Example: https://pytorch.org/docs/stable/autograd.html"
+                        "#torch.autograd.Function)")
+                break
         return type(self).apply(*args, **kwargs)
 
     @staticmethod
@@ -167,6 +185,12 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     @classmethod
     def vjp(cls, ctx, *grad_outputs):
         return cls.backward(ctx, *grad_outputs)
+
+    @staticmethod
+    def vmap(info, in_dims, *args):
+        """Override to give vmap a rule: return ``(output, out_dims)``."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override "
+                                  "the vmap staticmethod or set generate_vmap_rule=True.")
 
     @staticmethod
     def jvp(ctx, *grad_inputs):
@@ -257,6 +281,7 @@ def _apply_with_ctx(cls, args, kwargs):
         if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):
             t._rg = False
             t._grad_fn = None
+            node._nondiff_outs += (i,)
         else:
             t._grad_fn, t._rg, t._out_nr = node, True, i
         new_outs.append(t)
@@ -270,9 +295,20 @@ def _apply_with_ctx(cls, args, kwargs):
         node._had_saved = True
         node.to_save = ()
     if dirty_views:
+        if sum(isinstance(o, T) for o in outs) > 1:
+            raise RuntimeError(_DIRTY_VIEW_MSG)
         for v in dirty_views:
             _rebase_dirty_view(v)
     return (new_outs[0] if single else tuple(new_outs)), node
+
+
+_DIRTY_VIEW_MSG = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one doing "
+    "the inplace that returns a single Tensor and a second one that does the other operations). "
+    "You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.")
 
 
 def _differentiable(npdt):

@@ -386,8 +386,7 @@ class VmapLevel:
             args = [a if b is None else _Phys(_batch_first(a, b)) for a, b in zip(args, bdims)]
         per = []
         for b in range(self.size):
-            per.append(op.call([_pick(a, b, self) for a in args]) if type(op) is _FunctionCall
-                       else dispatch(op, [_pick(a, b, self) for a in args]))
+            per.append(dispatch(op, [_pick(a, b, self) for a in args]))
         if type(per[0]) is tuple:
             return tuple(_wrap_batched(self, _stack([p[k] for p in per]))
                          for k in range(len(per[0])))
@@ -403,8 +402,7 @@ class VmapLevel:
     def process_function(self, cls, args, kwargs):
         """A custom ``Function`` under vmap: its ``vmap`` staticmethod, or with
         ``generate_vmap_rule=True`` its forward run on the batch; with neither,
-        once per sample (PyTorch refuses; tensorplay warns, as for an op
-        without a batching rule)."""
+        PyTorch's refusal."""
         if not any(_is_batched(a, self) for a in list(args) + list(kwargs.values())):
             return cls.apply(*args, **kwargs)
         from ..autograd.function import Function
@@ -423,9 +421,9 @@ class VmapLevel:
                 dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
                 return tuple(self._wrap_one(o, d) for o, d in zip(out, dims))
             return self._wrap_one(out, out_dims)
-        bdims = [0 if _is_batched(a, self) else None for a in args]
-        phys = [a._value if b is not None else a for a, b in zip(args, bdims)]
-        return self._fallback(_FunctionCall(cls, kwargs), phys, bdims)
+        raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap "
+                           f"support. Please override and implement the vmap staticmethod or set "
+                           f"generate_vmap_rule=True.")
 
     def process_inplace(self, target, f, args, kwargs, name):
         """``target.<name>_(*args)`` with a batched tensor among them."""
@@ -535,17 +533,6 @@ class _BelowDraws:
     def __exit__(self, *exc):
         draw_guards.extend(self.saved)
         self.below.__exit__(*exc)
-
-
-class _FunctionCall:
-    """A custom Function as the per-sample fallback sees an op."""
-
-    def __init__(self, cls, kwargs):
-        self.cls, self.kwargs = cls, kwargs
-        self.name = cls.__name__
-
-    def call(self, args):
-        return self.cls.apply(*args, **self.kwargs)
 
 
 class _Phys:

@@ -14,9 +14,15 @@ from .modules import (  # noqa: F401  (the layer classes, re-exported)
     TransformerEncoder, TransformerEncoderLayer, BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss,
     CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
     MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss,
-    SoftMarginLoss, TripletMarginLoss, CosineSimilarity, PairwiseDistance,
+    SoftMarginLoss, TripletMarginLoss, CosineSimilarity, PairwiseDistance, Conv1d, Conv2d,
+    ConvTranspose1d, ConvTranspose2d, AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d,
+    MaxPool1d, MaxPool2d, CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
+    ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+    ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d, PixelShuffle, PixelUnshuffle, Upsample,
+    UpsamplingBilinear2d, UpsamplingNearest2d, Fold, Unfold,
 )
 from . import utils  # noqa: F401  (nn.modules and nn.parameter are bound by the imports above)
+from . import parallel  # noqa: F401  (DistributedDataParallel)
 
 __all__ = [
     "Parameter", "Buffer", "Module", "Container", "Sequential", "ModuleList", "ModuleDict",
@@ -34,4 +40,10 @@ __all__ = [
     "HuberLoss", "KLDivLoss", "L1Loss", "MarginRankingLoss", "MSELoss", "MultiLabelSoftMarginLoss",
     "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss",
     "CosineSimilarity", "PairwiseDistance",
+    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Fold", "Unfold",
 ]

@@ -27,6 +27,13 @@ from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
                              _functional_softmax as _softmax_fn)
 from ..ops.shape import cat as _cat
+# convolution, pooling, padding, resampling: registry ops, re-exported as PyTorch spells them here
+from ..ops.conv import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold,  # noqa: F401
+                        unfold)
+from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
+                           avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
+                           max_pool2d_with_indices)
+from ..ops.resample import interpolate, pad  # noqa: F401
 
 __all__ = [
     # activations
@@ -47,6 +54,11 @@ __all__ = [
     "nll_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
     # attention
     "scaled_dot_product_attention", "multi_head_attention_forward",
+    # convolution, pooling, padding, resampling
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
+    "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate", "upsample", "upsample_nearest",
+    "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
 ]
 
 
@@ -1187,3 +1199,64 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if weights is not None:
             weights = weights.squeeze(0)
     return out, weights
+
+
+# ------------------------------------------------------------------ resampling: deprecated spellings, pixel shuffle
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated spelling of ``interpolate``."""
+    _warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.",
+                   stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode='nearest')``."""
+    _warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` "
+                   "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: ``interpolate(mode='bilinear', align_corners=True)``."""
+    _warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` "
+                   "instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+def _shuffle_args(fname, input, factor, argname):
+    if not isinstance(input, _Tensor):
+        raise TypeError(f"{fname}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    if not isinstance(factor, (int, _np.integer)) or isinstance(factor, bool):
+        raise TypeError(f"{fname}(): argument '{argname}' (position 2) must be int, not {type(factor).__name__}")
+    if input.ndim < 3:
+        raise RuntimeError(f"{fname} expects input to have at least 3 dimensions, but got input with "
+                           f"{input.ndim} dimension(s)")
+    if factor <= 0:
+        raise RuntimeError(f"{fname} expects a positive {argname}, but got {factor}")
+    return int(factor), tuple(input.shape[:-3]), tuple(input.shape[-3:])
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C*r*r, H, W) -> (*, C, H*r, W*r): each channel block of r*r becomes an
+    r x r tile (a reshape, a permutation, a reshape)."""
+    r, lead, (c, h, w) = _shuffle_args("pixel_shuffle", input, upscale_factor, "upscale_factor")
+    if c % (r * r):
+        raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the "
+                           f"square of upscale_factor, but input.size(-3)={c} is not divisible by {r * r}")
+    n = len(lead)
+    x = input.reshape(lead + (c // (r * r), r, r, h, w)).permute(*range(n + 1), n + 3, n + 1, n + 4, n + 2)
+    return x.reshape(lead + (c // (r * r), h * r, w * r))
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H*r, W*r) -> (*, C*r*r, H, W): the inverse of ``pixel_shuffle``."""
+    r, lead, (c, h, w) = _shuffle_args("pixel_unshuffle", input, downscale_factor, "downscale_factor")
+    if h % r:
+        raise RuntimeError(f"pixel_unshuffle expects height to be divisible by downscale_factor, but "
+                           f"input.size(-2)={h} is not divisible by {r}")
+    if w % r:
+        raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but "
+                           f"input.size(-1)={w} is not divisible by {r}")
+    n = len(lead)
+    x = input.reshape(lead + (c, h // r, r, w // r, r)).permute(*range(n + 1), n + 2, n + 4, n + 1, n + 3)
+    return x.reshape(lead + (c * r * r, h // r, w // r))

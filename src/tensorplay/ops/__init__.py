@@ -103,10 +103,29 @@ def _mT(self):
     return self.transpose(-2, -1)
 
 
+def _mH(self):
+    if self.ndim < 2:
+        raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
+                           f"{self.ndim}-D tensor.")
+    return pointwise.conj(self.transpose(-2, -1))
+
+
+def _H(self):
+    if self.ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return pointwise.conj(self)
+    if self.ndim != 2:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "
+                           f"{self.ndim}-D tensor.{_H_HINT if self.ndim > 2 else ''}")
+    return pointwise.conj(self.t())
+
+
+_H_HINT = " For batches of matrices, consider using tensor.mH"
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
-Tensor.H = property(lambda self: pointwise.conj(self.t()))
-Tensor.mH = property(lambda self: pointwise.conj(self.transpose(-2, -1)))
+Tensor.H = property(_H)
+Tensor.mH = property(_mH)
 Tensor.real = property(core.real)
 Tensor.imag = property(core.imag)
 Tensor.where = lambda self, condition, other: pointwise.where(condition, self, other)

@@ -56,7 +56,10 @@ class Op:
     ``method``, ``inplace`` and ``operators`` are the op's spellings on Tensor
     (see ``Spelling``); the function ``defop`` returns carries them.
     """
-    saves_arrays = False    # a saved parameter holds index arrays (PyTorch: saved tensors)
+    saves_arrays = False    # a saved parameter stands for what PyTorch frees after a backward
+    #                         (index arrays: its saved tensors; copy_slices' view chain)
+    wraps_numbers = True    # a Python number in a tensor position is a wrapped tensor in
+    #                         PyTorch (freed after use); False where PyTorch takes a Scalar
 
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
@@ -465,15 +468,21 @@ class OpNode(Node):
     _packed = False         # True when saved-tensor hooks packed some of what this node saved
 
     def _pack(self, pack, unpack):
-        """Run the pack hook once per saved tensor (inputs, and the output)."""
+        """Run the pack hook once per saved tensor (inputs, and the output).  From
+        then on the node holds what the hooks returned and only weak references
+        to the tensors themselves (for the version check), so that a hook that
+        keeps nothing (checkpointing) or a copy elsewhere frees their memory."""
         saved = list(self.args)
         ids = {id(t) for _, _, t, k in self.versions if k is None}
         for i, a in enumerate(saved):
             if id(a) in ids and isinstance(a, Tensor):
                 saved[i] = _Packed(run_pack_hook(pack, a), unpack, a)
         self.args = saved
-        if self.out is not None and type(self.out) is not tuple:
+        single = self.out is not None and type(self.out) is not tuple
+        if single:
             self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out)
+        self.versions = [(vl, e, _WeakSaved(t, k, self) if k is None or single else t, k)
+                         for vl, e, t, k in self.versions]
         self._packed = True
 
     def _unpack(self):
@@ -488,15 +497,17 @@ class OpNode(Node):
                 if not isinstance(v, Tensor):
                     raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
                                     f"but got result of type {type(v).__name__}")
-                if not np.may_share_memory(v._data, a.orig._data):
-                    safe.add(id(a.orig))
+                orig = a.orig()
+                if orig is None or not np.may_share_memory(v._data, orig._data):
+                    safe.add(a.key)
                 a = v
             args.append(a)
         o = self.out
         if type(o) is _Packed:
             v = o.unpack(o.value)
-            if not np.may_share_memory(v._data, o.orig):
-                safe.add(id(o.orig))
+            orig = o.orig()
+            if orig is None or not np.may_share_memory(v._data, orig):
+                safe.add(o.key)
             o = v._data
         self._check_versions(safe)
         return args, o
@@ -509,8 +520,11 @@ class OpNode(Node):
 
     def _check_versions(self, safe=()):
         for vl, expected, t, k in self.versions:
-            if k is None and t._grad_fn is None and t.__dict__.get("_detached_inplace") and \
-                    not self._packed:
+            if type(t) is _WeakSaved:
+                if vl[0] != expected and t.key not in safe:
+                    raise version_error(t.name, t.owner, vl[0], expected)
+                continue
+            if k is None and t._grad_fn is None and t.__dict__.get("_detached_inplace"):
                 raise RuntimeError(DETACHED_MSG)
             if vl[0] != expected and id(t) not in safe:
                 owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(self)}"
@@ -527,11 +541,30 @@ class OpNode(Node):
 
 class _Packed:
     """What a pack hook returned for one saved tensor, the unpack hook to give it
-    back with, and the saved tensor (or output data) it stands for."""
-    __slots__ = ("value", "unpack", "orig")
+    back with, and (weakly, with its id as ``key``) the saved tensor or output
+    data it stands for."""
+    __slots__ = ("value", "unpack", "orig", "key")
 
     def __init__(self, value, unpack, orig):
-        self.value, self.unpack, self.orig = value, unpack, orig
+        self.value, self.unpack = value, unpack
+        self.orig, self.key = weakref.ref(orig), id(orig)
+
+
+class _WeakSaved:
+    """A packed saved tensor's place in its node's version stamps: what the
+    version error names, computed while the tensor is alive, and a weak
+    reference to it (``saved_is``)."""
+    __slots__ = ("ref", "key", "name", "owner")
+
+    def __init__(self, t, k, node):
+        self.ref, self.key = weakref.ref(t), id(t)
+        self.name = _tensor_type_name(t)
+        self.owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(node)}"
+
+
+def saved_is(t, x):
+    """Whether the version stamp's tensor ``t`` is ``x`` (also once packed)."""
+    return t is x or (type(t) is _WeakSaved and t.ref() is x)
 
 
 class MultiOutputNode(OpNode):
@@ -681,7 +714,7 @@ def record(op, args, outs):
                     stamps = [(v, v[0], t, None)]
                 else:
                     stamps.append((v, v[0], t, None))
-            elif i < n_in and t is not None and stamps is None:
+            elif i < n_in and t is not None and stamps is None and op.wraps_numbers:
                 stamps = []     # a saved Python number: PyTorch's wrapped tensor, freed after use
         if stamps is None and plan.frees:
             stamps = []         # saved index arrays: tensors in PyTorch, freed after use

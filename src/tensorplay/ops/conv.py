@@ -97,17 +97,80 @@ def _pointwise_kernel(k, s, p, d):
     return k == (1, 1) and s == (1, 1) and p == (0, 0)
 
 
+# Stride-1 convolutions use "flat rows": the output grid laid out WB wide (the
+# padded input's width) instead of OW, so that a kernel offset (i, j) is one
+# shift by i*dh*WB + j*dw of a flattened plane.  im2col then copies runs of
+# about OH*WB contiguous elements (not OW), and col2im adds such runs (one
+# strided add per offset either way, but over long rows).  The WB - OW extra
+# columns per row are junk in the forward (cropped) and must meet zeros in the
+# products that sum over them: the gradient is zero-padded there, and junk
+# times zero is exactly zero when the junk is finite (checked; else the
+# plain layout).  Used when the extra columns cost less than they save.
+def _flat_rows(s, ow, wb):
+    return s == (1, 1) and 2 * wb <= 3 * ow
+
+
+def _flat_im2col(x, k, out, p, d):
+    """(C, KH, KW, N, OH*WB) windows of stride 1: ``cols[c, i, j, n, a*WB + b] =
+    x_padded[n, c, a + i*dh, b + j*dw]`` for ``b < OW``; the other columns hold
+    other entries of the plane, or zeros at the very end."""
+    xp = np.ascontiguousarray(_padded(x, p))
+    n, c, hp, wb = xp.shape
+    oh, ow = out
+    length = (oh - 1) * wb + ow            # (the last window ends at the plane's last element)
+    sn, sc, sh, sw = xp.strides
+    view = as_strided(xp, (c, k[0], k[1], n, length), (sc, d[0] * sh, d[1] * sw, sn, sw), writeable=False)
+    cols = np.empty((c, k[0], k[1], n, oh * wb), x.dtype)
+    cols[..., :length] = view
+    cols[..., length:] = 0
+    return cols
+
+
+def _flat_grad(g, groups, wb):
+    """(N, O, OH, OW) -> (groups, O/groups, N*OH*WB), zero in the columns b >= OW."""
+    n, o, oh, ow = g.shape
+    gp = np.zeros((o, n, oh, wb), g.dtype)
+    gp[..., :ow] = g.transpose(1, 0, 2, 3)
+    return gp.reshape(groups, o // groups, n * oh * wb)
+
+
+def _all_finite(a):
+    return a.dtype.kind not in "fc" or bool(np.isfinite(a).all())
+
+
 def _conv_k(x, w, s, p, d, groups):
     """conv(x, w): (N, C, H, W) * (O, C/groups, KH, KW) -> (N, O, OH, OW)."""
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     oh, ow = _out_len(h, kh, s[0], p[0], d[0]), _out_len(wd, kw, s[1], p[1], d[1])
+    wb = wd + 2 * p[1]
     if _pointwise_kernel((kh, kw), s, p, d):
-        cols = _channels_first(x, groups)
+        cols, wb = _channels_first(x, groups), ow
+    elif _flat_rows(s, ow, wb):
+        cols = _flat_im2col(x, (kh, kw), (oh, ow), p, d).reshape(groups, cg * kh * kw, n * oh * wb)
     else:
-        cols = _im2col(x, (kh, kw), (oh, ow), s, p, d).reshape(groups, cg * kh * kw, n * oh * ow)
-    y = np.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)      # (groups, O/groups, N*OH*OW)
-    return np.ascontiguousarray(y.reshape(o, n, oh, ow).transpose(1, 0, 2, 3))
+        cols, wb = _im2col(x, (kh, kw), (oh, ow), s, p, d).reshape(groups, cg * kh * kw, n * oh * ow), ow
+    y = np.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)      # (groups, O/groups, N*OH*WB)
+    y = y.reshape(o, n, oh, wb)
+    return np.ascontiguousarray((y[..., :ow] if wb != ow else y).transpose(1, 0, 2, 3))
+
+
+def _flat_col2im(cols, size, p, d):
+    """The adjoint of ``_flat_im2col`` (given zeros in the junk columns): (C, KH,
+    KW, N, OH*WB) columns added back into an (N, C, *size) array."""
+    c, kh, kw, n, length = cols.shape
+    h, w = size
+    wb = w + 2 * p[1]
+    oh = length // wb
+    hb = max(h + 2 * p[0], oh + (kh - 1) * d[0])
+    buf = np.zeros((c, n, hb * wb), cols.dtype)
+    for i in range(kh):                 # one contiguous-run add per kernel offset
+        for j in range(kw):
+            off = i * d[0] * wb + j * d[1]
+            m = min(length, hb * wb - off)       # (what is cut is junk: zeros)
+            buf[:, :, off:off + m] += cols[:, i, j, :, :m]
+    buf = buf.reshape(c, n, hb, wb)
+    return np.ascontiguousarray(buf[:, :, p[0]:p[0] + h, p[1]:p[1] + w].transpose(1, 0, 2, 3))
 
 
 def _conv_t_k(g, w, s, p, d, groups, size):
@@ -115,9 +178,14 @@ def _conv_t_k(g, w, s, p, d, groups, size):
     n, o, oh, ow = g.shape
     _, cg, kh, kw = w.shape
     wm = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    cols = np.matmul(wm, _channels_first(g, groups))        # (groups, C/groups*KH*KW, N*OH*OW)
+    wb = size[1] + 2 * p[1]
     if _pointwise_kernel((kh, kw), s, p, d) and tuple(size) == (oh, ow):
+        cols = np.matmul(wm, _channels_first(g, groups))
         return np.ascontiguousarray(cols.reshape(groups * cg, n, oh, ow).transpose(1, 0, 2, 3))
+    if _flat_rows(s, ow, wb) and wb >= ow + (kw - 1) * d[1] and _all_finite(w):
+        cols = np.matmul(wm, _flat_grad(g, groups, wb))                # (groups, Cg*KH*KW, N*OH*WB)
+        return _flat_col2im(cols.reshape(groups * cg, kh, kw, n, oh * wb), size, p, d)
+    cols = np.matmul(wm, _channels_first(g, groups))        # (groups, C/groups*KH*KW, N*OH*OW)
     return _col2im(cols.reshape(groups * cg, kh, kw, n, oh, ow), size, s, p, d)
 
 
@@ -126,11 +194,16 @@ def _conv_w_k(x, g, k, s, p, d, groups):
     n, c, h, wd = x.shape
     _, o, oh, ow = g.shape
     cg = c // groups
+    wb = wd + 2 * p[1]
     if _pointwise_kernel(k, s, p, d) and (h, wd) == (oh, ow):
-        cols = _channels_first(x, groups)
+        cols, gm = _channels_first(x, groups), _channels_first(g, groups)
+    elif _flat_rows(s, ow, wb) and _all_finite(x):
+        cols = _flat_im2col(x, k, (oh, ow), p, d).reshape(groups, cg * k[0] * k[1], n * oh * wb)
+        gm = _flat_grad(g, groups, wb)
     else:
         cols = _im2col(x, k, (oh, ow), s, p, d).reshape(groups, cg * k[0] * k[1], n * oh * ow)
-    gw = np.matmul(_channels_first(g, groups), cols.transpose(0, 2, 1))    # (groups, O/groups, Cg*KH*KW)
+        gm = _channels_first(g, groups)
+    gw = np.matmul(gm, cols.transpose(0, 2, 1))    # (groups, O/groups, Cg*KH*KW)
     return gw.reshape(o, cg, k[0], k[1])
 
 

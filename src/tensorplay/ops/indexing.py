@@ -185,6 +185,7 @@ _slice = defop("slice", _slice_k, {"x": _slice_vjp}, meta=("x",), upcast=False, 
                node_name="SliceBackward0", family=VIEW, dims=("dim",), linear=True)
 _alias = defop("alias", lambda x: x.view(), {"x": "grad"}, upcast=False, view=True,
                node_name="AliasBackward0", family=VIEW, linear=True)
+Tensor._alias = _alias      # the legacy constructors' Tensor(other) (_tensor.py)
 
 
 # ----------------------------------------------------------------------------- gather by key / put by key
@@ -259,6 +260,9 @@ def _index_put_vjp_v(g, values, key):
 _index_put_op = defop("index_put", _index_put_k, {"x": _index_put_vjp_x, "values": _index_put_vjp_v},
                       n_in=2, meta=("x", "values"), upcast=False, node_name="IndexPutBackward0",
                       family=INDEXING, linear=True)
+# freed after a backward, as PyTorch frees its saved indices (an index array in the key)
+# or the CopySlices of its in-place copy into a view (a key of slices and integers)
+_index_put_op.op.saves_arrays = True
 
 
 # ----------------------------------------------------------------------------- parsing keys
@@ -542,6 +546,15 @@ def _setitem(self, key, value):
                for it in items):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
+    if skey[1] is None and type(d) is np.ndarray and not d.flags.writeable and d.size > 1:
+        # an expanded tensor: write only the region, through its view, as PyTorch's
+        # select/slice + copy_ does (the whole tensor is refused: its elements overlap)
+        region = self[key]
+        if isinstance(value, Tensor):
+            region.copy_(value)
+        else:
+            region.fill_(value)
+        return
     if skey[1] is None and isinstance(value, Tensor):          # basic key: a view's copy_
         tgt = tshape
         v = value._data
@@ -1098,7 +1111,9 @@ _nonzero = defop("nonzero", _nonzero_k, None, upcast=False, family=OTHER)
 
 
 @public()
-def nonzero(input, *, as_tuple=False):
+def nonzero(input, *, out=None, as_tuple=False):
+    if out is not None and not as_tuple:
+        return call_with_out('nonzero', nonzero, (input,), {}, out)
     r = _nonzero(input)
     if not as_tuple:
         return r

@@ -9,11 +9,11 @@ gradient.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, _as_elements, storage_geometry
 from .._tensor import _RETAIN_KEY
 from .core import copy_from, fill, view
 from .._autograd.grad_mode import state
-from ._registry import TRANSFORMS, public
+from ._registry import TRANSFORMS, public, saved_is
 from .._autograd.saved_hooks import BEFORE_WRITE
 
 def check_inplace(self, args):
@@ -155,7 +155,7 @@ def _own_saved_copy(src, out):
         if a is src:
             src._data = src._data.copy()
             src._vc = [0]
-            node.versions = [(src._vc, 0, t, k) if t is src else (vl, v, t, k)
+            node.versions = [(src._vc, 0, t, k) if saved_is(t, src) else (vl, v, t, k)
                              for vl, v, t, k in node.versions]
             return
 
@@ -202,12 +202,29 @@ def write_into(self, out, name):
             raise RuntimeError(f"result type {_title(rk)} can't be cast to the desired output type "
                                f"{_title(dk)}")
     if not d.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
-                           "refers to a single memory location. Please clone() the tensor before "
-                           "performing the operation.")
+        d = _writable(d)
     if r is not d:
         np.copyto(d, r, casting="unsafe")
     self._bump()
+
+
+_SELF_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to "
+                 "a single memory location. Please clone() the tensor before performing the "
+                 "operation.")
+
+
+def _writable(d):
+    """A writable handle on ``d``'s memory.  NumPy marks views of an expanded
+    tensor read-only; a region of one whose elements are distinct (``x[0]`` of
+    ``ones(1).expand(3)``) may be written, as in PyTorch.  Refused: elements that
+    share memory, and memory that is itself read-only."""
+    if any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
+        raise RuntimeError(_SELF_OVERLAP)
+    root, offset, strides = storage_geometry(d)
+    flat = _as_elements(root, d.dtype) if root.flags.writeable else None
+    if flat is None or not np.shares_memory(flat, root):
+        raise RuntimeError(_SELF_OVERLAP)
+    return np.lib.stride_tricks.as_strided(flat[offset:], d.shape, d.strides)
 
 
 def _title(dt):
@@ -267,7 +284,7 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
     if recording and node is not None and getattr(node, "versions", None):
         # the values are as they were: this op's own node (as_strided's saves its input,
         # for the geometry) still reads them
-        node.versions = [(vl, vl[0] if t is src else e, t, k) for vl, e, t, k in node.versions]
+        node.versions = [(vl, vl[0] if saved_is(t, src) else e, t, k) for vl, e, t, k in node.versions]
     if chain is not None:                   # the view's own history is current (the base's
         self._view_version = self._vc[0]    # other views are remade when next needed)
     if TRANSFORMS:

@@ -224,8 +224,8 @@ def outer(input, vec2, *, out=None):
 
 
 @public()
-def ger(input, vec2):
-    return outer(input, vec2)
+def ger(input, vec2, *, out=None):
+    return outer(input, vec2, out=out)
 
 
 from .core import _unsafe_view  # noqa: E402  (PyTorch's name for a reshape that copied)
@@ -664,8 +664,7 @@ def tensordot(a, b, dims=2, out=None):
            [c for j, c in enumerate(lb) if j not in seen_b]
     r = _einsum_raw("".join(la) + "," + "".join(lb) + "->" + "".join(outs), [a, b])
     if out is not None:
-        out.copy_(r)
-        return out
+        return write_out("tensordot", r, out, (a, b))
     return r
 
 
@@ -684,7 +683,7 @@ def inner(input, other, *, out=None):
 
 
 from . import core as _core  # noqa: E402
-from .._out import call_with_out
+from .._out import call_with_out, write_out
 _core.MATMUL_CASES.update({(2, 2): mm, (2, 1): mv, (1, 1): dot})
 
 

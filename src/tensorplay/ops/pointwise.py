@@ -102,11 +102,13 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     return fn
 
 
-def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
+def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, **kw):
     """A two-input pointwise op (tensor or Python number on either side) with
     PyTorch's type promotion.  Returns the public function; its ``.fast`` is the
     two-argument spelling used by operators, with a fast path for same-dtype
-    float inputs.  Extra kernel parameters (``alpha=``) go the general way."""
+    float inputs.  Extra kernel parameters (``alpha=``) go the general way.
+    A ``commutative`` op's reflected operator (``2 * x``) is ``x * 2``, as in
+    PyTorch: the tensor's edge comes first in the node."""
     kw.setdefault("promote", True)
     if isinstance(kernel, np.ufunc):
         kw.setdefault("args", ("x", "y"))
@@ -197,7 +199,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, **kw):
     fn.op = fast.op = op
     fn.spelling = op.spelling
     fn.fast = fast
-    fn.rfast = rfast
+    fn.rfast = fast if commutative else rfast
     # for in-place ops outside autograd: compute straight into the tensor's memory
     fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     return fn
@@ -210,7 +212,11 @@ def _zl(g):
 
 def _k_with_alpha(f):
     def k(x, y, alpha=1):
-        return f(x, y) if alpha == 1 else f(x, np.multiply(y, alpha))
+        if alpha == 1:
+            return f(x, y)
+        # a number times a number stays a (weak) Python number: np.multiply would make
+        # a float64 NumPy scalar, and x.add(1.0, alpha=2.0) a float64 result
+        return f(x, np.multiply(y, alpha) if type(y) is _ndarray else y * alpha)
     return k
 
 
@@ -220,7 +226,7 @@ conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.c
 add = binary("add", _k_with_alpha(np.add),
              {"x": "grad",
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
-             fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True,
+             fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
              operators=("__add__", "__radd__", "__iadd__"))
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
@@ -230,7 +236,7 @@ sub = binary("sub", _k_with_alpha(np.subtract),
 subtract = sub
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
                                   "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
-             operators=("__mul__", "__rmul__", "__imul__"))
+             commutative=True, operators=("__mul__", "__rmul__", "__imul__"))
 
 
 def _div_kernel(x, y, rounding_mode=None):
@@ -682,10 +688,16 @@ def _where_dtype(x, y):
 
 @public()
 def where(condition, input=None, other=None, *, out=None):
+    if input is None and other is None:
+        if out is not None:
+            raise TypeError(f"where() received an invalid combination of arguments - got "
+                            f"(Tensor, out={type(out).__name__}), but expected one of:\n"
+                            " * (Tensor condition)\n"
+                            " * (Tensor condition, Tensor input, Tensor other, *, "
+                            "Tensor out = None)\n")
+        return condition.nonzero(as_tuple=True)
     if out is not None:
         return call_with_out('where', where, (condition, input, other), {}, out)
-    if input is None and other is None:
-        return condition.nonzero(as_tuple=True)
     return _where(condition, input, other)
 
 
@@ -694,6 +706,7 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
              n_in=3, promote=True, family=ELEMENTWISE, inplace=True)
+lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a second backward runs
 
 
 # --------------------------------------------------------------------- non-differentiable

@@ -57,6 +57,7 @@ from .._autograd.anomaly_mode import anomaly, note_creation
 from .inplace import apply_inplace as _apply_inplace
 from ._registry import public
 from ._util import size_arg
+from .._out import write_out
 
 __all__ = ["bernoulli", "multinomial", "normal"]
 
@@ -289,7 +290,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
         res = _new_sample((rng.random(d.shape) < p).astype(d.dtype))
         if _needs_node(input):
             _attach(res, _NotImplementedBackward([input], "aten::bernoulli"))
-        return _out(res, out)
+        return res if out is None else write_out("bernoulli", res, out)
     if not _is_float(d.dtype):
         raise NotImplementedError(f'"bernoulli_tensor_cpu_p_" not implemented for '
                                   f"'{_scalar_name(d.dtype)}'")
@@ -301,20 +302,7 @@ def bernoulli(input, p=None, *, generator=None, out=None):
     res = _new_sample((rng.random(d.shape) < p64).astype(d.dtype))
     if _needs_node(input):
         _attach(res, _node_cls("BernoulliBackward0")([input], _bernoulli_score, (input, res)))
-    return _out(res, out)
-
-
-def _out(res, out):
-    if out is None:
-        return res
-    if not isinstance(out, Tensor):
-        raise TypeError(f"argument 'out' must be Tensor, not {type(out).__name__}")
-    if res._rg and state.enabled:
-        raise RuntimeError("the output of a sampling op that requires grad cannot be written to "
-                           "out=")
-    out._data = res._data.astype(out._data.dtype) if out._data.dtype != res._data.dtype else res._data
-    out._bump()
-    return out
+    return res if out is None else write_out("bernoulli", res, out)
 
 
 def _bernoulli_fill(src, p, generator):
@@ -420,7 +408,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
                                                  (input, res))
         res.__dict__["_stochastic"] = node     # for reinforce only: the indices have no grad_fn
     if out is not None:
-        return _out(res, out)
+        return write_out("multinomial", res, out)
     return res
 
 
@@ -466,7 +454,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
                                       f"'{_scalar_name(dt)}'")
         x = _standard_normal(rng, shape, dt) * std + mean
         res = _new_sample(x.astype(dt), requires_grad)
-        return _out(res, out) if out is not None else res
+        return write_out("normal", res, out) if out is not None else res
     if mt and not st:
         if not isinstance(std, (int, float)):
             raise TypeError(f"normal() received an invalid combination of arguments - got (Tensor, "
@@ -499,7 +487,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     if _needs_node(*ins):
         saved = ((mean if mt else m), (std if st else s), res)
         _attach(res, _node_cls(name)(ins, score, saved))
-    return _out(res, out) if out is not None else res
+    return write_out("normal", res, out) if out is not None else res
 
 
 def _standard_normal(rng, shape, dt):

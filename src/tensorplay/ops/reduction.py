@@ -332,7 +332,9 @@ _aminmax = _defop("aminmax", _aminmax_k, {"x": _aminmax_vjp}, node_name="Aminmax
 
 
 @_public()
-def aminmax(input, *, dim=None, keepdim=False):
+def aminmax(input, *, dim=None, keepdim=False, out=None):
+    if out is not None:
+        return call_with_out('aminmax', aminmax, (input,), {'dim': dim, 'keepdim': keepdim}, out)
     return _aminmax_rt(*_aminmax(input, dim=dim, keepdim=keepdim))
 
 
@@ -437,19 +439,13 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
 
 
 @_public(method=False)
-def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    if out is not None:
-        return call_with_out('var_mean', var_mean, (input, dim, unbiased, keepdim),
-                             {'correction': correction}, out)
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "var_mean")
     return _var(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
 
 @_public(method=False)
-def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=None):
-    if out is not None:
-        return call_with_out('std_mean', std_mean, (input, dim, unbiased, keepdim),
-                             {'correction': correction}, out)
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std_mean")
     return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
@@ -576,7 +572,9 @@ _cumsum = _defop("cumsum", _cumsum_k, {"x": _cumsum_vjp}, meta=("x",), node_name
 @_public(inplace=True)
 def cumsum(input, dim, *, dtype=None, out=None):
     if out is not None:
-        return call_with_out('cumsum', cumsum, (input, dim), {'dtype': dtype}, out)
+        # PyTorch computes in out's dtype unless told otherwise
+        return call_with_out('cumsum', cumsum, (input, dim),
+                             {'dtype': getattr(out, "dtype", None) if dtype is None else dtype}, out)
     return _cumsum(_with_dtype(input, dtype), dim)
 
 
@@ -642,7 +640,9 @@ _cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="Cumprod
 @_public(inplace=True)
 def cumprod(input, dim, *, dtype=None, out=None):
     if out is not None:
-        return call_with_out('cumprod', cumprod, (input, dim), {'dtype': dtype}, out)
+        # PyTorch computes in out's dtype unless told otherwise
+        return call_with_out('cumprod', cumprod, (input, dim),
+                             {'dtype': getattr(out, "dtype", None) if dtype is None else dtype}, out)
     return _cumprod(_with_dtype(input, dtype), dim)
 
 

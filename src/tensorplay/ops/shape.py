@@ -13,7 +13,7 @@ from ._families import VIEW, SHAPE
 from ._registry import defop, public
 from ._util import size_arg, _tname
 from .indexing import _slice, _zeros
-from .._out import call_with_out
+from .._out import call_with_out, write_out
 
 __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
@@ -255,8 +255,7 @@ def cat(tensors, dim=0, *, out=None):
         _cat_explain(ts, dim)
         raise
     if out is not None:
-        out.copy_(r)
-        return out
+        return write_out("cat", r, out, (ts,))
     return r
 
 
@@ -292,8 +291,7 @@ def stack(tensors, dim=0, *, out=None):
                                f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
     r = _stack(*ts, dim=dim)
     if out is not None:
-        out.copy_(r)
-        return out
+        return write_out("stack", r, out, (ts,))
     return r
 
 

@@ -198,7 +198,11 @@ _median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=(
 
 
 @_public()
-def median(input, dim=None, keepdim=False):
+def median(input, dim=None, keepdim=False, *, out=None):
+    if out is not None:
+        if dim is None:         # (median() of everything takes no out=)
+            raise TypeError('median() missing 1 required positional arguments: "dim"')
+        return call_with_out('median', median, (input, dim, keepdim), {}, out)
     if dim is None:
         return _median_all(input)
     return _median_rt(*_median_dim(input, dim, keepdim))

@@ -58,6 +58,9 @@ copy_slices = defop(
     {"base": lambda g, chain: copy_slices(g, 0, chain),     # the region was overwritten
      "src": lambda g, chain: apply_chain(g, chain)},
     n_in=2, upcast=False, node_name="CopySlices", family=OTHER, linear=True)
+# PyTorch's CopySlices lets go of the node it wraps after a backward: a second pass
+# through an in-place write on a view raises without retain_graph, as there
+copy_slices.op.saves_arrays = True
 
 
 def rebase_inplace_view(self, f, args, kwargs, name):

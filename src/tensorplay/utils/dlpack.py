@@ -69,7 +69,14 @@ def from_dlpack(ext_tensor):
         if int(dev[0]) not in (1, 3):               # kDLCPU, kDLCUDAHost (CPU-readable)
             raise RuntimeError(f"tensorplay runs on the CPU only: from_dlpack() cannot take memory "
                                f"on DLPack device {tuple(int(d) for d in dev)}")
-    a = np.from_dlpack(ext_tensor)
+    try:
+        a = np.from_dlpack(ext_tensor)
+    except RuntimeError as e:
+        if "dtype" not in str(e):
+            raise
+        raise RuntimeError(f"from_dlpack(): tensorplay's memory is held by NumPy, which cannot "
+                           f"describe this tensor's dtype ({e}); bfloat16 and other dtypes NumPy "
+                           f"lacks do not cross: convert first (e.g. .float())") from None
     if _OLD_NUMPY and not a.flags.writeable and a.size:
         a = np.asarray(_Writable(a))
     return _leaf(a, False)

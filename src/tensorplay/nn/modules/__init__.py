@@ -19,6 +19,15 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss, PoissonNLLLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d,
+                      MaxPool2d)
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
+                      ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
+                      ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
+from .fold import Fold, Unfold
 
 __all__ = [
     "Module", "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList",
@@ -37,4 +46,10 @@ __all__ = [
     "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MarginRankingLoss", "MSELoss",
     "MultiLabelSoftMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss",
     "TripletMarginLoss", "CosineSimilarity", "PairwiseDistance",
+    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+    "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
+    "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Fold", "Unfold",
 ]

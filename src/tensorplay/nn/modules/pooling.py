@@ -1,0 +1,105 @@
+"""``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``: the layers over the
+registry's pooling ops (``nn.functional.*_pool*``)."""
+from .. import functional as F
+from .conv import _single
+from .module import Module
+
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+
+
+class _MaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return self._fn(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                        ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, " \
+               f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
+
+
+class MaxPool1d(_MaxPoolNd):
+    """1-d max pooling over an (N, C, L) or (C, L) input (with ``return_indices``,
+    also each maximum's index)."""
+    _fn = staticmethod(F.max_pool1d)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """2-d max pooling over an (N, C, H, W) or (C, H, W) input (with
+    ``return_indices``, also each maximum's flat index into its H*W plane)."""
+    _fn = staticmethod(F.max_pool2d)
+
+
+class _AvgPoolNd(Module):
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
+    """1-d average pooling over an (N, C, L) or (C, L) input."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+
+class AvgPool2d(_AvgPoolNd):
+    """2-d average pooling over an (N, C, H, W) or (C, H, W) input."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    _fn = None
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return self._fn(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """Average pooling of an (N, C, L) or (C, L) input to ``output_size`` positions."""
+    _fn = staticmethod(F.adaptive_avg_pool1d)
+
+
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
+    """Average pooling of an (N, C, H, W) or (C, H, W) input to ``output_size``
+    (an int, or a pair whose None entries keep the input's size)."""
+    _fn = staticmethod(F.adaptive_avg_pool2d)
