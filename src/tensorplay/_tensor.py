@@ -449,6 +449,10 @@ class Tensor:
 
     _backward_hooks = None      # PyTorch's attribute; code that looks at it finds none here
 
+    def _is_view(self):
+        """Whether this tensor is a view of another (shares its memory and history)."""
+        return self._base is not None or self._fn_view is not None
+
     def __dir__(self):
         # the slots this tensor has not set are not attributes of it
         return [n for n in object.__dir__(self) if n not in _SLOTS or hasattr(self, n)]

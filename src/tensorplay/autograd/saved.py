@@ -76,6 +76,62 @@ class SavedTensor:
         return _as_output(self.data, node, self.out_nr)
 
 
+class RawSavedTensor:
+    """One entry of a custom Function node's ``_raw_saved_tensors``."""
+    __slots__ = ("node", "index")
+
+    def __init__(self, node, index):
+        self.node, self.index = node, index
+
+    def _record(self):
+        saved = self.node._saved
+        if saved is None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward.")
+        return saved[self.index]
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack this saved tensor now with ``pack_hook``; backward gets it back
+        through ``unpack_hook``."""
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("register_hooks(): incompatible function arguments. Expected two "
+                            "callables (pack_hook, unpack_hook)")
+        s = self._record()
+        if s is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
+        if s.unpack_fn is not None:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        t = s.tensor if s.out_nr is None else _plain(s.data)
+        try:
+            s.orig = weakref.ref(t._data)
+        except TypeError:
+            s.orig = None
+        s.desc = (_tensor_desc(t), None if s.out_nr is not None else _owner_desc(t))
+        s.packed = run_pack_hook(pack_hook, t)
+        s.unpack_fn = unpack_hook
+        s.tensor = s.data = None
+
+    @property
+    def data(self):
+        s = self._record()
+        if s is None:
+            return None
+        if s.unpack_fn is not None:
+            return s.packed
+        return s.tensor if s.out_nr is None else _plain(s.data)
+
+    @property
+    def unpack_hook(self):
+        s = self._record()
+        return None if s is None else s.unpack_fn
+
+
 def _tensor_desc(t):
     return _tensor_type_name(t)
 

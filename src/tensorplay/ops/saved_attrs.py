@@ -74,7 +74,10 @@ def _value(node, kind, i):
         return t
     if i == -2:
         return tuple(args[:len(args) - node.op.n_kw])
-    a = args[i] if i < len(args) else node.op.defaults[i]
+    op = node.op
+    if op.variadic:                 # (tensors..., params): a parameter counts from the end
+        i = len(args) - (len(op.names) - i)
+    a = args[i] if i < len(args) else op.defaults[i]
     if type(a) is _Packed:
         a = a.unpack(a.value)
     if kind == "value":
@@ -116,7 +119,17 @@ class SavedTensor:
 
     @property
     def data(self):
+        """What is stored: the pack hook's result if hooks were set, else the saved
+        tensor (an output's data as a new tensor)."""
+        a = self._saved()
+        if type(a) is _Packed:
+            return a.value
         return self.unpack()
+
+    @property
+    def unpack_hook(self):
+        a = self._saved()
+        return a.unpack if type(a) is _Packed else None
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack this saved tensor now with ``pack_hook``; the node gets it back
