@@ -286,6 +286,7 @@ def _apply_with_ctx(cls, args, kwargs):
             if getattr(o, "_base", None) is not None:      # a view made inside forward
                 o._nograd_view = False
                 o._fn_view = (i, cls.__name__)
+                o._view_version = o._vc[0]      # its history is this node, whatever forward wrote
         originals[id(o)] = i
         originals[id(t)] = i
         if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):

@@ -25,7 +25,7 @@ from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, 
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
-from .._autograd.graph import Node
+from .._autograd.graph import AccumulateGrad, Node
 from .._autograd.grad_mode import state
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .._autograd.saved_hooks import hook_state, ACTIVE as _HOOKS_ACTIVE
@@ -493,7 +493,7 @@ class OpNode(Node):
                                     f"but got result of type {type(v).__name__}")
                 if not np.may_share_memory(v._data, a.orig._data):
                     safe.add(id(a.orig))
-                a = v
+                a = reattached(v, a.orig._edge() if a.orig._rg else None)
             args.append(a)
         o = self.out
         if type(o) is _Packed:
@@ -526,6 +526,26 @@ class OpNode(Node):
             self.args = None
             self.out = None
             self.versions = None
+
+
+def reattached(v, edge):
+    """What an unpack hook gave back for a saved tensor whose gradient flows along
+    ``edge`` (None: it needs none), given that tensor's place in the graph, as
+    PyTorch's SavedVariable does: a backward recorded with ``create_graph``
+    differentiates through the saved value to what it was computed from (without
+    this, second derivatives through saved-tensor hooks, ``save_on_cpu`` and
+    checkpointing lost those terms)."""
+    if edge is None:
+        return v
+    t = _wrap(v._data)
+    t._vc = v._shared_version()
+    t._rg = True
+    node, nr = edge
+    if type(node) is AccumulateGrad:        # a leaf: its own accumulator
+        t._acc = node
+    else:
+        t._grad_fn, t._out_nr = node, nr
+    return t
 
 
 class _Packed:

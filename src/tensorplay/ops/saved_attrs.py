@@ -16,7 +16,7 @@ import numpy as np
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import run_pack_hook
 from .._tensor import Tensor, TensorMeta, _wrap
-from ._registry import _Packed
+from ._registry import _Packed, reattached
 
 _ALIASES = {"x": "self", "input": "self", "y": "other", "e": "exponent", "xs": "tensors",
             "reps": "repeats"}
@@ -54,6 +54,14 @@ def _names(op):
     return table
 
 
+def _unpacked(p):
+    v = p.unpack(p.value)
+    if not isinstance(v, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(v).__name__}")
+    return v
+
+
 def _wrapped_number(v):
     """A Python number saved by a node, as PyTorch's wrapped-number tensor."""
     return _wrap(np.asarray(v, dtype=np.int64 if type(v) is int else None))
@@ -68,9 +76,12 @@ def _value(node, kind, i):
         if o is None:
             return None
         if type(o) is _Packed:
-            o = o.unpack(o.value)._data
+            o = _unpacked(o)._data
         t = _wrap(o)
         t._rg, t._grad_fn, t._out_nr = True, node, 0
+        for vl, _, _, k in node.versions or ():
+            if k == 0:
+                t._vc = vl              # the output's own version counter, as in PyTorch
         return t
     if i == -2:
         return tuple(args[:len(args) - node.op.n_kw])
@@ -79,7 +90,7 @@ def _value(node, kind, i):
         i = len(args) - (len(op.names) - i)
     a = args[i] if i < len(args) else op.defaults[i]
     if type(a) is _Packed:
-        a = a.unpack(a.value)
+        a = reattached(_unpacked(a), a.orig._edge() if a.orig._rg else None)
     if kind == "value":
         if isinstance(a, TensorMeta):
             return None
