@@ -84,3 +84,16 @@ def test_saved_result_shares_the_output_version(T):
     with T.no_grad():
         b += 1
     assert lst(saved) == lst(b) and saved._version == b._version
+
+
+def test_the_saved_tensors_place_is_the_one_it_had_when_saved(T):
+    # b is written in place after being saved: its history moves on (SinBackward), the
+    # saved value's stays where it was (CloneBackward), as PyTorch's SavedVariable keeps it
+    with T.autograd.graph.allow_mutation_on_saved_tensors():
+        a = T.tensor([[0.5, 1.0, 2.0]], requires_grad=True)
+        b = a.clone()
+        out = (b ** 2).sum()
+        b.sin_()
+        da, = T.autograd.grad(out, a, create_graph=True)
+        d2a, = T.autograd.grad(da.sum(), a)
+    assert lst(da) == [[1.0, 2.0, 4.0]] and lst(d2a) == [[2.0, 2.0, 2.0]]

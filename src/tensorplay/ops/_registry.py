@@ -473,10 +473,11 @@ class OpNode(Node):
         ids = {id(t) for _, _, t, k in self.versions if k is None}
         for i, a in enumerate(saved):
             if id(a) in ids and isinstance(a, Tensor):
-                saved[i] = _Packed(run_pack_hook(pack, a), unpack, a)
+                saved[i] = _Packed(run_pack_hook(pack, a), unpack, a,
+                                   a._edge() if a._rg else None)
         self.args = saved
         if self.out is not None and type(self.out) is not tuple:
-            self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out)
+            self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out, None)
         self._packed = True
 
     def _unpack(self):
@@ -493,7 +494,7 @@ class OpNode(Node):
                                     f"but got result of type {type(v).__name__}")
                 if not np.may_share_memory(v._data, a.orig._data):
                     safe.add(id(a.orig))
-                a = reattached(v, a.orig._edge() if a.orig._rg else None)
+                a = reattached(v, a.edge)
             args.append(a)
         o = self.out
         if type(o) is _Packed:
@@ -550,11 +551,13 @@ def reattached(v, edge):
 
 class _Packed:
     """What a pack hook returned for one saved tensor, the unpack hook to give it
-    back with, and the saved tensor (or output data) it stands for."""
-    __slots__ = ("value", "unpack", "orig")
+    back with, the saved tensor (or output data) it stands for, and where that
+    tensor's gradient flowed when it was saved (None for outputs and tensors that
+    need none)."""
+    __slots__ = ("value", "unpack", "orig", "edge")
 
-    def __init__(self, value, unpack, orig):
-        self.value, self.unpack, self.orig = value, unpack, orig
+    def __init__(self, value, unpack, orig, edge):
+        self.value, self.unpack, self.orig, self.edge = value, unpack, orig, edge
 
 
 class MultiOutputNode(OpNode):

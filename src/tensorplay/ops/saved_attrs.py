@@ -90,7 +90,7 @@ def _value(node, kind, i):
         i = len(args) - (len(op.names) - i)
     a = args[i] if i < len(args) else op.defaults[i]
     if type(a) is _Packed:
-        a = reattached(_unpacked(a), a.orig._edge() if a.orig._rg else None)
+        a = reattached(_unpacked(a), a.edge)
     if kind == "value":
         if isinstance(a, TensorMeta):
             return None
@@ -163,13 +163,14 @@ class SavedTensor:
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
         if self.kind == "result":
-            node.out = _Packed(run_pack_hook(pack_hook, _wrap(a)), unpack_hook, a)
+            node.out = _Packed(run_pack_hook(pack_hook, _wrap(a)), unpack_hook, a, None)
         else:
             if not isinstance(a, Tensor):          # a Python number: nothing to hook
                 raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
                                    "forbidden")
             args = list(node.args)
-            args[self.index] = _Packed(run_pack_hook(pack_hook, a), unpack_hook, a)
+            args[self.index] = _Packed(run_pack_hook(pack_hook, a), unpack_hook, a,
+                                       a._edge() if a._rg else None)
             node.args = args
         node._packed = True
 
