@@ -379,6 +379,8 @@ class Tensor:
         if self._rg:
             raise RuntimeError("cannot resize variables that require grad")
         shape = size_arg(sizes)
+        if shape == self._data.shape and memory_format is None:
+            return self                 # nothing changes: no version bump, as in PyTorch
         n = 1
         for s in shape:
             n *= s
@@ -598,6 +600,8 @@ class Tensor:
             private = a.base is None and _getrefcount(a) <= 3 and _getrefcount(g) <= _PRIVATE_REFS
             if create_graph:
                 self._grad = g if private else g.clone()
+            elif a.strides != self._data.strides and a.size > 1:
+                self._grad = _wrap(_in_layout_of(a, self._data))
             else:
                 self._grad = _wrap(a if private else a.copy())
         elif create_graph or state.enabled:
@@ -898,6 +902,16 @@ _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "
               "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _SCALAR_NAMES = {k: v[:-len("Tensor")] for k, v in _TYPE_NAMES.items()}
 _SCALAR_NAMES.update(uint8="Byte", int8="Char", int16="Short", int32="Int", int64="Long")
+
+
+def _in_layout_of(a, leaf):
+    """A copy of gradient ``a`` laid out as PyTorch lays out a leaf's ``.grad``: as
+    the leaf if the leaf is dense (channels_last, a transpose), else row-major."""
+    out = np.empty_like(leaf)           # (order K: the leaf's strides when it is dense)
+    if out.strides != leaf.strides:
+        out = np.empty(leaf.shape, leaf.dtype)
+    out[...] = a
+    return out
 
 
 def _hook_name(hook):
