@@ -546,7 +546,7 @@ def _setitem(self, key, value):
                for it in items):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
-    if skey[1] is None and not d.flags.writeable and d.size > 1:
+    if skey[1] is None and type(d) is np.ndarray and not d.flags.writeable and d.size > 1:
         # an expanded tensor: write only the region, through its view, as PyTorch's
         # select/slice + copy_ does (the whole tensor is refused: its elements overlap)
         region = self[key]
