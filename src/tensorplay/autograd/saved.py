@@ -7,9 +7,10 @@ import weakref
 
 import numpy as np
 
+from .._autograd.engine import FREED_MSG
 from .._autograd.grad_mode import state
 from .._autograd.saved_hooks import hook_state, version_error, _owner_desc, _short_name
-from .._autograd.saved_hooks import run_pack_hook
+from .._autograd.saved_hooks import HOOKED, check_register_hooks, run_pack_hook
 from .._autograd.saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: F401
                                      saved_tensors_hooks)     # (were defined here)
 from .._tensor import Tensor, _wrap
@@ -93,30 +94,20 @@ class RawSavedTensor:
     def __init__(self, node, index):
         self.node, self.index = node, index
 
-    def _record(self):
+    def _record(self, reading=True):
         saved = self.node._saved
         if saved is None:
-            raise RuntimeError(
-                "Calling register_hooks on a saved tensor after it has been freed. Saved "
-                "intermediate values of the graph are freed when you call .backward() or "
-                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                "graph a second time or if you need to access saved variables after calling "
-                "backward.")
+            if reading:
+                raise RuntimeError(FREED_MSG)
+            return None
         return saved[self.index]
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack this saved tensor now with ``pack_hook``; backward gets it back
         through ``unpack_hook``."""
-        if not callable(pack_hook) or not callable(unpack_hook):
-            raise TypeError("register_hooks(): incompatible function arguments. Expected two "
-                            "callables (pack_hook, unpack_hook)")
-        s = self._record()
-        if s is None:
-            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
-                               "forbidden")
-        if s.unpack_fn is not None:
-            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
-                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        s = self._record(reading=False)
+        check_register_hooks(pack_hook, unpack_hook, self.node._saved is None,
+                             HOOKED if s is not None and s.unpack_fn is not None else s)
         t = s.tensor if s.out_nr is None else _plain(s.data)
         try:
             s.orig = weakref.ref(t._data)

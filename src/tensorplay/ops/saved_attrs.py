@@ -13,8 +13,10 @@ node in the engine.
 """
 import numpy as np
 
+_ndarray = np.ndarray
+
 from .._autograd.engine import FREED_MSG
-from .._autograd.saved_hooks import run_pack_hook
+from .._autograd.saved_hooks import HOOKED, check_register_hooks, run_pack_hook
 from .._tensor import Tensor, TensorMeta, _wrap
 from ._registry import _Packed, reattached
 
@@ -145,29 +147,16 @@ class SavedTensor:
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack this saved tensor now with ``pack_hook``; the node gets it back
         with ``unpack_hook`` when its backward runs."""
-        if not callable(pack_hook) or not callable(unpack_hook):
-            raise TypeError("register_hooks(): incompatible function arguments. Expected two "
-                            "callables (pack_hook, unpack_hook)")
         node = self.node
-        if node.args is None and node.versions is None and node.out is None:
-            raise RuntimeError(
-                "Calling register_hooks on a saved tensor after it has been freed. Saved "
-                "intermediate values of the graph are freed when you call .backward() or "
-                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                "graph a second time or if you need to access saved variables after calling "
-                "backward.")
-        a = self._saved()
-        if a is None:
-            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
-        if type(a) is _Packed:
-            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
-                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        freed = node.args is None and node.versions is None and node.out is None
+        a = None if freed else self._saved()
+        if not freed and not isinstance(a, (Tensor, _ndarray, _Packed)):
+            a = None                                # a Python number: nothing to hook
+        check_register_hooks(pack_hook, unpack_hook, freed,
+                             HOOKED if type(a) is _Packed else a)
         if self.kind == "result":
             node.out = _Packed(run_pack_hook(pack_hook, _wrap(a)), unpack_hook, a, None)
         else:
-            if not isinstance(a, Tensor):          # a Python number: nothing to hook
-                raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
-                                   "forbidden")
             args = list(node.args)
             args[self.index] = _Packed(run_pack_hook(pack_hook, a), unpack_hook, a,
                                        a._edge() if a._rg else None)
