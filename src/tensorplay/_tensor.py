@@ -1254,9 +1254,9 @@ def _is_layout(a, fmt):
 
 # ------------------------------------------------------------------ legacy tensor types
 def _legacy_init(t, args, dt):
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)) or \
-            isinstance(args[0] if args else None, bool):
-        a = args[0]
+    """``Tensor(data)`` or ``Tensor(*sizes)`` / ``Tensor(Size)`` / ``Tensor()``, of dtype ``dt``."""
+    a = args[0] if len(args) == 1 else None
+    if a is not None and (isinstance(a, bool) or not isinstance(a, (int, np.integer, Size))):
         if isinstance(a, (bool, float, complex, np.generic)):
             name = type(a).__name__ if type(a).__module__ == "builtins" else \
                 f"{type(a).__module__}.{type(a).__name__}"

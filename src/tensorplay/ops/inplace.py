@@ -225,7 +225,7 @@ def _writable(d):
     share memory, and memory that is itself read-only."""
     if any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
         raise RuntimeError(_SELF_OVERLAP)
-    root, offset, strides = storage_geometry(d)
+    root, offset, _ = storage_geometry(d)
     flat = _as_elements(root, d.dtype) if root.flags.writeable else None
     if flat is None or not np.shares_memory(flat, root):
         raise RuntimeError(_SELF_OVERLAP)
