@@ -57,7 +57,8 @@ def test_second_derivatives_through_saved_tensor_hooks(T, name):
         g.sum().backward()
         got.append((lst(g), lst(x.grad)))
     (g0, h0), (g1, h1) = got
-    assert g1 == pytest.approx(g0, rel=1e-12) and h1 == pytest.approx(h0, rel=1e-12)
+    assert g1 == pytest.approx(g0, rel=1e-12, abs=1e-12)
+    assert h1 == pytest.approx(h0, rel=1e-12, abs=1e-12)
 
 
 def test_raw_hooks_keep_the_saved_input_in_the_graph(T):
