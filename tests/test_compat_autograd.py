@@ -317,6 +317,10 @@ def test_calling_a_node(T):
 
 def test_post_accumulate_grad_hook_must_return_none(T):
     x = T.ones(2, requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: t.sub_(t.grad))     # itself: allowed
+    (x * 2).sum().backward()
+    assert lst(x) == [-1.0, -1.0]
+    x = T.ones(2, requires_grad=True)
     x.register_post_accumulate_grad_hook(lambda t: t.grad)
     with pytest.raises(RuntimeError, match=exact("Tensor post accumulate grad hooks should "
                                                  "return None.")):

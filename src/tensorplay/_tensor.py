@@ -618,7 +618,8 @@ class Tensor:
         hooks = self.__dict__.get("_post_acc_hooks")
         if hooks:
             for h in tuple(hooks.values()):
-                if h(self) is not None:
+                r = h(self)
+                if r is not None and r is not self:     # (self: an in-place op's result)
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def _bump(self):
