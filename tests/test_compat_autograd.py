@@ -317,6 +317,10 @@ def test_calling_a_node(T):
 
 def test_post_accumulate_grad_hook_must_return_none(T):
     x = T.ones(2, requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: t.sub_(t.grad))     # itself: allowed
+    (x * 2).sum().backward()
+    assert lst(x) == [-1.0, -1.0]
+    x = T.ones(2, requires_grad=True)
     x.register_post_accumulate_grad_hook(lambda t: t.grad)
     with pytest.raises(RuntimeError, match=exact("Tensor post accumulate grad hooks should "
                                                  "return None.")):
@@ -430,3 +434,32 @@ def test_profiler_enabled(T):
     with T.autograd.profiler.profile():
         assert T.autograd._profiler_enabled()
     assert not T.autograd._profiler_enabled()
+
+
+@pytest.mark.parametrize("fmt", ["contiguous_format", "channels_last"])
+def test_a_leafs_grad_has_the_leafs_layout(T, fmt):
+    a = T.rand(2, 3, 4, 5).to(memory_format=getattr(T, fmt)).requires_grad_()
+    b = T.rand(2, 3, 4, 5)
+    a.sum().backward()                      # a broadcast (expanded) gradient
+    assert a.grad.stride() == a.stride()
+    a.grad = None
+    (a * b).sum().backward()
+    assert a.grad.stride() == a.stride()
+    c = T.rand(3, 2).t().requires_grad_()    # a transposed (dense) leaf
+    (c * 2).sum().backward()
+    assert c.grad.stride() == c.stride() and lst(c.grad) == [[2.0] * 3] * 2
+    d = T.rand(2, 4)[:, ::2].requires_grad_()    # not dense: row-major
+    d.sum().backward()
+    assert d.grad.stride() == (2, 1)
+
+
+def test_resize_to_the_same_shape_does_not_bump_the_version(T):
+    x = T.rand(1)
+    y = T.randn(3)
+    x.resize_((1, 2))
+    assert x._version == 1
+    x.resize_as_(y)
+    assert x._version == 2
+    x.resize_((3,))
+    x.resize_as_(y)
+    assert x._version == 2 and list(x.shape) == [3]

@@ -114,3 +114,108 @@ def test_function_writing_a_view_in_place_returns_one_tensor(T):
         DoubleInplace.apply(x.clone()[0])
     a, b = DoubleInplace.apply(x.clone())       # not a view: fine
     assert a is b
+
+
+def test_unrecorded_function_outputs_are_still_its_views(T):
+    class View(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view_as(x)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Id(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    a = T.rand(2)
+    out = Id.apply(a)
+    assert out is not a and out.data_ptr() == a.data_ptr()
+    b = T.rand(1, requires_grad=True)
+    msg = ("^A view was created in no_grad mode and is being modified inplace with grad mode "
+           "enabled. This view was created inside a custom Function")
+    for make in (View.apply, Id.apply):
+        with pytest.raises(RuntimeError, match=msg):
+            make(T.rand(2)).add_(b)
+        with pytest.raises(RuntimeError, match=msg):
+            make(T.rand(1, 2)).copy_(b)
+        v = make(T.zeros(2))
+        v.add_(1)                               # no gradient needed: allowed
+        assert lst(v) == [1.0, 1.0]
+
+
+def _saving_function(T, save):
+    class MyFn(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            if save:
+                ctx.save_for_backward(x, None)
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            x, _ = ctx.saved_tensors
+            return g * 2
+    return MyFn
+
+
+def test_raw_saved_tensors_of_a_function(T):
+    a = T.randn(3, requires_grad=True)
+    y = _saving_function(T, True).apply(a)
+    assert y.grad_fn.saved_tensors[0] is a and y.grad_fn.saved_tensors[1] is None
+    saved = y.grad_fn._raw_saved_tensors
+    assert len(saved) == 2 and saved[0].data is a and saved[0].unpack_hook is None
+    with pytest.raises(RuntimeError, match=exact("Calling register_hooks on a saved tensor with "
+                                                 "value None is forbidden")):
+        saved[1].register_hooks(lambda x: x, lambda x: x)
+    with pytest.raises(TypeError):
+        saved[0].register_hooks(lambda x: x)
+    seen = []
+
+    def unpack(p):
+        seen.append("unpack")
+        return p[0]
+    saved[0].register_hooks(lambda x: (x,), unpack)
+    assert type(saved[0].data) is tuple and saved[0].unpack_hook is unpack
+    with pytest.raises(RuntimeError, match="^Calling register_hooks on a saved tensor whose hooks "
+                                           "have already been set"):
+        saved[0].register_hooks(lambda x: x, lambda x: x)
+    y.sum().backward()
+    assert seen == ["unpack"] and lst(a.grad) == [2.0] * 3
+    for read in (lambda: y.grad_fn._raw_saved_tensors, lambda: y.grad_fn.saved_tensors):
+        with pytest.raises(RuntimeError, match="after they have already been freed"):
+            read()
+    y = _saving_function(T, False).apply(a)
+    assert y.grad_fn.saved_tensors == () and y.grad_fn._raw_saved_tensors == ()
+
+
+def test_raw_saved_data_and_unpack_hook_of_op_nodes(T):
+    def unpack(t):
+        return t
+    a = T.tensor(2.0, requires_grad=True)
+    with T.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        b = a ** 2
+    c = b.exp()
+    d = c ** 2
+    assert b.grad_fn._raw_saved_self.data is a and b.grad_fn._raw_saved_self.unpack_hook is unpack
+    assert c.grad_fn._raw_saved_result.data is not c
+    assert c.grad_fn._raw_saved_result.unpack_hook is None
+    assert d.grad_fn._raw_saved_self.data is c and d.grad_fn._raw_saved_self.unpack_hook is None
+
+
+def test_is_view(T):
+    x = T.rand(4, requires_grad=True).clone()
+    assert not x._is_view() and x.view(2, 2)._is_view() and x[1:]._is_view()
+    assert all(v._is_view() for v in x.unbind())
+    with T.no_grad():
+        assert x.view_as(x)._is_view()
+    a, b = T.ones(1, requires_grad=True), T.zeros(1, requires_grad=True)
+    assert T.stack([a, b], dim=0).grad_fn._saved_dim == 0
+    assert T.stack([a, b], 1).grad_fn._saved_dim == 1

@@ -379,6 +379,8 @@ class Tensor:
         if self._rg:
             raise RuntimeError("cannot resize variables that require grad")
         shape = size_arg(sizes)
+        if shape == self._data.shape and memory_format is None:
+            return self                 # nothing changes: no version bump, as in PyTorch
         n = 1
         for s in shape:
             n *= s
@@ -448,6 +450,10 @@ class Tensor:
                                       "require gradients")
 
     _backward_hooks = None      # PyTorch's attribute; code that looks at it finds none here
+
+    def _is_view(self):
+        """Whether this tensor is a view of another (shares its memory and history)."""
+        return self._base is not None or self._fn_view is not None
 
     def __dir__(self):
         # the slots this tensor has not set are not attributes of it
@@ -594,6 +600,8 @@ class Tensor:
             private = a.base is None and _getrefcount(a) <= 3 and _getrefcount(g) <= _PRIVATE_REFS
             if create_graph:
                 self._grad = g if private else g.clone()
+            elif a.strides != self._data.strides and a.size > 1:
+                self._grad = _wrap(_in_layout_of(a, self._data))
             else:
                 self._grad = _wrap(a if private else a.copy())
         elif create_graph or state.enabled:
@@ -610,7 +618,8 @@ class Tensor:
         hooks = self.__dict__.get("_post_acc_hooks")
         if hooks:
             for h in tuple(hooks.values()):
-                if h(self) is not None:
+                r = h(self)
+                if r is not None and r is not self:     # (self: an in-place op's result)
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def _bump(self):
@@ -894,6 +903,16 @@ _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "
               "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _SCALAR_NAMES = {k: v[:-len("Tensor")] for k, v in _TYPE_NAMES.items()}
 _SCALAR_NAMES.update(uint8="Byte", int8="Char", int16="Short", int32="Int", int64="Long")
+
+
+def _in_layout_of(a, leaf):
+    """A copy of gradient ``a`` laid out as PyTorch lays out a leaf's ``.grad``: as
+    the leaf if the leaf is dense (channels_last, a transpose), else row-major."""
+    out = np.empty_like(leaf)           # (order K: the leaf's strides when it is dense)
+    if out.strides != leaf.strides:
+        out = np.empty(leaf.shape, leaf.dtype)
+    out[...] = a
+    return out
 
 
 def _hook_name(hook):
@@ -1236,9 +1255,9 @@ def _is_layout(a, fmt):
 
 # ------------------------------------------------------------------ legacy tensor types
 def _legacy_init(t, args, dt):
-    if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)) or \
-            isinstance(args[0] if args else None, bool):
-        a = args[0]
+    """``Tensor(data)`` or ``Tensor(*sizes)`` / ``Tensor(Size)`` / ``Tensor()``, of dtype ``dt``."""
+    a = args[0] if len(args) == 1 else None
+    if a is not None and (isinstance(a, bool) or not isinstance(a, (int, np.integer, Size))):
         if isinstance(a, (bool, float, complex, np.generic)):
             name = type(a).__name__ if type(a).__module__ == "builtins" else \
                 f"{type(a).__module__}.{type(a).__name__}"

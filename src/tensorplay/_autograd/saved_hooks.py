@@ -97,6 +97,31 @@ DETACHED_MSG = ("Trying to use a saved tensor that has been detached in-place, i
                 ".detach_().This is not supported, please use out-of-place `.detach()` instead")
 
 
+HOOKED = object()      # check_register_hooks' value for a saved tensor that has hooks
+
+
+def check_register_hooks(pack_hook, unpack_hook, freed, value):
+    """PyTorch's checks of ``SavedTensor.register_hooks`` (on a node's
+    ``_raw_saved_<name>`` or a Function's ``_raw_saved_tensors``): two callables,
+    a saved tensor not yet freed, not None, without hooks already (``value`` is
+    ``HOOKED`` then)."""
+    if not callable(pack_hook) or not callable(unpack_hook):
+        raise TypeError("register_hooks(): incompatible function arguments. Expected two "
+                        "callables (pack_hook, unpack_hook)")
+    if freed:
+        raise RuntimeError(
+            "Calling register_hooks on a saved tensor after it has been freed. Saved "
+            "intermediate values of the graph are freed when you call .backward() or "
+            "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+            "graph a second time or if you need to access saved variables after calling "
+            "backward.")
+    if value is None:
+        raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+    if value is HOOKED:
+        raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                           "been set. Hint: only one pair of hooks is allowed at a time.")
+
+
 def _short_name(node):
     """How PyTorch's in-place error names a node: ``ExpBackward0`` -> ``Exp``."""
     return re.sub(r"Backward\d*$", "", node.name())

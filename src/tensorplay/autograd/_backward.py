@@ -185,11 +185,10 @@ def backward(tensors=None, grad_tensors=None, retain_graph=None, create_graph=Fa
         return
     for t in inputs:
         # as in PyTorch: a non-leaf input gets its .grad through retain_grad (the
-        # hook fills it during the pass), a leaf through its accumulator below
+        # hook fills it during the pass), a leaf (or a leaf's GradientEdge) through its
+        # accumulator, which runs as the inputs' own nodes do (run_targets)
         if isinstance(t, Tensor):
             t.retain_grad()
-    # the inputs' own nodes run: a leaf's accumulator fills its .grad (a GradientEdge
-    # of a leaf too), a non-leaf's retain_grad hook its
     run_backward(roots, seeds, retain_graph, create_graph, [_input_edge(t) for t in inputs],
                  run_targets=True)
 

@@ -30,7 +30,7 @@ from .._tensor import Tensor, _wrap, validate_grad
 from ..ops.inplace import _standin, adopt
 from ..ops.views import copy_slices, views_follow_requires_grad, refresh_view
 from ..ops._registry import TRANSFORMS, intercept_function
-from .saved import SavedTensor
+from .saved import RawSavedTensor, SavedTensor
 
 
 class FunctionCtx:
@@ -86,6 +86,16 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(FREED_MSG)
             return ()
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
+
+    @property
+    def _raw_saved_tensors(self):
+        """The saved tensors as ``SavedTensor`` records, whose ``register_hooks(pack,
+        unpack)`` sets saved-tensor hooks for one of them (PyTorch's attribute)."""
+        if self._saved is None:
+            if self._had_saved:
+                raise RuntimeError(FREED_MSG)
+            return ()
+        return tuple(RawSavedTensor(self, i) for i in range(len(self._saved)))
 
     @property
     def saved_variables(self):
@@ -235,7 +245,7 @@ def _apply_with_ctx(cls, args, kwargs):
     outs = (outputs,) if single else outputs
     node.num_outputs = len(outs)
     if not recording:
-        return outputs, node
+        return _unrecorded_outputs(cls, args, outputs, outs, single), node
     # edges and metadata per tensor input (PyTorch gives non-tensor arguments no edge)
     edges, meta = [], []
     for a, t, rg in zip(args, is_tensor, needs):
@@ -276,6 +286,7 @@ def _apply_with_ctx(cls, args, kwargs):
             if getattr(o, "_base", None) is not None:      # a view made inside forward
                 o._nograd_view = False
                 o._fn_view = (i, cls.__name__)
+                o._view_version = o._vc[0]      # its history is this node, whatever forward wrote
         originals[id(o)] = i
         originals[id(t)] = i
         if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):
@@ -309,6 +320,28 @@ _DIRTY_VIEW_MSG = (
     "your Function only return one Tensor (potentially splitting it into two Functions: one doing "
     "the inplace that returns a single Tensor and a second one that does the other operations). "
     "You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.")
+
+
+def _unrecorded_outputs(cls, args, outputs, outs, single):
+    """Outputs of an unrecorded call are still a custom Function's views, as in
+    PyTorch: an input returned as-is comes back as a new tensor sharing its
+    memory, and a view made inside forward may not be written in place where
+    the write would need a gradient."""
+    if not any(isinstance(o, Tensor) and (o._base is not None or any(o is a for a in args))
+               for o in outs):
+        return outputs
+    res = []
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor):
+            returned = any(o is a for a in args)
+            if returned:
+                t = _wrap(o._data)
+                t._vc = o._shared_version()
+                o = t
+            if returned or o._base is not None:
+                o._fn_view = (i, cls.__name__)
+        res.append(o)
+    return res[0] if single else tuple(res)
 
 
 def _differentiable(npdt):

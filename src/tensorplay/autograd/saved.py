@@ -7,13 +7,14 @@ import weakref
 
 import numpy as np
 
+from .._autograd.engine import FREED_MSG
 from .._autograd.grad_mode import state
 from .._autograd.saved_hooks import hook_state, version_error, _owner_desc, _short_name
-from .._autograd.saved_hooks import run_pack_hook
+from .._autograd.saved_hooks import HOOKED, check_register_hooks, run_pack_hook
 from .._autograd.saved_hooks import (disable_saved_tensors_hooks, save_on_cpu,  # noqa: F401
                                      saved_tensors_hooks)     # (were defined here)
 from .._tensor import Tensor, _wrap
-from ..ops._registry import _tensor_type_name
+from ..ops._registry import _tensor_type_name, reattached
 
 
 class SavedTensor:
@@ -25,13 +26,13 @@ class SavedTensor:
     hook kept its own copy; if what the hooks hand back still shares memory
     with the original, the change is an error as without hooks."""
     __slots__ = ("tensor", "data", "out_nr", "version", "expected", "packed", "unpack_fn",
-                 "orig", "desc")
+                 "orig", "desc", "edge")
 
     def __init__(self, t, out_nr):
         self.version = t._shared_version()
         self.expected = self.version[0]
         self.out_nr = out_nr
-        self.packed = self.unpack_fn = self.orig = self.desc = None
+        self.packed = self.unpack_fn = self.orig = self.desc = self.edge = None
         if out_nr is None:
             self.tensor, self.data = t, None
         else:
@@ -43,9 +44,16 @@ class SavedTensor:
                 self.orig = weakref.ref(t._data)
             except TypeError:
                 self.orig = None
+            self._keep_edge(t)
             self.packed = run_pack_hook(pack, t if out_nr is None else _plain(t._data))
             self.unpack_fn = unpack
             self.tensor = self.data = None
+
+    def _keep_edge(self, t):
+        """Where the saved input's gradient flows: the unpacked value is put back
+        there (``reattached``), as without hooks the saved tensor itself is."""
+        if self.out_nr is None and t._rg:
+            self.edge = t._edge()
 
     def _version_error(self, node):
         if self.desc is not None:
@@ -67,13 +75,63 @@ class SavedTensor:
             if changed and _aliases(t, self.orig):
                 raise self._version_error(node)
             if self.out_nr is not None:
-                t = _as_output(t._data, node, self.out_nr)
-            return t
+                return _as_output(t._data, node, self.out_nr)
+            if not isinstance(t, Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but "
+                                f"got result of type {type(t).__name__}")
+            return reattached(t, self.edge)
         if changed:
             raise self._version_error(node)
         if self.out_nr is None:
             return self.tensor
         return _as_output(self.data, node, self.out_nr)
+
+
+class RawSavedTensor:
+    """One entry of a custom Function node's ``_raw_saved_tensors``."""
+    __slots__ = ("node", "index")
+
+    def __init__(self, node, index):
+        self.node, self.index = node, index
+
+    def _record(self, reading=True):
+        saved = self.node._saved
+        if saved is None:
+            if reading:
+                raise RuntimeError(FREED_MSG)
+            return None
+        return saved[self.index]
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Pack this saved tensor now with ``pack_hook``; backward gets it back
+        through ``unpack_hook``."""
+        s = self._record(reading=False)
+        check_register_hooks(pack_hook, unpack_hook, self.node._saved is None,
+                             HOOKED if s is not None and s.unpack_fn is not None else s)
+        t = s.tensor if s.out_nr is None else _plain(s.data)
+        try:
+            s.orig = weakref.ref(t._data)
+        except TypeError:
+            s.orig = None
+        s.desc = (_tensor_desc(t), None if s.out_nr is not None else _owner_desc(t))
+        s._keep_edge(t)
+        s.packed = run_pack_hook(pack_hook, t)
+        s.unpack_fn = unpack_hook
+        s.tensor = s.data = None
+
+    @property
+    def data(self):
+        s = self._record()
+        if s is None:
+            return None
+        if s.unpack_fn is not None:
+            return s.packed
+        return s.tensor if s.out_nr is None else _plain(s.data)
+
+    @property
+    def unpack_hook(self):
+        s = self._record()
+        return None if s is None else s.unpack_fn
 
 
 def _tensor_desc(t):

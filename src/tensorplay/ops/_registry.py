@@ -25,7 +25,7 @@ from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, 
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
-from .._autograd.graph import Node
+from .._autograd.graph import AccumulateGrad, Node
 from .._autograd.grad_mode import state
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .._autograd.saved_hooks import hook_state, ACTIVE as _HOOKS_ACTIVE
@@ -476,11 +476,12 @@ class OpNode(Node):
         ids = {id(t) for _, _, t, k in self.versions if k is None}
         for i, a in enumerate(saved):
             if id(a) in ids and isinstance(a, Tensor):
-                saved[i] = _Packed(run_pack_hook(pack, a), unpack, a)
+                saved[i] = _Packed(run_pack_hook(pack, a), unpack, a,
+                                   a._edge() if a._rg else None)
         self.args = saved
         single = self.out is not None and type(self.out) is not tuple
         if single:
-            self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out)
+            self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out, None)
         self.versions = [(vl, e, _WeakSaved(t, k, self) if k is None or single else t, k)
                          for vl, e, t, k in self.versions]
         self._packed = True
@@ -500,7 +501,7 @@ class OpNode(Node):
                 orig = a.orig()
                 if orig is None or not np.may_share_memory(v._data, orig._data):
                     safe.add(a.key)
-                a = v
+                a = reattached(v, a.edge)
             args.append(a)
         o = self.out
         if type(o) is _Packed:
@@ -524,7 +525,8 @@ class OpNode(Node):
                 if vl[0] != expected and t.key not in safe:
                     raise version_error(t.name, t.owner, vl[0], expected)
                 continue
-            if k is None and t._grad_fn is None and t.__dict__.get("_detached_inplace"):
+            if k is None and not self._packed and t._grad_fn is None and \
+                    t.__dict__.get("_detached_inplace"):
                 raise RuntimeError(DETACHED_MSG)
             if vl[0] != expected and id(t) not in safe:
                 owner = _owner_desc(t) if k is None else f"output {k} of {_short_name(self)}"
@@ -539,14 +541,35 @@ class OpNode(Node):
             self.versions = None
 
 
+def reattached(v, edge):
+    """What an unpack hook gave back for a saved tensor whose gradient flows along
+    ``edge`` (None: it needs none), given that tensor's place in the graph, as
+    PyTorch's SavedVariable does: a backward recorded with ``create_graph``
+    differentiates through the saved value to what it was computed from (without
+    this, second derivatives through saved-tensor hooks, ``save_on_cpu`` and
+    checkpointing lost those terms)."""
+    if edge is None:
+        return v
+    t = _wrap(v._data)
+    t._vc = v._shared_version()
+    t._rg = True
+    node, nr = edge
+    if type(node) is AccumulateGrad:        # a leaf: its own accumulator
+        t._acc = node
+    else:
+        t._grad_fn, t._out_nr = node, nr
+    return t
+
+
 class _Packed:
     """What a pack hook returned for one saved tensor, the unpack hook to give it
-    back with, and (weakly, with its id as ``key``) the saved tensor or output
-    data it stands for."""
-    __slots__ = ("value", "unpack", "orig", "key")
+    back with, (weakly, with its id as ``key``) the saved tensor or output data it
+    stands for, and where that tensor's gradient flowed when it was saved (None
+    for outputs and tensors that need none)."""
+    __slots__ = ("value", "unpack", "orig", "key", "edge")
 
-    def __init__(self, value, unpack, orig):
-        self.value, self.unpack = value, unpack
+    def __init__(self, value, unpack, orig, edge):
+        self.value, self.unpack, self.edge = value, unpack, edge
         self.orig, self.key = weakref.ref(orig), id(orig)
 
 

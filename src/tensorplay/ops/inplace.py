@@ -25,9 +25,14 @@ def check_inplace(self, args):
                            "details.")
     if state.enabled:
         fv = self._fn_view
-        if fv is not None and self._rg:
-            raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and is being modified inplace. "
-                               + FN_VIEW_MSG)
+        if fv is not None:
+            if self._rg:
+                raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and is being modified "
+                                   "inplace. " + FN_VIEW_MSG)
+            if any(isinstance(a, Tensor) and a._rg for a in args):
+                # the Function's call was not recorded: PyTorch's words for a view without history
+                raise RuntimeError("A view was created in no_grad mode and is being modified inplace "
+                                   "with grad mode enabled. " + FN_VIEW_MSG)
         # (a view whose history is stale is no leaf: its history is remade from the base,
         # after the checks on the view itself)
         if self._rg and self._grad_fn is None and (
@@ -220,7 +225,7 @@ def _writable(d):
     share memory, and memory that is itself read-only."""
     if any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
         raise RuntimeError(_SELF_OVERLAP)
-    root, offset, strides = storage_geometry(d)
+    root, offset, _ = storage_geometry(d)
     flat = _as_elements(root, d.dtype) if root.flags.writeable else None
     if flat is None or not np.shares_memory(flat, root):
         raise RuntimeError(_SELF_OVERLAP)

@@ -13,10 +13,12 @@ node in the engine.
 """
 import numpy as np
 
+_ndarray = np.ndarray
+
 from .._autograd.engine import FREED_MSG
-from .._autograd.saved_hooks import run_pack_hook
+from .._autograd.saved_hooks import HOOKED, check_register_hooks, run_pack_hook
 from .._tensor import Tensor, TensorMeta, _wrap
-from ._registry import _Packed
+from ._registry import _Packed, reattached
 
 _ALIASES = {"x": "self", "input": "self", "y": "other", "e": "exponent", "xs": "tensors",
             "reps": "repeats"}
@@ -54,6 +56,14 @@ def _names(op):
     return table
 
 
+def _unpacked(p):
+    v = p.unpack(p.value)
+    if not isinstance(v, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
+                        f"result of type {type(v).__name__}")
+    return v
+
+
 def _wrapped_number(v):
     """A Python number saved by a node, as PyTorch's wrapped-number tensor."""
     return _wrap(np.asarray(v, dtype=np.int64 if type(v) is int else None))
@@ -68,15 +78,21 @@ def _value(node, kind, i):
         if o is None:
             return None
         if type(o) is _Packed:
-            o = o.unpack(o.value)._data
+            o = _unpacked(o)._data
         t = _wrap(o)
         t._rg, t._grad_fn, t._out_nr = True, node, 0
+        for vl, _, _, k in node.versions or ():
+            if k == 0:
+                t._vc = vl              # the output's own version counter, as in PyTorch
         return t
     if i == -2:
         return tuple(args[:len(args) - node.op.n_kw])
-    a = args[i] if i < len(args) else node.op.defaults[i]
+    op = node.op
+    if op.variadic:                 # (tensors..., params): a parameter counts from the end
+        i = len(args) - (len(op.names) - i)
+    a = args[i] if i < len(args) else op.defaults[i]
     if type(a) is _Packed:
-        a = a.unpack(a.value)
+        a = reattached(_unpacked(a), a.edge)
     if kind == "value":
         if isinstance(a, TensorMeta):
             return None
@@ -116,36 +132,34 @@ class SavedTensor:
 
     @property
     def data(self):
+        """What is stored: the pack hook's result if hooks were set, else the saved
+        tensor (an output's data as a new tensor)."""
+        a = self._saved()
+        if type(a) is _Packed:
+            return a.value
         return self.unpack()
+
+    @property
+    def unpack_hook(self):
+        a = self._saved()
+        return a.unpack if type(a) is _Packed else None
 
     def register_hooks(self, pack_hook, unpack_hook):
         """Pack this saved tensor now with ``pack_hook``; the node gets it back
         with ``unpack_hook`` when its backward runs."""
-        if not callable(pack_hook) or not callable(unpack_hook):
-            raise TypeError("register_hooks(): incompatible function arguments. Expected two "
-                            "callables (pack_hook, unpack_hook)")
         node = self.node
-        if node.args is None and node.versions is None and node.out is None:
-            raise RuntimeError(
-                "Calling register_hooks on a saved tensor after it has been freed. Saved "
-                "intermediate values of the graph are freed when you call .backward() or "
-                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
-                "graph a second time or if you need to access saved variables after calling "
-                "backward.")
-        a = self._saved()
-        if a is None:
-            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
-        if type(a) is _Packed:
-            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
-                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        freed = node.args is None and node.versions is None and node.out is None
+        a = None if freed else self._saved()
+        if not freed and not isinstance(a, (Tensor, _ndarray, _Packed)):
+            a = None                                # a Python number: nothing to hook
+        check_register_hooks(pack_hook, unpack_hook, freed,
+                             HOOKED if type(a) is _Packed else a)
         if self.kind == "result":
-            node.out = _Packed(run_pack_hook(pack_hook, _wrap(a)), unpack_hook, a)
+            node.out = _Packed(run_pack_hook(pack_hook, _wrap(a)), unpack_hook, a, None)
         else:
-            if not isinstance(a, Tensor):          # a Python number: nothing to hook
-                raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
-                                   "forbidden")
             args = list(node.args)
-            args[self.index] = _Packed(run_pack_hook(pack_hook, a), unpack_hook, a)
+            args[self.index] = _Packed(run_pack_hook(pack_hook, a), unpack_hook, a,
+                                       a._edge() if a._rg else None)
             node.args = args
         node._packed = True
 
