@@ -162,8 +162,8 @@ def tensor_repr(t, prefix="tensor("):
         if dt not in (default, default.to_complex(), D.int64, D.bool_):
             suffixes.append(f"dtype={dt!r}")
     body = _body(data, indent)
-    if t._grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t._grad_fn.name()}>")
+    if t._gfn is not None:
+        suffixes.append(f"grad_fn=<{t._gfn.name()}>")
     elif t._rg:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + body, suffixes, indent)

@@ -1,6 +1,6 @@
 """The Tensor: a NumPy array plus the autograd record of where it came from.
 
-Attributes on the hot path are plain slots (``_data``, ``_rg``, ``_grad_fn``);
+Attributes on the hot path are plain slots (``_data``, ``_rg``, ``_gfn``);
 everything rarer is read with a default so that making a tensor costs three
 stores.  Ops, methods and operators are attached by ``tensorplay.ops``.
 """
@@ -147,7 +147,7 @@ def _wrap(data, rg=False):
     t = _new(Tensor)
     t._data = data
     t._rg = rg
-    t._grad_fn = None
+    t._gfn = None
     t._vc = t._base = None
     return t
 
@@ -226,7 +226,7 @@ def _to_nested(x):
 
 
 class Tensor:
-    __slots__ = ("_data", "_rg", "_grad_fn", "_out_nr", "_vc", "_base", "_grad",
+    __slots__ = ("_data", "_rg", "_gfn", "_out_nr", "_vc", "_base", "_grad",
                  "_meta", "_view_version", "_view_chain", "_nograd_view", "__dict__", "__weakref__")
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
@@ -326,7 +326,7 @@ class Tensor:
     def set_(self, source=None, storage_offset=0, size=None, stride=None):
         """Make this tensor use ``source``'s memory (a tensor or a storage; with
         ``size``/``stride``, a strided window of it), or an empty one."""
-        if state.enabled and self._rg and self._grad_fn is None:
+        if state.enabled and self._rg and self._gfn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
         dt = self._data.dtype
@@ -370,7 +370,7 @@ class Tensor:
         """A leaf given new memory (``set_``) is a new variable to autograd, as in
         PyTorch: graphs recorded before keep the old accumulator, so
         ``autograd.grad`` of them finds the leaf unused (its GradientEdge still works)."""
-        if self._grad_fn is None and self.__dict__.get("_acc") is not None:
+        if self._gfn is None and self.__dict__.get("_acc") is not None:
             del self.__dict__["_acc"]
 
     def resize_(self, *sizes, memory_format=None):
@@ -449,7 +449,17 @@ class Tensor:
         self._set_requires_grad(flag, "only Tensors of floating point and complex dtype can "
                                       "require gradients")
 
-    _backward_hooks = None      # PyTorch's attribute; code that looks at it finds none here
+    @requires_grad.deleter
+    def requires_grad(self):
+        raise RuntimeError(_UNDELETABLE["requires_grad"])
+
+    # PyTorch's attribute; code that looks at it finds none here
+    _backward_hooks = property(lambda self: None,
+                               doc="Always None: tensorplay keeps tensor hooks elsewhere")
+
+    @_backward_hooks.deleter
+    def _backward_hooks(self):
+        raise RuntimeError(_UNDELETABLE["_backward_hooks"])
 
     def _is_view(self):
         """Whether this tensor is a view of another (shares its memory and history)."""
@@ -458,12 +468,6 @@ class Tensor:
     def __dir__(self):
         # the slots this tensor has not set are not attributes of it
         return [n for n in object.__dir__(self) if n not in _SLOTS or hasattr(self, n)]
-
-    def __delattr__(self, name):
-        msg = _UNDELETABLE.get(name)
-        if msg is not None:
-            raise RuntimeError(msg)
-        object.__delattr__(self, name)
 
     def _set_requires_grad(self, flag, dtype_msg):
         if self.grad_fn is not None:
@@ -493,13 +497,13 @@ class Tensor:
     def grad_fn(self):
         if self._base is not None and self._view_version != self._vc[0]:
             self._refresh_history()
-        return self._grad_fn
+        return self._gfn
 
     @property
     def is_leaf(self):
         if self._base is not None and self._view_version != self._vc[0]:
             self._refresh_history()
-        return self._grad_fn is None
+        return self._gfn is None
 
     def _refresh_history(self):
         """A view whose memory was written in place (through itself, its base or
@@ -565,7 +569,7 @@ class Tensor:
         """The (node, input_nr) a gradient for this tensor flows into."""
         if self._base is not None and self._view_version != self._vc[0]:
             self._refresh_history()
-        fn = self._grad_fn
+        fn = self._gfn
         if fn is not None:
             return (fn, getattr(self, "_out_nr", 0))
         acc = self._acc
@@ -649,9 +653,9 @@ class Tensor:
     def detach_(self):
         if getattr(self, "_base", None) is not None and self.grad_fn is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
-        if self._grad_fn is not None:
+        if self._gfn is not None:
             self.__dict__["_detached_inplace"] = True   # a node that saved it refuses to use it
-        self._grad_fn = None
+        self._gfn = None
         self._rg = False
         return self
 
@@ -670,6 +674,10 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         self._data = value._data
+
+    @data.deleter
+    def data(self):
+        raise RuntimeError(_UNDELETABLE["data"])
 
     # ------------------------------------------------------------ conversion
     def numpy(self, *, force=False):
@@ -773,7 +781,7 @@ class Tensor:
                                "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
                                "usage, see https://github.com/pytorch/pytorch/pull/103001")
         t = type(self).__new__(type(self))
-        t._data, t._rg, t._grad_fn = self._data.copy(), self._rg, None
+        t._data, t._rg, t._gfn = self._data.copy(), self._rg, None
         t._vc = t._base = None
         g = getattr(self, "_grad", None)
         if g is not None:
@@ -936,12 +944,23 @@ def _checked_hook(hook):
 
 _RETAIN_KEY = float("inf")
 _SLOTS = frozenset(Tensor.__slots__)
-# attributes PyTorch refuses to delete, with its messages (deleting the _grad_fn slot
-# would break the tensor)
+# attributes PyTorch refuses to delete, with its messages. Each refuses through its own
+# descriptor's deleter: a __delattr__ on Tensor would make every attribute *write* on
+# every tensor go through a Python-level slot (~30% more per op on small tensors).
 _UNDELETABLE = {"data": "Deleting tensor data is not allowed. Delete tensor instead!",
                 "requires_grad": "requires_grad must be a bool",
                 "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
                 "_backward_hooks": "Deletion of _backwards_hooks not allowed!"}
+
+
+def _refuse_delete_grad_fn(self):
+    raise RuntimeError(_UNDELETABLE["_grad_fn"])
+
+
+# PyTorch's _grad_fn attribute, over the slot that tensorplay's own code reads (_gfn):
+# deleting the slot would break the tensor.
+_gfn_slot = Tensor.__dict__["_gfn"]
+Tensor._grad_fn = property(_gfn_slot.__get__, _gfn_slot.__set__, _refuse_delete_grad_fn)
 
 
 def _rebuild(data, rg):
@@ -1267,7 +1286,7 @@ def _legacy_init(t, args, dt):
         sizes = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args
         t._data = np.zeros(size_arg(sizes) if sizes else (0,), dt.np)
     t._rg = False
-    t._grad_fn = None
+    t._gfn = None
     t._vc = t._base = None
 
 

@@ -129,7 +129,7 @@ def _short_name(node):
 
 def _owner_desc(t):
     """"output k of Op" for a value recorded as an output of a node, else None."""
-    fn = getattr(t, "_grad_fn", None)
+    fn = getattr(t, "_gfn", None)
     if fn is None:
         return None
     return f"output {getattr(t, '_out_nr', 0)} of {_short_name(fn)}"

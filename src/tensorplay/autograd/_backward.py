@@ -39,7 +39,7 @@ def _stochastic_node(t):
     """Legacy reinforce: the sampling node ``t`` is the output of, if it supports
     ``reinforce`` (see ``ops/random_ops.py``; multinomial indices keep theirs
     out of sight in ``__dict__``)."""
-    fn = t._grad_fn
+    fn = t._gfn
     if fn is None:
         fn = t.__dict__.get("_stochastic")
         if fn is None:

@@ -156,7 +156,7 @@ class DualLevel:
                                    f"output")
             t = t.to(out.dtype)
         self.set_tangent(out, t)
-        fn = out._grad_fn
+        fn = out._gfn
         if fn is not None and (getattr(fn, "out", None) is not None
                                or getattr(fn, "_saved", None)):
             _keep_out_tangent(fn, out, self, t)

@@ -291,10 +291,10 @@ def _apply_with_ctx(cls, args, kwargs):
         originals[id(t)] = i
         if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):
             t._rg = False
-            t._grad_fn = None
+            t._gfn = None
             node._nondiff_outs += (i,)
         else:
-            t._grad_fn, t._rg, t._out_nr = node, True, i
+            t._gfn, t._rg, t._out_nr = node, True, i
         new_outs.append(t)
         d = o._data
         out_meta.append((d.shape, d.dtype))
@@ -356,11 +356,11 @@ def _check_dirty(dirty, outs):
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
                                "returned as output. The inputs that are modified inplace must all "
                                "be outputs of the Function.")
-        if d._rg and d._grad_fn is None:
+        if d._rg and d._gfn is None:
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                                "operation.")
         base = getattr(d, "_base", None)
-        if base is not None and base._rg and base._grad_fn is None:
+        if base is not None and base._rg and base._gfn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
 
@@ -417,7 +417,7 @@ def once_differentiable(fn):
         for o in outs:
             if isinstance(o, Tensor):
                 t = _wrap(o._data)
-                t._grad_fn, t._rg, t._out_nr = node, True, 0
+                t._gfn, t._rg, t._out_nr = node, True, 0
                 res.append(t)
             else:
                 res.append(o)

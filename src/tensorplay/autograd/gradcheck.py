@@ -737,7 +737,7 @@ def _undefined_grad(t):
             return (None,)
 
     out = _wrap(t._data, True)
-    out._grad_fn, out._out_nr = UndefinedGradBackward(t), 0
+    out._gfn, out._out_nr = UndefinedGradBackward(t), 0
     return out
 
 

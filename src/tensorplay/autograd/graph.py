@@ -138,8 +138,8 @@ class allow_mutation_on_saved_tensors:
                 if h.cloned is None:
                     o = h.original
                     c = _wrap(o._data.copy())
-                    c._rg, c._grad_fn = o._rg, o._grad_fn
-                    if o._grad_fn is not None:
+                    c._rg, c._gfn = o._rg, o._gfn
+                    if o._gfn is not None:
                         c._out_nr = o._out_nr
                     h.cloned = c
 

@@ -122,7 +122,7 @@ def to_dot(tensor_or_tensors, show_saved=True):
         keep.append(t)
         tid = f"t{r}"
         lines.append(f"  {tid} [label={_quote('tensor ' + _tensor_desc(t))} {_STYLE['root']}];")
-        fn = t._grad_fn
+        fn = t._gfn
         if fn is not None:
             lines.append(f"  {tid} -> {ident(fn)} [style=dashed];")
             if id(fn) not in seen:

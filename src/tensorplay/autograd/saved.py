@@ -160,7 +160,7 @@ def _plain(data):
 def _as_output(data, node, nr):
     t = _wrap(data)
     if state.enabled:
-        t._grad_fn, t._rg, t._out_nr = node, True, nr
+        t._gfn, t._rg, t._out_nr = node, True, nr
     fw = node._fw_out
     if fw is not None:              # forward-over-reverse: the output's tangents (forward_ad)
         fw(t, nr)

@@ -98,11 +98,11 @@ class Level:
         for t in tensors:
             t = _vmap.physical(t)[0] if isinstance(t, Tensor) else t
             if isinstance(t, Tensor) and t._rg:
-                if t._grad_fn is None:
+                if t._gfn is None:
                     if self._outside(t):
                         return True
                 else:
-                    stack.append(t._grad_fn)
+                    stack.append(t._gfn)
         seen = set()
         while stack:
             node = stack.pop()

@@ -219,7 +219,7 @@ def _wrap_batched(level, value):
     t._data = lg
     t._value, t._level = value, level
     t._rg = False
-    t._grad_fn = None
+    t._gfn = None
     t._vc = t._base = None
     return t
 

@@ -16,7 +16,7 @@ class Parameter(Tensor):
         p = object.__new__(cls)
         p._data = arr
         p._rg = False
-        p._grad_fn = None
+        p._gfn = None
         p._vc = p._base = None
         if data is not None:
             p._vc = data._shared_version()

@@ -431,9 +431,9 @@ class OpNode(Node):
             out._data = o
             out._vc = out._base = None
             if state.enabled:           # create_graph: the output's own history is this node
-                out._rg, out._grad_fn, out._out_nr = True, self, 0
+                out._rg, out._gfn, out._out_nr = True, self, 0
             else:
-                out._rg, out._grad_fn = False, None
+                out._rg, out._gfn = False, None
             fw = self._fw_out
             if fw is not None:          # forward-over-reverse: the output's tangents (forward_ad)
                 fw(out)
@@ -516,7 +516,7 @@ class OpNode(Node):
     def _saved_out(self, d, i):
         t = _wrap(d)
         if state.enabled:
-            t._rg, t._grad_fn, t._out_nr = True, self, i
+            t._rg, t._gfn, t._out_nr = True, self, i
         return t
 
     def _check_versions(self, safe=()):
@@ -525,7 +525,7 @@ class OpNode(Node):
                 if vl[0] != expected and t.key not in safe:
                     raise version_error(t.name, t.owner, vl[0], expected)
                 continue
-            if k is None and not self._packed and t._grad_fn is None and \
+            if k is None and not self._packed and t._gfn is None and \
                     t.__dict__.get("_detached_inplace"):
                 raise RuntimeError(DETACHED_MSG)
             if vl[0] != expected and id(t) not in safe:
@@ -557,7 +557,7 @@ def reattached(v, edge):
     if type(node) is AccumulateGrad:        # a leaf: its own accumulator
         t._acc = node
     else:
-        t._grad_fn, t._out_nr = node, nr
+        t._gfn, t._out_nr = node, nr
     return t
 
 
@@ -690,7 +690,7 @@ def record(op, args, outs):
         if isinstance(t, Tensor) and t._rg:
             if t._base is not None and t._view_version != t._vc[0]:
                 t._refresh_history()        # a view written in place since its history was made
-            fn = t._grad_fn
+            fn = t._gfn
             edges[i] = (fn, t._out_nr) if fn is not None else _leaf_edge(t)
             key |= 1 << i
     checked = True
@@ -770,7 +770,7 @@ def record(op, args, outs):
     # 4. the outputs' history
     if single:
         outs._rg = True
-        outs._grad_fn = node
+        outs._gfn = node
         outs._out_nr = 0
     else:
         node.n_out = len(outs)          # instance value shadows the class default of 1
@@ -779,7 +779,7 @@ def record(op, args, outs):
             if k in nd:
                 continue
             o._rg = True
-            o._grad_fn = node
+            o._gfn = node
             o._out_nr = k
     return node
 
@@ -800,7 +800,7 @@ def record_pointwise(op, x, y, out):
     if not x_num and x._rg:
         if x._base is not None and x._view_version != x._vc[0]:
             x._refresh_history()
-        fn = x._grad_fn
+        fn = x._gfn
         e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
         d = x._data
         checked = d.dtype is not od.dtype or d.dtype not in _EXACT or d.shape != od.shape
@@ -818,7 +818,7 @@ def record_pointwise(op, x, y, out):
         if not y_num and y._rg:
             if y._base is not None and y._view_version != y._vc[0]:
                 y._refresh_history()
-            fn = y._grad_fn
+            fn = y._gfn
             e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
             if not checked:
                 d = y._data
@@ -885,7 +885,7 @@ def record_pointwise(op, x, y, out):
         node._pack(*hook_state.stack[-1])
     # 4. the output's history
     out._rg = True
-    out._grad_fn = node
+    out._gfn = node
     out._out_nr = 0
     return node
 
@@ -910,7 +910,7 @@ def _wrap_result(r):
     t = _new(Tensor)
     t._data = r
     t._rg = False
-    t._grad_fn = None
+    t._gfn = None
     t._vc = t._base = None
     return t
 
@@ -1101,7 +1101,7 @@ def dispatch(op, args):
         outs = _new(Tensor)
         outs._data = r
         outs._rg = False
-        outs._grad_fn = None
+        outs._gfn = None
         outs._vc = outs._base = None
     if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
         _mark_view(args[0], outs, op, args)

@@ -541,7 +541,7 @@ def _setitem(self, key, value):
             v = _strip1(value._data, len(tshape))
             if v.shape != value._data.shape:
                 value = value.reshape(v.shape)
-    if _state.enabled and self._rg and self._grad_fn is None:
+    if _state.enabled and self._rg and self._gfn is None:
         if any(it is None or isinstance(it, slice) or (isinstance(it, tuple) and it[0] == "int")
                for it in items):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "

@@ -35,12 +35,12 @@ def check_inplace(self, args):
                                    "with grad mode enabled. " + FN_VIEW_MSG)
         # (a view whose history is stale is no leaf: its history is remade from the base,
         # after the checks on the view itself)
-        if self._rg and self._grad_fn is None and (
+        if self._rg and self._gfn is None and (
                 self._base is None or self._view_version == self._vc[0]):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
         base = getattr(self, "_base", None)
-        if base is not None and base._rg and base._grad_fn is None:
+        if base is not None and base._rg and base._gfn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
         if base is not None and base._rg and getattr(self, "_nograd_view", None):
@@ -138,8 +138,8 @@ def _standin(self):
     if self._base is not None and self._view_version != self._vc[0]:
         self._refresh_history()
     src = _wrap(self._data)
-    src._rg, src._grad_fn = self._rg, self._grad_fn
-    if self._grad_fn is not None:
+    src._rg, src._gfn = self._rg, self._gfn
+    if self._gfn is not None:
         src._out_nr = getattr(self, "_out_nr", 0)
     src._vc = self._shared_version()
     fw = self.__dict__.get("_fw_grads")
@@ -152,7 +152,7 @@ def _own_saved_copy(src, out):
     """If the new node saved the pre-op value, give it a private copy before the
     memory is overwritten: that overwrite is part of this op, not a user's later
     in-place on a saved tensor."""
-    node = out._grad_fn
+    node = out._gfn
     args = getattr(node, "args", None) if node is not None else None
     if args is None:
         return
@@ -167,10 +167,10 @@ def _own_saved_copy(src, out):
 
 def adopt(self, out):
     """``self`` now holds ``out``'s value: it takes over ``out``'s history."""
-    node = out._grad_fn
+    node = out._gfn
     if node is not None and self.__dict__.get("_retains_grad"):
         _move_retain_grad(self, out)
-    self._grad_fn = node
+    self._gfn = node
     self._rg = node is not None
     if node is not None:
         self._out_nr = getattr(out, "_out_nr", 0)
@@ -183,7 +183,7 @@ def adopt(self, out):
 def _move_retain_grad(self, out):
     """As in PyTorch, a tensor that retains its grad keeps doing so for its
     new value: the retaining hook moves from the old history to the new."""
-    old = self._grad_fn
+    old = self._gfn
     if old is not None:
         hooks = (old.__dict__.get("_pre_hooks") or {}).get(getattr(self, "_out_nr", 0))
         retain = hooks.pop(_RETAIN_KEY, None) if hooks else None
@@ -191,7 +191,7 @@ def _move_retain_grad(self, out):
         retain = None
     if retain is None:
         return
-    node, nr = out._grad_fn, getattr(out, "_out_nr", 0)
+    node, nr = out._gfn, getattr(out, "_out_nr", 0)
     node.tensor_pre_hooks(nr)[_RETAIN_KEY] = retain
 
 
@@ -262,8 +262,8 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
     if recording:
         # the history moves on; a retained grad stays with the value it was retained
         # for (PyTorch keeps it there for these shape-only ops)
-        node = out._grad_fn
-        self._grad_fn, self._rg = node, node is not None
+        node = out._gfn
+        self._gfn, self._rg = node, node is not None
         if node is not None:
             self._out_nr = getattr(out, "_out_nr", 0)
     step = getattr(out, "_view_chain", ())

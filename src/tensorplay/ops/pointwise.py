@@ -87,7 +87,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
         out = _new(Tensor)
         out._data = r
         out._rg = False
-        out._grad_fn = None
+        out._gfn = None
         out._vc = out._base = None
         if state.enabled:
             if input._rg and diff:
@@ -148,7 +148,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         out = _new(Tensor)
         out._data = r
         out._rg = False
-        out._grad_fn = None
+        out._gfn = None
         out._vc = out._base = None
         if state.enabled:
             if grad and diff:
@@ -173,7 +173,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         out = _new(Tensor)
         out._data = r
         out._rg = False
-        out._grad_fn = None
+        out._gfn = None
         out._vc = out._base = None
         if state.enabled:
             if input._rg and diff:

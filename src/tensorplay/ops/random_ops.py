@@ -212,7 +212,7 @@ def _needs_node(*tensors):
 
 def _attach(out, node):
     out._rg = True
-    out._grad_fn = node
+    out._gfn = node
     out._out_nr = 0
     return out
 
@@ -646,7 +646,7 @@ def _bind(args, kwargs, names, defaults, fname):
 # ------------------------------------------------------------------ legacy: reinforce, volatile
 def _stochastic_node(t):
     """The sampling node whose output ``t`` is, if it supports ``reinforce``."""
-    fn = t._grad_fn
+    fn = t._gfn
     if fn is None:
         fn = t.__dict__.get("_stochastic")
     return fn if getattr(fn, "stochastic", False) else None

@@ -80,7 +80,7 @@ def _value(node, kind, i):
         if type(o) is _Packed:
             o = _unpacked(o)._data
         t = _wrap(o)
-        t._rg, t._grad_fn, t._out_nr = True, node, 0
+        t._rg, t._gfn, t._out_nr = True, node, 0
         for vl, _, _, k in node.versions or ():
             if k == 0:
                 t._vc = vl              # the output's own version counter, as in PyTorch

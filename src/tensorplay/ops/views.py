@@ -12,7 +12,7 @@ Every live view of the base (the written one included) now has a stale
 history: the shared version counter has moved past the version its history
 was made at (``_view_version``).  A view's history is remade from the base
 through its chain when it is next needed (``refresh_view``, reached from the
-readers of ``_grad_fn``), as PyTorch regenerates a view's ``grad_fn``: a
+readers of ``_gfn``), as PyTorch regenerates a view's ``grad_fn``: a
 write costs the same however many views the base has.
 
 The memory written is only the view's region, as with any in-place op.
@@ -122,7 +122,7 @@ def refresh_view(v):
     grad moves to the new history."""
     base = v._base
     version = v._vc[0]
-    if v._grad_fn is None and not base._rg:
+    if v._gfn is None and not base._rg:
         v._view_version = version         # nothing to differentiate: nothing to remake
         return
     chain = v._view_chain
@@ -142,8 +142,8 @@ def refresh_view(v):
         r = apply_chain(base, chain)
     if v.__dict__.get("_retains_grad"):
         _move_retain_grad(v, r)         # a retained grad follows the view's new history
-    v._grad_fn, v._rg = r._grad_fn, r._rg
-    if r._grad_fn is not None:
+    v._gfn, v._rg = r._gfn, r._rg
+    if r._gfn is not None:
         v._out_nr = r._out_nr
     v._view_version = version
 

@@ -199,7 +199,7 @@ class Optimizer:
                 if set_to_none:
                     p._grad = None
                 else:
-                    if g._grad_fn is not None:
+                    if g._gfn is not None:
                         g.detach_()
                     else:
                         g.requires_grad_(False)

@@ -50,7 +50,7 @@ def record(node_cls, inputs, outputs, saved):
     if anomaly.enabled:
         note_creation(node)
     for k, out in enumerate(outputs):
-        out._grad_fn, out._out_nr, out._rg = node, k, True
+        out._gfn, out._out_nr, out._rg = node, k, True
     return node
 
 

@@ -78,7 +78,7 @@ class Variable:
         self._data = data
         self.role = role
         self._rg = requires_grad
-        self._grad_fn = None
+        self._gfn = None
         self._out_nr = 0
         self._grad = []
         self._acc = None            # the leaf's AccumulateGrad, made on first use
@@ -106,7 +106,7 @@ class Variable:
     def requires_grad_(self, requires_grad=True):
         if not isinstance(requires_grad, bool):
             raise TypeError(f"requires_grad must be bool, not {type(requires_grad).__name__}")
-        if self._grad_fn is not None:
+        if self._gfn is not None:
             if not requires_grad:
                 raise RuntimeError("you can only change requires_grad flags of leaf variables. If "
                                    "you want to use a computed variable in a subgraph that doesn't "
@@ -117,11 +117,11 @@ class Variable:
 
     @property
     def grad_fn(self):
-        return self._grad_fn
+        return self._gfn
 
     @property
     def is_leaf(self):
-        return self._grad_fn is None
+        return self._gfn is None
 
     @property
     def output_nr(self):
@@ -132,7 +132,7 @@ class Variable:
         return self._retains_grad
 
     def _check_grad_access(self):
-        if self._grad_fn is not None and not self._retains_grad:
+        if self._gfn is not None and not self._retains_grad:
             raise RuntimeError("The .grad attribute of a Variable that is not a leaf is not filled "
                                "by backward(); call .retain_grad() on it before the backward if "
                                "you want its feedback, or read the .grad of the leaf Variables.")
@@ -159,7 +159,7 @@ class Variable:
 
     def _edge(self):
         """The (node, input_nr) feedback for this Variable flows into."""
-        fn = self._grad_fn
+        fn = self._gfn
         if fn is not None:
             return (fn, self._out_nr)
         acc = self._acc
@@ -169,7 +169,7 @@ class Variable:
 
     def retain_grad(self):
         """Keep the feedback this non-leaf receives in backward in its ``.grad``."""
-        if self._grad_fn is None:
+        if self._gfn is None:
             raise RuntimeError("retain_grad() can only be called on a non-leaf Variable; a leaf "
                                "keeps its feedback in .grad already")
         if self._retains_grad:
@@ -199,8 +199,8 @@ class Variable:
 
     def __repr__(self):
         extra = ""
-        if self._grad_fn is not None:
-            extra = f", grad_fn=<{self._grad_fn.name()}>"
+        if self._gfn is not None:
+            extra = f", grad_fn=<{self._gfn.name()}>"
         elif self._rg:
             extra = ", requires_grad=True"
         return f"{type(self).__name__}(data={self._data!r}, role={self.role!r}{extra})"

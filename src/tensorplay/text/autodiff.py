@@ -50,12 +50,12 @@ def _seed(i, v, g):
     if not v._rg:
         raise RuntimeError(f"element {i} of variables does not require grad and does not have a "
                            f"grad_fn")
-    if v._grad_fn is None:
+    if v._gfn is None:
         raise RuntimeError(f"element {i} of variables is a leaf: backward() starts from a "
                            f"Variable computed by an op, and sends its feedback to the leaves")
     if g is not None:
         return _check_feedback(i, g, v)
-    implicit = getattr(v._grad_fn, "implicit_grad", None)
+    implicit = getattr(v._gfn, "implicit_grad", None)
     seed = None if implicit is None else implicit(v._out_nr)
     if seed is None:
         raise RuntimeError(f"feedback can be implicitly created only for the outputs of "
@@ -107,7 +107,7 @@ def backward(variables, grad_variables=None, retain_graph=None, create_graph=Fal
     for i, v in enumerate(inputs):
         if not isinstance(v, Variable):
             raise TypeError(f"inputs must be Variables, got {type(v).__name__}")
-        if v._grad_fn is not None:
+        if v._gfn is not None:
             raise RuntimeError(f"element {i} of inputs is not a leaf Variable: with inputs=, "
                                f"feedback is accumulated only into leaves")
         if not v._rg:
