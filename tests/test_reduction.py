@@ -364,3 +364,54 @@ def test_source_does_not_import_torch():
     src = pathlib.Path(tp.__file__).parent / "ops" / "reduction.py"
     text = src.read_text()
     assert "import torch" not in text and "from torch" not in text
+
+
+# softmax/log_softmax along the last dimension take a path without the maximum's
+# shift when every row's sum of exp is finite and at least 1; every other row
+# pattern must fall back and give the shifted result (checked in float64
+# against a float64 reference computed with the shift, at float32 inputs)
+_SOFTMAX_ROWS = {
+    "ordinary": [[0.3, -1.2, 2.0, 0.5], [1.0, 1.0, 1.0, 1.0]],
+    "overflows unshifted": [[100.0, 99.0, -3.0, 0.0], [0.1, 0.2, 0.3, 0.4]],
+    "sum below one": [[-5.0, -6.0, -7.0, -8.0], [0.0, 0.0, 0.0, 0.0]],
+    "underflows unshifted": [[-40.0, -100.0, -95.0, -41.0], [2.0, 1.0, 0.0, -1.0]],
+    "masked": [[-np.inf, 0.5, -np.inf, 1.5], [0.0, -np.inf, -np.inf, -np.inf]],
+    "all masked": [[-np.inf] * 4, [0.0, 1.0, 2.0, 3.0]],
+    "nan": [[np.nan, 0.0, 1.0, 2.0], [0.0, 1.0, 2.0, 3.0]],
+    "inf": [[np.inf, 0.0, 1.0, 2.0], [0.0, 1.0, 2.0, 3.0]],
+}
+
+
+def _softmax_reference(x):
+    with np.errstate(invalid="ignore"):
+        m = x.max(-1, keepdims=True)
+        s = x - m
+        e = np.exp(s)
+        sm = e / e.sum(-1, keepdims=True)
+        lsm = s - np.log(e.sum(-1, keepdims=True))
+    return sm, lsm
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", list(_SOFTMAX_ROWS))
+def test_softmax_last_dim_every_row_pattern(case, dtype):
+    x = np.array(_SOFTMAX_ROWS[case], dtype=dtype)
+    want_sm, want_lsm = _softmax_reference(x.astype(np.float64))
+    got_sm = tp.softmax(tp.tensor(x), -1).numpy().astype(np.float64)
+    got_lsm = tp.log_softmax(tp.tensor(x), -1).numpy().astype(np.float64)
+    tol = dict(rtol=1e-6 if dtype == "float32" else 1e-13, atol=1e-30, equal_nan=True)
+    np.testing.assert_allclose(got_sm, want_sm, **tol)
+    np.testing.assert_allclose(got_lsm, want_lsm, **tol)
+    # a tiny share keeps its relative precision (the path without the shift must
+    # not compute it from a subnormal exp)
+    if case == "underflows unshifted":
+        assert got_sm[0, 1] / want_sm[0, 1] == pytest.approx(1.0, rel=1e-5)
+
+
+@pytest.mark.parametrize("f", ["softmax", "log_softmax"])
+def test_softmax_last_dim_gradcheck_both_paths(f):
+    rng = np.random.default_rng(3)
+    for scale in (1.0, 300.0):                  # the unshifted path, then the fallback
+        x = tp.tensor(rng.standard_normal((3, 5)) * scale, requires_grad=True)
+        assert tp.autograd.gradcheck(lambda t: getattr(tp, f)(t, -1), (x,))
+        assert tp.autograd.gradgradcheck(lambda t: getattr(tp, f)(t, -1), (x,))
