@@ -191,9 +191,11 @@ def _legacy_empty(a):
 
 def _cat_k(*xs, dim=0):
     x0 = xs[0] if xs else None
-    if x0 is not None and x0.ndim and not _legacy_empty(x0):
+    if x0 is not None and x0.ndim and not (x0.ndim == 1 and x0.shape[0] == 0):
+        n = x0.ndim
         try:                            # legacy empty tensors elsewhere make NumPy refuse
-            return np.concatenate(xs, axis=_wrap_dim(dim, x0.ndim))
+            return np.concatenate(xs, dim if type(dim) is int and 0 <= dim < n else
+                                  _wrap_dim(dim, n))
         except ValueError:
             pass
     full = [a for a in xs if not _legacy_empty(a)]
@@ -263,6 +265,8 @@ concat = concatenate = cat
 
 
 def _stack_k(*xs, dim=0):
+    if dim == 0:        # (the tensors have one shape and one dtype by now: 0.8 us, not 2.6)
+        return np.array(xs)
     d = _wrap_dim(dim, xs[0].ndim + 1)
     shape = xs[0].shape
     shape = shape[:d] + (1,) + shape[d:]
