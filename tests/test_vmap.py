@@ -67,6 +67,8 @@ def test_chunk_size_gives_the_same_result():
      "Expected all tensors to have the same size in the mapped dimension, got sizes [3, 4]"),
     (lambda x: vmap(tp.sin, in_dims=None)(x), ValueError, "expected `in_dims` to be int"),
     (lambda x: vmap(tp.sin)(), ValueError, "got no inputs"),
+    (lambda x: vmap(tp.add)(x, tp.tensor(1.0)), ValueError,
+     "input is a Tensor of dimensionality 0 so expected in_dim to satisfy 0 <= in_dim < 0"),
     (lambda x: vmap(lambda a: a.sum().item())(x), RuntimeError, "calling .item() on a Tensor"),
     (lambda x: vmap(lambda a: bool(a.sum()))(x), RuntimeError, "data-dependent control flow"),
     (lambda x: vmap(lambda a: tp.rand(2))(x), RuntimeError, "randomness error mode"),

@@ -1018,6 +1018,19 @@ def _broadcast_prefix(prefix, tree, spec):
 
 
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
+    if type(in_dims) is int and in_dims == 0 and chunk_size is None and args:
+        # the commonest call, tensors mapped over their first dimension: no pytree
+        # (what the general path would refuse goes there for its error)
+        size = None
+        for a in args:
+            if not isinstance(a, Tensor):
+                break
+            sh = a.shape
+            if not sh or (size is not None and sh[0] != size):
+                break
+            size = sh[0]
+        else:
+            return _run_simple(func, args, size, out_dims, randomness, kwargs)
     flat_args, spec, dims = _flat_in_dims(func, in_dims, args)
     sizes = [a.shape[d] for a, d in zip(flat_args, dims) if d is not None]
     if not sizes:
@@ -1035,6 +1048,17 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
             chunks.append(_run(func, part, spec, dims, out_dims, randomness, kwargs))
         return _cat_chunks(chunks, out_dims)
     return _run(func, flat_args, spec, dims, out_dims, randomness, kwargs)
+
+
+def _run_simple(func, args, size, out_dims, randomness, kwargs):
+    """``_run`` for tensor arguments all batched along their first dimension."""
+    level = VmapLevel(size, randomness)
+    with _open(level):
+        out = func(*[_wrap_batched(level, a) for a in args], **kwargs)
+        if type(out) is BatchedTensor and out._level is level and out_dims == 0:
+            return out._value
+        with level.below():
+            return _unwrap_outputs(func, level, out, out_dims)
 
 
 def _run(func, flat_args, spec, dims, out_dims, randomness, kwargs):
