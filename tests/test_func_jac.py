@@ -169,6 +169,40 @@ def test_second_derivatives_under_vmap(name):
         close(got[i], want, tol=1e-6)
 
 
+# ops with several outputs whose derivatives read those outputs (the norms' statistics op reads
+# its normalised output, mean and variance; attention its probabilities): the backward rebuilds
+# them from saved data, and forward-over-reverse lost their tangents, silently (wrong Hessians)
+_F = tp.nn.functional
+MULTI_OUTPUT_READERS = {
+    "layer_norm": lambda F, x: F.layer_norm(x, (3,)),
+    "layer_norm_inplace": lambda F, x: F.layer_norm(x, (3,)).mul_(2),
+    "group_norm": lambda F, x: F.group_norm(x.reshape(1, 4, 3), 2),
+    "instance_norm": lambda F, x: F.instance_norm(x.reshape(1, 4, 3)),
+    "batch_norm": lambda F, x: F.batch_norm(x, None, None, training=True),
+    "attention": lambda F, x: F.scaled_dot_product_attention(x, x.flip(0) * 0.5, x.cos()),
+}
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning:torch")     # (torch.func's own)
+@pytest.mark.parametrize("name", list(MULTI_OUTPUT_READERS))
+def test_forward_over_reverse_through_ops_reading_several_outputs(name):
+    op = MULTI_OUTPUT_READERS[name]
+    w = randn(4, 3, seed=8)
+
+    def f(x, F=_F, w=w):
+        return (op(F, x) ** 3 * w).sum()
+    x = randn(4, 3, seed=7)
+    want = tp.autograd.functional.hessian(f, x)             # reverse over reverse
+    close(want.reshape(12, 12), fd_jacobian(lambda a: npy(grad(f)(tp.tensor(a.reshape(4, 3)))).ravel(),
+                                            npy(x).ravel()), tol=1e-6)
+    close(hessian(f)(x), want)                               # jacfwd(jacrev(f))
+    v = randn(4, 3, seed=9)
+    close(jvp(grad(f), (x,), (v,))[1], (want.reshape(12, 12) @ v.reshape(12)).reshape(4, 3))
+    if torch is not None:
+        tx, tw = torch.tensor(npy(x)), torch.tensor(npy(w))
+        close(torch.func.hessian(lambda x: f(x, torch.nn.functional, tw))(tx).numpy(), want)
+
+
 def test_forward_over_reverse_with_a_closed_over_tangent_carrier():
     """``s`` has a primal shared by the samples and a tangent per sample; the
     backward inside reads it."""

@@ -226,6 +226,63 @@ def test_batchnorm_errors_and_eval_gradcheck():
     check_gradcheck(bn, [randn(2, 4, 3)])
 
 
+# ----------------------------------------------------------------- a norm followed by an in-place op
+# The norms' op saves its normalised output for the derivative: without weight and bias that
+# output was the layer's result, so ReLU(inplace=True) after it broke the backward (PyTorch's
+# norms save the input and the statistics, and the pair works there).
+NORM_THEN_INPLACE = [
+    ("InstanceNorm2d", lambda nn: nn.InstanceNorm2d(4), (2, 4, 3, 3)),
+    ("InstanceNorm2d_affine", lambda nn: nn.InstanceNorm2d(4, affine=True), (2, 4, 3, 3)),
+    ("InstanceNorm1d_tracked", lambda nn: nn.InstanceNorm1d(4, track_running_stats=True), (2, 4, 5)),
+    ("BatchNorm2d_noaffine", lambda nn: nn.BatchNorm2d(4, affine=False), (3, 4, 2, 2)),
+    ("BatchNorm1d", lambda nn: nn.BatchNorm1d(4), (5, 4)),
+    ("GroupNorm_noaffine", lambda nn: nn.GroupNorm(2, 4, affine=False), (2, 4, 3)),
+    ("GroupNorm", lambda nn: nn.GroupNorm(2, 4), (2, 4, 3)),
+    ("LayerNorm_noaffine", lambda nn: nn.LayerNorm([3, 3], elementwise_affine=False), (2, 4, 3, 3)),
+    ("LayerNorm_nobias", lambda nn: nn.LayerNorm(3, bias=False), (2, 4, 3)),
+    ("RMSNorm_noaffine", lambda nn: nn.RMSNorm(3, elementwise_affine=False), (2, 4, 3)),
+    ("RMSNorm", lambda nn: nn.RMSNorm(3), (2, 4, 3)),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name,make,shape", NORM_THEN_INPLACE, ids=[c[0] for c in NORM_THEN_INPLACE])
+def test_norm_then_inplace_relu_matches_torch(name, make, shape, dtype):
+    m, tm = pair(lambda: nn.Sequential(make(nn), nn.ReLU(inplace=True)),
+                 lambda: torch.nn.Sequential(make(torch.nn), torch.nn.ReLU(inplace=True)), dtype)
+    with tp.no_grad():                      # weights away from 1 and 0, as the simple layers do
+        for k, p in m.named_parameters():
+            p.copy_(tp.tensor(randn(zlib.crc32(k.encode()), *p.shape, dtype=dtype)))
+    sync(m, tm)
+    compare(m, tm, [randn(7, *shape, dtype=dtype)], dtype)
+
+
+@pytest.mark.parametrize("name,make,shape", NORM_THEN_INPLACE, ids=[c[0] for c in NORM_THEN_INPLACE])
+def test_norm_then_inplace_ops_gradcheck(name, make, shape):
+    tp.manual_seed(1)
+    norm = make(nn).double()
+
+    def f(x):                               # in-place ops of every kind on the norm's result
+        y = norm(x)
+        y.mul_(1.5).add_(0.25)
+        return nn.functional.relu(y, inplace=True)
+    x = tp.tensor(randn(3, *shape), requires_grad=True)
+    assert tp.autograd.gradcheck(f, (x,))
+    assert tp.autograd.gradgradcheck(f, (x,))
+
+
+def test_norm_without_grad_returns_its_output_uncopied():
+    """The copy is for the saved output: outside autograd there is none to protect."""
+    x = tp.tensor(randn(0, 2, 3, 4))
+    with tp.no_grad():
+        y = nn.functional.layer_norm(x, (4,))
+    assert y.grad_fn is None
+    y2 = nn.functional.layer_norm(x.requires_grad_(), (4,))
+    assert type(y2.grad_fn).__name__ == "CloneBackward0"
+    assert_close(y.numpy(), y2.detach().numpy(), atol=0, rtol=0)
+
+
 # ----------------------------------------------------------------- dropout
 def test_dropout_train_eval_and_scaling():
     tp.manual_seed(0)

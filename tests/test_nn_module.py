@@ -405,6 +405,80 @@ def test_full_backward_hook_without_torch():
         lin(tp.ones(1, 2, requires_grad=True)).sum().backward()
 
 
+def _double_backward_hook_run(T):
+    """``autograd.grad(create_graph=True)`` then a backward through that gradient: the
+    second pass runs through the module's output again (tanh's double backward reads it)."""
+    lin = T.nn.Linear(3, 2).double()
+    with T.no_grad():
+        lin.weight.copy_(T.tensor(randn(5, 2, 3)))
+        lin.bias.copy_(T.tensor(randn(6, 2)))
+    calls = []
+
+    def hook(mod, grad_input, grad_output):
+        calls.append(("full", [None if g is None else g.detach().numpy().copy() for g in grad_input],
+                      [g.detach().numpy().copy() for g in grad_output]))
+    lin.register_full_backward_hook(hook)
+    lin.register_full_backward_pre_hook(lambda mod, go: calls.append(("pre", go[0].detach().numpy().copy())))
+    x = T.tensor(randn(7, 1, 3), requires_grad=True)
+    w2, c = T.tensor(randn(8, 2)), T.tensor(randn(9, 1, 3))
+    g, = T.autograd.grad((lin(x).tanh() * w2).sum(), x, create_graph=True)
+    first = list(calls)
+    calls.clear()
+    (g * c).sum().backward()
+    return lin, x, w2, c, first, calls
+
+
+@needs_torch
+def test_full_backward_hooks_fire_again_in_a_double_backward_as_in_torch():
+    *_, first, second = _double_backward_hook_run(tp)
+    *_, tfirst, tsecond = _double_backward_hook_run(torch)
+    for got, want in ((first, tfirst), (second, tsecond)):
+        assert [c[0] for c in got] == [c[0] for c in want] == ["pre", "full"]
+        assert_close(got[0][1], want[0][1])
+        for a, b in zip(got[1][1] + got[1][2], want[1][1] + want[1][2]):
+            assert_close(a, b)
+
+
+def test_full_backward_hook_values_in_a_double_backward():
+    lin, x, w2, c, first, second = _double_backward_hook_run(tp)
+    W, b = lin.weight.detach().numpy(), lin.bias.detach().numpy()
+    t = np.tanh(x.detach().numpy() @ W.T + b)
+    w2, c = w2.numpy(), c.numpy()
+    go1 = w2 * (1 - t ** 2)                                  # d/dz of sum(w2 tanh z)
+    go2 = w2 * -2 * t * (1 - t ** 2) * (c @ W.T)             # d/dz of c . (W^T go1(z))
+    for calls, go in ((first, go1), (second, go2)):
+        assert [k[0] for k in calls] == ["pre", "full"]
+        assert_close(calls[0][1], go, atol=1e-12, rtol=1e-10)
+        assert_close(calls[1][2][0], go, atol=1e-12, rtol=1e-10)
+        assert_close(calls[1][1][0], go @ W, atol=1e-12, rtol=1e-10)
+
+
+def test_global_full_backward_hooks(T):
+    """``nn.modules.module.register_module_full_backward_(pre_)hook``: every module's,
+    run before the module's own."""
+    from importlib import import_module
+    mod = import_module(T.__name__ + ".nn.modules.module")
+    seq = T.nn.Sequential(T.nn.Linear(2, 3), T.nn.Tanh())
+    calls = []
+    seq[0].register_full_backward_hook(lambda m, gi, go: calls.append("own"))
+    seq[0].register_full_backward_pre_hook(lambda m, go: calls.append("own pre"))
+    h1 = mod.register_module_full_backward_hook(lambda m, gi, go: calls.append(type(m).__name__))
+    h2 = mod.register_module_full_backward_pre_hook(
+        lambda m, go: calls.append("pre " + type(m).__name__) or (go[0] * 3,))
+    try:
+        x = T.ones(1, 2, requires_grad=True)
+        seq(x).sum().backward()
+    finally:
+        h1.remove(), h2.remove()
+    assert calls == ["pre Sequential", "pre Tanh", "Tanh", "pre Linear", "own pre", "Linear", "own",
+                     "Sequential"]
+    x2 = T.ones(1, 2, requires_grad=True)
+    seq(x2).sum().backward()                                 # removed: only the module's own
+    assert calls[8:] == ["own pre", "own"]
+    # each of the three global pre-hooks tripled the gradient on its way
+    assert_close(x.grad.numpy(), 27 * x2.grad.numpy(), atol=1e-6, rtol=1e-6)
+
+
 def test_state_dict_and_load_hooks(T):
     lin = T.nn.Linear(2, 2)
     seen = []

@@ -60,6 +60,7 @@ C1 = np.array([1 + 1j], np.complex64)
 I2 = np.array([2, 3])
 B1 = np.array([True])
 NUMPY_TYPE = "NumPy's TypeError ('ufunc ... not supported for the input types') gets through"
+_NEG_POW = "Integers to negative integer powers are not allowed."
 ACCEPTS = "tensorplay computes a result for the input torch refuses"
 
 
@@ -111,13 +112,22 @@ CASES = [
                    _no_complex("remainder_cpu", C1, C1, xfail=NUMPY_TYPE)]),
     binary("fmod", a=X * 3 + 0.05, b=away0, complex=False, errors=[_zero_division(I2, np.array([0, 1]))]),
     binary("pow", a=pos(*S, seed=1), b=Y),
-    # integer powers with a negative exponent in a tensor: torch computes them (2 ** -1 == 0),
-    # tensorplay raises NumPy's ValueError-turned-RuntimeError for every test that runs the row
-    OpCase("pow_int_negative_exponent", func="pow", op="pow", samples=[Sample([I2, np.array([-1, 2])])],
+    # integers to negative integer powers: a tensor exponent is computed (2 ** -1 == 0,
+    # (-1) ** -3 == -1, 1 ** -2 == 1); a Python number exponent is refused, even when promotion
+    # would wrap it into an unsigned dtype
+    OpCase("pow_int_negative_exponent", func="pow", op="pow",
+           samples=[Sample([I2, np.array([-1, 2])]),
+                    Sample([np.array([-1, -1, 0, 1, 5, -2], np.int32), np.array([-3, -4, -1, -7, -1, -2], np.int32)],
+                           desc="every base"),
+                    Sample([np.array([2, -1, 1], np.int8), np.array(-1, np.int8)], desc="0-d exponent")],
            differentiable=False, zero_size=False,
-           xfail={k: "pow of integer tensors with a negative exponent in a tensor raises 'Integers to negative "
-                     "integer powers are not allowed.'; torch computes it (2 ** -1 == 0)"
-                  for k in ("float32", "low_precision", "against_torch", "covers", "spellings", "noncontig")}),
+           errors=[E(RuntimeError, _NEG_POW, I2, fn=lambda T, x: x ** -1, desc="number exponent"),
+                   E(RuntimeError, _NEG_POW, I2, fn=lambda T, x: T.pow(x, -2), desc="function"),
+                   E(RuntimeError, _NEG_POW, I2, fn=lambda T, x: x.pow_(-1), desc="in place"),
+                   E(RuntimeError, _NEG_POW, np.array([2, 0], np.uint8), fn=lambda T, x: x ** -1, desc="uint8"),
+                   E(RuntimeError, _NEG_POW, B1, fn=lambda T, x: x ** -1, desc="bool"),
+                   E(RuntimeError, _NEG_POW, np.zeros(0, np.int64), fn=lambda T, x: x ** -1,
+                     desc="empty")]),
     OpCase("pow_scalar_exp", lambda T, x: x ** 3 + x.abs() ** -1.5 + x.abs() ** 2.5,
            [Sample([away0])], covers=("pow", "abs", "add")),
     OpCase("pow_scalar_base", lambda T, x: 2.0 ** x, [Sample([X])], covers=("pow",)),

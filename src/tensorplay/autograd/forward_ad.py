@@ -266,12 +266,7 @@ def _keep_out_tangent(node, out, level, t):
 
         def restore(out, nr=0):
             for (lv, k), tangent in kept.items():
-                if (k == nr or multi) and lv.index < len(_levels) and _levels[lv.index] is lv:
-                    if multi:       # the rebuilt outputs are data, not tensors: no tangent slot
-                        raise NotImplementedError(
-                            f"Trying to use forward AD over the backward of "
-                            f"{getattr(node.op, 'name', node.name())}, whose derivative reads its "
-                            f"outputs: not supported yet.")
+                if k == nr and lv.index < len(_levels) and _levels[lv.index] is lv:
                     lv.set_tangent(out, tangent)
         d["_fw_out"] = restore
     kept[(level, nr)] = t

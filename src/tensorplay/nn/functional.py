@@ -362,7 +362,13 @@ def threshold_(input, threshold, value):
 
 # ------------------------------------------------------------------ normalisation
 def _affine(x, weight, bias, shape=None):
-    """``x * weight + bias`` with the parameters reshaped to ``shape`` (None: as they are)."""
+    """``x * weight + bias`` with the parameters reshaped to ``shape`` (None: as they are).
+    ``x`` is a normalisation's output, which its node saves for the derivative: without
+    weight and bias it is returned as a copy, so that an in-place op after the norm
+    (``InstanceNorm2d`` then ``ReLU(inplace=True)``) writes the copy, not the saved values
+    (PyTorch's norms save their input and statistics instead)."""
+    if weight is None and bias is None:
+        return x.clone() if x.requires_grad else x
     if weight is not None:
         x = x * (weight if shape is None else weight.reshape(shape))
     if bias is not None:

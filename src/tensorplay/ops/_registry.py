@@ -517,6 +517,9 @@ class OpNode(Node):
         t = _wrap(d)
         if state.enabled:
             t._rg, t._gfn, t._out_nr = True, self, i
+        fw = self._fw_out
+        if fw is not None:              # forward-over-reverse: the output's tangents (forward_ad)
+            fw(t, i)
         return t
 
     def _check_versions(self, safe=()):

@@ -22,3 +22,31 @@ def _key(x):
 
 def _isfloat(x):
     return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
+
+
+def star_by_keyword(name, args, kwargs, star="dims"):
+    """The arguments of ``name(input, *dims)`` called with keywords, as PyTorch's
+    signature ``name(input, dims)`` allows (``flip(x, dims=(0, 1))``,
+    ``x.permute(dims=(1, 0))``, ``permute(input=x, dims=...)``): returns
+    ``[input, dims]``, with PyTorch's errors for what that signature refuses."""
+    args = list(args)
+    for k in kwargs:
+        if k != "input" and k != star:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+    if "input" in kwargs:
+        if args:
+            raise TypeError(f"{name}() got multiple values for argument 'input'")
+        args.append(kwargs["input"])
+    if not args:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "input"')
+    if star in kwargs:
+        if len(args) > 1:
+            raise TypeError(f"{name}() got multiple values for argument '{star}'")
+        dims = kwargs[star]
+        if not isinstance(dims, (list, tuple)):         # (a Size is a tuple)
+            raise TypeError(f"{name}(): argument '{star}' must be tuple of ints, not "
+                            f"{type(dims).__name__}")
+        args.append(dims)
+    if len(args) < 2:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "{star}"')
+    return args

@@ -12,8 +12,8 @@ from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
-from ._registry import defop, public
-from ._util import dims_arg, size_arg
+from ._registry import defop, dispatch, public
+from ._util import dims_arg, size_arg, star_by_keyword
 from .pointwise import conj
 from .._out import call_with_out
 
@@ -269,8 +269,20 @@ def _permute_vjp(g, dims):
     return g.permute(tuple(np.argsort(axes).tolist()))
 
 
-permute = defop("permute", _permute_k, {"x": _permute_vjp}, upcast=False, view=True,
-                family=VIEW, dims=("dims",), linear=True)
+_permute = defop("permute", _permute_k, {"x": _permute_vjp}, upcast=False, view=True,
+                 family=VIEW, dims=("dims",), linear=True)
+_permute_op = _permute.op
+
+
+def permute(*args, **kwargs):
+    """``permute(x, (1, 0))`` or ``permute(x, dims=(1, 0))``, and as a method also
+    ``x.permute(1, 0)``."""
+    if kwargs:
+        args = star_by_keyword("permute", args, kwargs)
+    return dispatch(_permute_op, args)
+
+
+permute.op, permute.spelling = _permute_op, _permute.spelling
 
 
 def _t_k(x):

@@ -110,6 +110,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     A ``commutative`` op's reflected operator (``2 * x``) is ``x * 2``, as in
     PyTorch: the tensor's edge comes first in the node."""
     kw.setdefault("promote", True)
+    check = kw.pop("check", None)
     if isinstance(kernel, np.ufunc):
         kw.setdefault("args", ("x", "y"))
     op = Op(name, kernel, derivatives, n_in=2, **kw)
@@ -181,6 +182,13 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         elif state.inference:
             out._make_inference()
         return out
+
+    if check is not None:       # a check of the arguments as given (before promotion makes
+        unchecked = fast        # a Python -1 a uint8 255): every spelling calls ``fast``
+
+        def fast(input, other):
+            check(input, other)
+            return unchecked(input, other)
 
     if len(op.names) == 2:
         def fn(input, other, *, out=None):
@@ -322,15 +330,28 @@ def _pow_vjp_e(g, result, x, e):
 
 
 def _pow_kernel(x, e):
-    if isinstance(x, np.ndarray) and x.dtype.kind in "iu":
-        ea = np.asarray(e)
-        if ea.dtype.kind in "iu" and np.any(ea < 0):
-            raise RuntimeError("Integers to negative integer powers are not allowed.")
-    return np.power(x, e)
+    try:
+        return np.power(x, e)
+    except ValueError:
+        if np.result_type(x, e).kind not in "iu":
+            raise
+    # NumPy refuses integers to negative integer powers; PyTorch computes them
+    # (tensor exponents): 1 ** -n == 1, (-1) ** -n == +-1, any other base gives 0
+    neg = e < 0
+    r = np.power(x, np.where(neg, 0, e))
+    sign = 1 - 2 * (e & 1)
+    return np.where(neg, np.where(x == 1, 1, np.where(x == -1, sign, 0)), r).astype(r.dtype, copy=False)
+
+
+def _pow_check(x, e):
+    """PyTorch refuses an integer tensor to a negative *number* (not tensor) power."""
+    if (type(e) is int or isinstance(e, np.integer)) and e < 0 and isinstance(x, Tensor) \
+            and x._data.dtype.kind in "biu":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
 pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
-             family=ELEMENTWISE, inplace=True,
+             family=ELEMENTWISE, inplace=True, check=_pow_check,
              operators=("__pow__", "__rpow__", "__ipow__"))
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument

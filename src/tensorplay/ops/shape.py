@@ -11,7 +11,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import VIEW, SHAPE
 from ._registry import defop, public
-from ._util import size_arg, _tname
+from ._util import size_arg, star_by_keyword, _tname
 from .indexing import _slice, _zeros
 from .._out import call_with_out, write_out
 
@@ -120,10 +120,15 @@ _flip = defop("flip", _flip_k, {"x": lambda g, dims: _flip(g, dims)}, upcast=Fal
 
 
 @public()
-def flip(input, *dims):
-    """``flip(x, (0, 1))``, and as a method also ``x.flip(0, 1)``."""
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        dims = dims[0]
+def flip(*args, **kwargs):
+    """``flip(x, (0, 1))`` or ``flip(x, dims=(0, 1))``, and as a method also
+    ``x.flip(0, 1)``."""
+    if kwargs or len(args) < 2:
+        input, dims = star_by_keyword("flip", args, kwargs)
+    else:
+        input, dims = args[0], args[1:]
+        if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+            dims = dims[0]
     return _flip(input, tuple(dims))
 
 

@@ -614,12 +614,16 @@ class Module:
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         state = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            state = _HookState(self, self._backward_hooks, self._backward_pre_hooks)
+        hooks, pre_hooks = self._backward_hooks, self._backward_pre_hooks
+        if _GLOBAL_BWD or _GLOBAL_BWD_PRE:      # the global ones first, as in PyTorch
+            hooks = OrderedDict(itertools.chain(_GLOBAL_BWD.items(), hooks.items()))
+            pre_hooks = OrderedDict(itertools.chain(_GLOBAL_BWD_PRE.items(), pre_hooks.items()))
+        if hooks or pre_hooks:
+            state = _HookState(self, hooks, pre_hooks)
             state.n_inputs = len(args)
             state.input_index = tuple(i for i, a in enumerate(args)
                                       if isinstance(a, Tensor) and a.requires_grad)
-            if state.input_index and self._backward_hooks:
+            if state.input_index and hooks:
                 ins = tuple(args[i] for i in state.input_index)
                 outs = _InputHook.apply(state, *ins)
                 args = list(args)
@@ -872,20 +876,26 @@ def _size_repr(shape):
     return repr(Size(shape))
 
 
-# global hooks (nn.modules.module.register_module_forward_(pre_)hook)
+# global hooks (nn.modules.module.register_module_forward_(pre_)hook,
+# register_module_full_backward_(pre_)hook): every module's call runs them before its own
 _GLOBAL_PRE, _GLOBAL_FWD = OrderedDict(), OrderedDict()
+_GLOBAL_BWD, _GLOBAL_BWD_PRE = OrderedDict(), OrderedDict()
 _GLOBAL_HOOKS = []          # non-empty while any global hook is registered
+
+
+def _any_global():
+    _GLOBAL_HOOKS[:] = [1] if (_GLOBAL_PRE or _GLOBAL_FWD or _GLOBAL_BWD or _GLOBAL_BWD_PRE) else []
 
 
 def _global(store, hook):
     handle = RemovableHandle(store)
     store[handle.id] = hook
-    _GLOBAL_HOOKS[:] = [1] if (_GLOBAL_PRE or _GLOBAL_FWD) else []
+    _any_global()
     orig = handle.remove
 
     def remove():
         orig()
-        _GLOBAL_HOOKS[:] = [1] if (_GLOBAL_PRE or _GLOBAL_FWD) else []
+        _any_global()
     handle.remove = remove
     return handle
 
@@ -896,3 +906,13 @@ def register_module_forward_pre_hook(hook):
 
 def register_module_forward_hook(hook):
     return _global(_GLOBAL_FWD, hook)
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A backward pre-hook (``Module.register_full_backward_pre_hook``) of every module."""
+    return _global(_GLOBAL_BWD_PRE, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook (``Module.register_full_backward_hook``) of every module."""
+    return _global(_GLOBAL_BWD, hook)
