@@ -791,3 +791,18 @@ def test_tensor_attribute_writes_stay_on_the_c_slot():
     from tensorplay.nn import Parameter
     for cls in (tp.Tensor, Parameter):
         assert "__setattr__" not in vars(cls) and "__delattr__" not in vars(cls), cls
+
+
+@pytest.mark.parametrize("call", [lambda T, x: x.view(2, size=(-1,)),
+                                  lambda T, x: x.view(shape=(-1,)),
+                                  lambda T, x: x.view(size=3),
+                                  lambda T, x: x.reshape(bad=(-1,)),
+                                  lambda T, x: T.reshape(x, (4,), shape=(4,)),
+                                  lambda T, x: x.repeat(repeats=2),
+                                  lambda T, x: x.expand(2, 2, size=(2, 2))])
+def test_size_keywords_refused_as_pytorch_refuses(call):
+    # PyTorch's names for the *size parameters (view(size=), reshape(shape=),
+    # repeat(repeats=)...) are accepted; a mix, another name or a bare int is a TypeError
+    for T in (tp, torch) if torch is not None else (tp,):
+        with pytest.raises(TypeError):
+            call(T, T.ones(2, 2))

@@ -25,6 +25,7 @@ from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, 
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
+from ._util import star_by_keyword
 from .._autograd.graph import AccumulateGrad, Node
 from .._autograd.grad_mode import state
 from .._autograd.anomaly_mode import anomaly, note_creation
@@ -1202,6 +1203,7 @@ class ViewList:
 def defop(name, kernel, derivatives=None, **kw):
     """Register ``name`` and return its public function (also the method)."""
     n_in = kw.pop("n_in", 1)
+    star_name = kw.pop("star_name", None)   # PyTorch's keyword for a ``*size`` parameter
     op = Op(name, kernel, derivatives, n_in=n_in, **kw)
     REGISTRY[name] = op
     names = op.names
@@ -1219,11 +1221,13 @@ def defop(name, kernel, derivatives=None, **kw):
                 raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
             return dispatch(op, list(args) + extra)
     elif op.varargs:                        # f(x, *size)
+        star = star_name or op.star
+
         def fn(*args, **kwargs):
-            if "out" in kwargs:
-                return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
             if kwargs:
-                raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+                if "out" in kwargs:
+                    return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
+                args = star_by_keyword(name, args, kwargs, star)    # view(size=...), PyTorch's
             return dispatch(op, args)
     elif len(names) == 1 and n_in == 1:
         def fn(input, *, out=None):

@@ -206,16 +206,19 @@ def _view_k(x, *shape):
 
 _reshape_vjp = lambda g, x: g.reshape(x.shape)   # noqa: E731
 view = defop("view", _view_k, {"x": _reshape_vjp}, meta=("x",), upcast=False, view=True,
-             family=VIEW, linear=True)
+             family=VIEW, linear=True, star_name="size")
 _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
                      {"x": _reshape_vjp}, meta=("x",), upcast=False,
                      node_name="UnsafeViewBackward0", family=VIEW, linear=True)
 
 
 @public()
-def reshape(input, *shape):
+def reshape(*args, **kwargs):
     """A view when the memory layout allows one, else a copy (recorded as PyTorch
     does: ``clone`` then ``_unsafe_view``)."""
+    if kwargs:
+        args = star_by_keyword("reshape", args, kwargs, "shape")
+    input, shape = args[0], args[1:]
     try:
         return view(input, *shape)
     except RuntimeError as e:           # the layout needs a copy: view() said so

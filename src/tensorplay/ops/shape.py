@@ -84,8 +84,10 @@ _repeat = defop("repeat", _repeat_k, {"x": _repeat_vjp}, meta=("x",), upcast=Fal
 
 
 @public()
-def repeat(input, *sizes):
-    return _repeat(input, size_arg(sizes))
+def repeat(*args, **kwargs):
+    if kwargs:
+        args = star_by_keyword("repeat", args, kwargs, "repeats")
+    return _repeat(args[0], size_arg(args[1:]))
 
 
 @public()
