@@ -480,11 +480,16 @@ class OpNode(Node):
                 saved[i] = _Packed(run_pack_hook(pack, a), unpack, a,
                                    a._edge() if a._rg else None)
         self.args = saved
-        single = self.out is not None and type(self.out) is not tuple
-        if single:
-            self.out = _Packed(run_pack_hook(pack, _wrap(self.out)), unpack, self.out, None)
-        self.versions = [(vl, e, _WeakSaved(t, k, self) if k is None or single else t, k)
-                         for vl, e, t, k in self.versions]
+        o = self.out
+        if type(o) is tuple:                # the outputs the vjps read (max's values, not indices)
+            outs = list(o)
+            for _, _, _, k in self.versions:
+                if k is not None:
+                    outs[k] = _Packed(run_pack_hook(pack, _wrap(o[k])), unpack, o[k], None)
+            self.out = tuple(outs)
+        elif o is not None:
+            self.out = _Packed(run_pack_hook(pack, _wrap(o)), unpack, o, None)
+        self.versions = [(vl, e, _WeakSaved(t, k, self), k) for vl, e, t, k in self.versions]
         self._packed = True
 
     def _unpack(self):
@@ -506,11 +511,9 @@ class OpNode(Node):
             args.append(a)
         o = self.out
         if type(o) is _Packed:
-            v = o.unpack(o.value)
-            orig = o.orig()
-            if orig is None or not np.may_share_memory(v._data, orig):
-                safe.add(o.key)
-            o = v._data
+            o = _unpacked_out(o, safe)
+        elif type(o) is tuple:
+            o = tuple(_unpacked_out(p, safe) if type(p) is _Packed else p for p in o)
         self._check_versions(safe)
         return args, o
 
@@ -577,6 +580,19 @@ class _Packed:
         self.orig, self.key = weakref.ref(orig), id(orig)
 
 
+def _unpacked_out(p, safe):
+    """A packed output's data, through its unpack hook; its id joins ``safe``
+    when what came back no longer shares the output's memory."""
+    v = p.unpack(p.value)
+    if not isinstance(v, Tensor):
+        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
+                        f"but got result of type {type(v).__name__}")
+    orig = p.orig()
+    if orig is None or not np.may_share_memory(v._data, orig):
+        safe.add(p.key)
+    return v._data
+
+
 class _WeakSaved:
     """A packed saved tensor's place in its node's version stamps: what the
     version error names, computed while the tensor is alive, and a weak
@@ -603,17 +619,18 @@ class MultiOutputNode(OpNode):
         args = self.args
         if args is None:
             raise RuntimeError(FREED_MSG)
+        o = self.out
         if self.versions:
             if self._packed:
-                args, _ = self._unpack()
+                args, o = self._unpack()
             else:
                 self._check_versions()
         edges = self.next_edges
         if all(x is None for x in grads):
             return (None,) * len(edges)
-        like = self.out if self.out is not None else self.__dict__["out_meta"]
+        like = o if o is not None else self.__dict__["out_meta"]
         g = tuple(_zeros_like_data(d) if x is None else x for x, d in zip(grads, like))
-        out = None if self.out is None else tuple(self._saved_out(d, i) for i, d in enumerate(self.out))
+        out = None if o is None else tuple(self._saved_out(d, i) for i, d in enumerate(o))
         return self._vjps(g, out, args, edges)
 
 
