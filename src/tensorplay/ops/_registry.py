@@ -704,36 +704,17 @@ def record(op, args, outs):
     # 1. edges, and the inputs' shapes and dtypes to check the gradients that come
     #    back against; an elementwise op whose inputs have the output's shape and
     #    dtype (float32/float64) gets them right by construction: no check
-    edges = [None] * n_in
-    key = 0
-    for i in range(n_in):
-        t = args[i]
-        if isinstance(t, Tensor) and t._rg:
-            if t._base is not None and t._view_version != t._vc[0]:
-                t._refresh_history()        # a view written in place since its history was made
-            fn = t._gfn
-            edges[i] = (fn, t._out_nr) if fn is not None else _leaf_edge(t)
-            key |= 1 << i
-    checked = True
-    if single and op.elementwise:
-        od = outs._data
-        dt, shape = od.dtype, od.shape
-        if dt in _EXACT:
-            checked = False
-            for e, t in zip(edges, args):
-                if e is not None and (t._data.dtype is not dt or t._data.shape != shape):
-                    checked = True
-    node.next_edges = tuple(edges)
-    if checked:
-        metas = []
-        for e, t in zip(edges, args):
-            if e is None:
-                metas.append(None), metas.append(None)
-            else:
-                metas.append(t._data.shape), metas.append(t._data.dtype)
-        node.input_meta = tuple(metas)
+    if n_in == 1 and not op.elementwise:    # the commonest general call (view, sum, max...):
+        t = args[0]                         # a tensor that requires grad (else no record)
+        if t._base is not None and t._view_version != t._vc[0]:
+            t._refresh_history()
+        d = t._data
+        fn = t._gfn
+        node.next_edges = ((fn, t._out_nr) if fn is not None else _leaf_edge(t),)
+        node.input_meta = (d.shape, d.dtype)
+        key = 1
     else:
-        node.input_meta = None
+        key = _edges_and_meta(node, op, args, outs, n_in, single)
     # 2. the plan
     if op.joint:
         key = -n_in
@@ -803,6 +784,42 @@ def record(op, args, outs):
             o._gfn = node
             o._out_nr = k
     return node
+
+
+def _edges_and_meta(node, op, args, outs, n_in, single):
+    """``record``'s step 1 for any number of inputs: the node's edges and input
+    metadata; returns the key of the pattern of inputs that require grad."""
+    edges = [None] * n_in
+    key = 0
+    for i in range(n_in):
+        t = args[i]
+        if isinstance(t, Tensor) and t._rg:
+            if t._base is not None and t._view_version != t._vc[0]:
+                t._refresh_history()        # a view written in place since its history was made
+            fn = t._gfn
+            edges[i] = (fn, t._out_nr) if fn is not None else _leaf_edge(t)
+            key |= 1 << i
+    checked = True
+    if single and op.elementwise:
+        od = outs._data
+        dt, shape = od.dtype, od.shape
+        if dt in _EXACT:
+            checked = False
+            for e, t in zip(edges, args):
+                if e is not None and (t._data.dtype is not dt or t._data.shape != shape):
+                    checked = True
+    node.next_edges = tuple(edges)
+    if checked:
+        metas = []
+        for e, t in zip(edges, args):
+            if e is None:
+                metas.append(None), metas.append(None)
+            else:
+                metas.append(t._data.shape), metas.append(t._data.dtype)
+        node.input_meta = tuple(metas)
+    else:
+        node.input_meta = None
+    return key
 
 
 def record_pointwise(op, x, y, out):
