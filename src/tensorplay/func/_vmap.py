@@ -24,6 +24,8 @@ of an inner level is a batched tensor of the outer one.
 import functools
 import warnings
 
+import numpy as np
+
 from .. import _dtype
 from .._random import draw_guards
 from .._tensor import Tensor, _new
@@ -481,6 +483,9 @@ class VmapLevel:
                        1 for k in items if k is not None and k is not Ellipsis)
         basic, tensors, pos = [], [], 0
         for k in items:
+            if isinstance(k, (list, tuple, range, np.ndarray)):    # a sequence of indices
+                from .._creation import tensor
+                k = tensor(np.asarray(list(k) if isinstance(k, range) else k))
             if ints and type(k) is Tensor and k._data.ndim == 0 and k._data.dtype.kind in "iu" \
                     and k.dtype is not _uint8:
                 basic.append(k)                           # an int

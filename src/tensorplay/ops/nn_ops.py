@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from .._tensor import _wrap
-from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER, NoBatchRule
+from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
 from ._registry import defop, dispatch
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
