@@ -13,7 +13,7 @@ import pytest
 
 import tensorplay as tp
 import tensorplay.nn.functional as F
-from tensorplay.func import _vmap as _vmap_mod, grad, jvp, vmap
+from tensorplay.func import _vmap as _vmap_mod, grad, jacrev, jvp, vmap
 
 from conftest import assert_close
 
@@ -295,3 +295,19 @@ def test_index_put_against_torch():
         assert_close(g, tp.tensor(w.numpy()), atol=1e-12)
     with pytest.raises(RuntimeError, match="Attempting to batch over indexing with a boolean mask"):
         vmap(lambda x, m: x.index_put((m,), tp.tensor(1.0, dtype=tp.float64)))(tp.tensor(X), tp.tensor(X > 0))
+
+
+def test_jacrev_through_writes_per_sample():
+    """The derivative of a write (an ``index`` of the cotangent with basic items
+    and index arrays) runs batched over jacrev's cotangents, with no fallback."""
+    v = tp.tensor(RNG.standard_normal((3, 2, 6)))
+
+    def f(x, v, i):
+        y = x * 1
+        y[i] = v[:, None]
+        y[[0, 2], 1:3] = v[:, None]
+        y[1, :, [0, 2]] = 1.5
+        return tp.index_put(y, (i,), v[:, None] * 2, True)
+    x, i = tp.tensor(X), tp.tensor(I)
+    got = _no_fallback(lambda x, v, i: jacrev(lambda v: f(x, v, i))(v), x, v, i)
+    _close(got, _loop(lambda x, v, i: jacrev(lambda v: f(x, v, i))(v), x, v, i))
