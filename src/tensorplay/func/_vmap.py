@@ -472,6 +472,10 @@ class VmapLevel:
         then the index tensors (a shared mask as its positions).  Returns
         ``x`` after the basic items, ``[(position, tensor)]`` and whether the
         tensors' positions are adjacent."""
+        if any(isinstance(k, (list, tuple, range, np.ndarray)) for k in items):
+            from .._creation import tensor          # a sequence of indices: an index tensor
+            items = [tensor(np.asarray(list(k) if isinstance(k, range) else k))
+                     if isinstance(k, (list, tuple, range, np.ndarray)) else k for k in items]
         if any(_is_batched(k, self) and k.dtype in (_bool, _uint8) for k in items):
             raise RuntimeError("vmap: We do not support batching operators that can support "
                                "dynamic shape. Attempting to batch over indexing with a boolean "
@@ -483,9 +487,6 @@ class VmapLevel:
                        1 for k in items if k is not None and k is not Ellipsis)
         basic, tensors, pos = [], [], 0
         for k in items:
-            if isinstance(k, (list, tuple, range, np.ndarray)):    # a sequence of indices
-                from .._creation import tensor
-                k = tensor(np.asarray(list(k) if isinstance(k, range) else k))
             if ints and type(k) is Tensor and k._data.ndim == 0 and k._data.dtype.kind in "iu" \
                     and k.dtype is not _uint8:
                 basic.append(k)                           # an int
