@@ -24,6 +24,8 @@ of an inner level is a batched tensor of the outer one.
 import functools
 import warnings
 
+import numpy as np
+
 from .. import _dtype
 from .._random import draw_guards
 from .._tensor import Tensor, _new
@@ -427,9 +429,15 @@ class VmapLevel:
 
     def process_inplace(self, target, f, args, kwargs, name):
         """``target.<name>_(*args)`` with a batched tensor among them."""
-        batched_arg = any(_is_batched(a, self) for a in list(args) + list(kwargs.values()))
+        batched_arg = any(_is_batched(a, self) or type(a) is tuple and
+                          any(_is_batched(b, self) for b in a)      # index_put_'s indices
+                          for a in list(args) + list(kwargs.values()))
         if not _is_batched(target, self):
             if batched_arg:
+                if name == "copy" or name == "index_put" and _basic_setitem(args):
+                    raise RuntimeError(_inplace_error("inplace arithmetic"))
+                if name == "index_put":
+                    raise RuntimeError(_inplace_error("index_put_"))
                 bshape = [self.size] + list(target.shape)
                 raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
                                    f"broadcast shape {bshape}")
@@ -445,18 +453,29 @@ class VmapLevel:
             copy_(phys, src)
         return target
 
-    def batched_key(self, key):
-        items = key if isinstance(key, tuple) else (key,)
-        return any(_is_batched(k, self) for k in items)
+    def takes_key(self, x, key, value=None):
+        """Whether this level handles ``x[key]`` (``= value``): the key holds a
+        batched tensor (of any level) and this is the innermost level at which
+        ``x``, a key tensor or ``value`` is batched (the levels are asked
+        innermost first; the levels inside it are met by the ops it calls)."""
+        items = key if type(key) is tuple else (key,)
+        if not any(type(k) is BatchedTensor for k in items):
+            return False
+        return _is_batched(x, self) or _is_batched(value, self) or \
+            any(_is_batched(k, self) for k in items)
 
-    def getitem(self, x, key):
-        """``x[key]`` where ``key`` holds batched index tensors.  The basic items
-        (ints, slices, None, Ellipsis) are applied first, as the view ops they
-        are (PyTorch's rule: ints take no part in placing the advanced
-        dimensions); then the tensors, with a batch index in front, as one
-        advanced index on the physical tensor, whose result dimensions are
-        put where the sample's own indexing puts them."""
-        items = key if isinstance(key, tuple) else (key,)
+    def _plan(self, x, items, ints=True):
+        """``x[items]`` split as PyTorch's indexing does it: the basic items
+        (ints, slices, None, Ellipsis; with ``ints``, a 0-d integer tensor the
+        same for every sample is an int) applied to ``x`` first, as the view
+        ops they are (ints take no part in placing the advanced dimensions),
+        then the index tensors (a shared mask as its positions).  Returns
+        ``x`` after the basic items, ``[(position, tensor)]`` and whether the
+        tensors' positions are adjacent."""
+        if any(isinstance(k, (list, tuple, range, np.ndarray)) for k in items):
+            from .._creation import tensor          # a sequence of indices: an index tensor
+            items = [tensor(np.asarray(list(k) if isinstance(k, range) else k))
+                     if isinstance(k, (list, tuple, range, np.ndarray)) else k for k in items]
         if any(_is_batched(k, self) and k.dtype in (_bool, _uint8) for k in items):
             raise RuntimeError("vmap: We do not support batching operators that can support "
                                "dynamic shape. Attempting to batch over indexing with a boolean "
@@ -468,7 +487,10 @@ class VmapLevel:
                        1 for k in items if k is not None and k is not Ellipsis)
         basic, tensors, pos = [], [], 0
         for k in items:
-            if isinstance(k, Tensor):
+            if ints and type(k) is Tensor and k._data.ndim == 0 and k._data.dtype.kind in "iu" \
+                    and k.dtype is not _uint8:
+                basic.append(k)                           # an int
+            elif isinstance(k, Tensor):
                 if k.dtype in (_bool, _uint8):            # a shared mask: its positions
                     for j in k.nonzero().unbind(1):
                         tensors.append((pos, j))
@@ -492,29 +514,110 @@ class VmapLevel:
         if any(not (isinstance(k, slice) and k == slice(None)) for k in basic):
             x = x[tuple(basic)]
         positions = [p for p, _ in tensors]
+        adjacent = positions == list(range(positions[0], positions[-1] + 1))
+        return x, tensors, adjacent
+
+    def _physical_key(self, tensors):
+        """The index of the physical tensor (below this level): a batch index in
+        front, the tensors batched here with their batch dimension lined up
+        with it, full slices between; and the index tensors' rank."""
+        from .._creation import arange
+        b = self.size
+        rank = max(t.dim() for _, t in tensors)
+        pkey = [arange(b).reshape((b,) + (1,) * rank)]
+        it = iter(tensors)
+        positions = [p for p, _ in tensors]
+        for d in range(positions[-1] + 1):
+            if d in positions:
+                t = next(it)[1]
+                if _is_batched(t, self):
+                    v = t._value
+                    t = v.reshape((b,) + (1,) * (rank - v.dim() + 1) + tuple(v.shape[1:]))
+                pkey.append(t)
+            else:
+                pkey.append(slice(None))
+        return tuple(pkey), rank
+
+    def getitem(self, x, key):
+        """``x[key]`` where ``key`` holds batched index tensors: the basic items
+        first (``_plan``), then the tensors, with a batch index in front, as
+        one advanced index on the physical tensor, whose result dimensions
+        are put where the sample's own indexing puts them."""
+        x, tensors, adjacent = self._plan(x, key if isinstance(key, tuple) else (key,))
+        p0 = tensors[0][0]
         with self.below():
-            b = self.size
-            xv = x._value if _is_batched(x, self) else materialize(x, None, b)
-            shapes = [tuple(t.shape) for _, t in tensors]
-            rank = max((len(sh) for sh in shapes), default=0)
-            from .._creation import arange
-            pkey = [arange(b).reshape((b,) + (1,) * rank)]
-            it = iter(tensors)
-            for d in range(positions[-1] + 1):
-                if d in positions:
-                    t = next(it)[1]
-                    if _is_batched(t, self):
-                        v = t._value
-                        t = v.reshape((b,) + (1,) * (rank - v.dim() + 1) + tuple(v.shape[1:]))
-                    pkey.append(t)
-                else:
-                    pkey.append(slice(None))
-            r = xv[tuple(pkey)]
-            adjacent = positions == list(range(positions[0], positions[-1] + 1))
-            if adjacent and positions[0] > 0:   # the sample's result has them in place
-                n = rank
-                r = r.movedim(list(range(1, 1 + n)), list(range(1 + positions[0], 1 + positions[0] + n)))
+            xv = x._value if _is_batched(x, self) else materialize(x, None, self.size)
+            pkey, rank = self._physical_key(tensors)
+            r = xv[pkey]
+            if adjacent and p0 > 0:         # the sample's result has them in place
+                r = r.movedim(list(range(1, 1 + rank)), list(range(1 + p0, 1 + p0 + rank)))
         return _wrap_batched(self, r)
+
+    def _physical_value(self, v, result_rank, rank, move_from, strip=True):
+        """A value written into ``x[key]`` of each sample as the physical write
+        takes it: batch first (size one when shared), with ``strip`` the
+        sample's leading size-1 dimensions beyond the indexed result dropped
+        (as ``x[key] = v`` does), padded to the result's rank, and the index
+        dimensions moved from ``move_from`` to just after the batch (the
+        physical layout)."""
+        batched = _is_batched(v, self)
+        p = v._value if batched else v
+        if not batched and not move_from:
+            return p                        # broadcasting lines it up already
+        if not batched:
+            p = p.unsqueeze(0)
+        while strip and p.dim() - 1 > result_rank and p.shape[1] == 1:
+            p = p.squeeze(1)
+        p = pad_rank(p, result_rank)
+        if move_from and p.dim() - 1 == result_rank:
+            p = p.movedim(list(range(1 + move_from, 1 + move_from + rank)), list(range(1, 1 + rank)))
+        return p
+
+    def setitem(self, x, key, value):
+        """``x[key] = value`` where ``key`` holds batched index tensors: the
+        basic items as views of ``x``, then one write of the physical tensor
+        (``_physical_key``), recorded by autograd as any in-place write."""
+        if not _is_batched(x, self):
+            raise RuntimeError(_inplace_error("index_put_"))
+        xs, tensors, adjacent = self._plan(x, key if isinstance(key, tuple) else (key,))
+        p0 = tensors[0][0]
+        with self.below():
+            pkey, rank = self._physical_key(tensors)
+            if isinstance(value, Tensor):
+                value = self._physical_value(value, xs.dim() - len(tensors) + rank, rank,
+                                             p0 if adjacent else 0)
+            xs._value[pkey] = value
+
+    def index_put(self, x, indices, values, accumulate):
+        """``index_put(x, indices, values, accumulate)`` where ``indices`` holds
+        batched tensors: one ``index_put`` of the physical tensor (``x``
+        expanded when it is the same for every sample: the op copies it),
+        the batch index in front, so that accumulated duplicates stay within
+        their sample."""
+        _, tensors, _ = self._plan(x, tuple(indices), ints=False)
+        with self.below():
+            xv = x._value if _is_batched(x, self) else materialize(x, None, self.size)
+            pkey, rank = self._physical_key(tensors)
+            values = self._physical_value(values, x.dim() - len(tensors) + rank, rank, 0, False)
+            from ..ops.indexing import index_put
+            r = index_put(xv, pkey, values, accumulate)
+        return _wrap_batched(self, r)
+
+
+def _basic_setitem(args):
+    """Whether ``index_put``'s in-place arguments are ``x[key] = v``'s with a
+    key of ints and slices only (a parsed ``(basic, None)``: PyTorch's copy_
+    into a view)."""
+    k = args[0] if args else None
+    return type(k) is tuple and len(k) == 2 and type(k[0]) is tuple and k[1] is None
+
+
+def _inplace_error(name):
+    return (f"vmap: {name}(self, *extra_args) is not possible because there exists a Tensor "
+            f"`other` in extra_args that has more elements than `self`. This happened due to "
+            f"`other` being vmapped over but `self` not being vmapped over in a vmap. Please try "
+            f"to use out-of-place operators instead of {name}. If said operator is being called "
+            f"inside the PyTorch framework, please file a bug report instead.")
 
 
 class _BelowDraws:

@@ -473,25 +473,14 @@ def batch_take(op, args, bdims):
 
 
 def batch_index(op, args, bdims):
-    """``x[key]`` with ``key`` already parsed (basic slices, advanced arrays):
-    a full slice in front keeps the batch dimension; where NumPy moves the
-    advanced dimensions first (they are not adjacent), the batch follows them."""
+    """``x[key]`` with ``key`` already parsed (basic items, then advanced arrays;
+    both, as the derivative of a write ``x[i] = v`` records them): a full
+    slice in front of the part applied first keeps the batch dimension; where
+    NumPy moves the advanced dimensions first (they are not adjacent), the
+    batch follows them (``_batched_key``)."""
     x = _batch_first(args[0], bdims[0])
-    basic, adv = args[1]
-    new_basic = (slice(None),) + tuple(basic) if basic else ()
-    if adv is None:
-        return _call(op, [x, (new_basic, None)]), 0
-    adv = tuple(adv)
-    if basic:
-        raise NoBatchRule(op.name)
-    new_adv = (slice(None),) + adv
-    positions = [i for i, k in enumerate(adv) if not isinstance(k, slice)]
-    adjacent = positions == list(range(positions[0], positions[-1] + 1)) if positions else True
-    r = _call(op, [x, ((), new_adv)])
-    if adjacent:
-        return r, 0
-    nd = np.broadcast_shapes(*[np.shape(adv[i]) for i in positions])
-    return r, len(nd)
+    key, front = _batched_key(args[1])
+    return _call(op, [x, key]), front
 
 
 def _batched_key(key):

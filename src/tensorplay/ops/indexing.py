@@ -106,11 +106,13 @@ def _acc(a):
     return a.astype(_F32) if a.dtype in _LOWP else a
 
 
-def _strip1(v, ndim):
-    """Drop leading size-1 dims of ``v`` beyond ``ndim`` (PyTorch's setitem does)."""
-    while v.ndim > ndim and v.shape[0] == 1:
-        v = v.reshape(v.shape[1:])
-    return v
+def _strip1(shape, ndim):
+    """``shape`` without its leading size-1 dims beyond ``ndim`` (PyTorch's
+    setitem drops them from the value)."""
+    shape = tuple(shape)
+    while len(shape) > ndim and shape[0] == 1:
+        shape = shape[1:]
+    return shape
 
 
 def _fit_grad(gv, vshape):
@@ -404,7 +406,7 @@ def _getitem(self, key):
     if TRANSFORMS:
         for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
             h = getattr(t, "getitem", None)
-            if h is not None and t.batched_key(key):
+            if h is not None and t.takes_key(self, key):
                 return h(self, key)
     if d.ndim:
         if tk is slice:
@@ -532,15 +534,20 @@ def _setitem(self, key, value):
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a "
                         f"tensorplay.{_title(d.dtype)}Tensor")
+    if TRANSFORMS:
+        for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
+            h = getattr(t, "setitem", None)
+            if h is not None and t.takes_key(self, key, value):
+                return h(self, key, value)
     items, free = _parse(key, d.ndim)
     skey = _setitem_key(d.shape, items, free)
     if isinstance(value, Tensor):
         tshape = np.broadcast_to(np.empty((), np.bool_), d.shape)[skey[0] + (Ellipsis,)]
         tshape = tshape[skey[1]].shape if skey[1] is not None else tshape.shape
         if value._data.ndim > len(tshape):
-            v = _strip1(value._data, len(tshape))
-            if v.shape != value._data.shape:
-                value = value.reshape(v.shape)
+            v = _strip1(value._data.shape, len(tshape))
+            if v != value._data.shape:
+                value = value.reshape(v)
     if _state.enabled and self._rg and self._gfn is None:
         if any(it is None or isinstance(it, slice) or (isinstance(it, tuple) and it[0] == "int")
                for it in items):
@@ -592,6 +599,11 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{_title(input._data.dtype)} for the destination and "
                            f"{_title(values._data.dtype)} for the source.")
+    if TRANSFORMS:
+        for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
+            h = getattr(t, "index_put", None)
+            if h is not None and t.takes_key(input, tuple(indices), values):
+                return h(input, indices, values, accumulate)
     items, free = _parse(tuple(indices), input._data.ndim)
     return _index_put_op(input, values, _setitem_key(input._data.shape, items, free), accumulate)
 

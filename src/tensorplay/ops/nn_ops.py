@@ -25,7 +25,7 @@ import math
 import numpy as np
 
 from .._tensor import _wrap
-from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER, NoBatchRule
+from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
 from ._registry import defop, dispatch
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
@@ -269,7 +269,10 @@ def _embedding_vjp(g, weight, indices, padding_idx, scale_grad_by_freq):
     idx = indices._data.reshape(-1)
     g2 = g.reshape((idx.size,) + tuple(weight.shape[1:]))
     scale = None
-    if padding_idx is not None and padding_idx >= 0:
+    if type(padding_idx) is tuple:      # vmap's tables stacked: a padding row in each
+        row, period = padding_idx
+        scale = (idx % period != row).astype(g.dtype.np)
+    elif padding_idx is not None and padding_idx >= 0:
         scale = (idx != padding_idx).astype(g.dtype.np)
     if scale_grad_by_freq:
         counts = np.bincount(idx, minlength=weight.shape[0])[idx].astype(g.dtype.np)
@@ -285,14 +288,14 @@ def _embedding_batch(op, args, bdims):
     row; the padding row's zero gradient holds per element).  A batched weight:
     each sample's rows gathered from its own table (bounds checked by the
     gather).  Counting by frequency, or a padding row of a batched weight, is
-    per sample: once per sample then."""
+    per sample: the samples' tables stacked into one (an unbatched weight
+    expanded), each sample's indices moved to its own table, and the op once
+    on that, its padding row repeated in every table (``_stacked_tables``)."""
     weight, indices, padding_idx, by_freq = args[:4]
-    if bdims[0] is None:
-        if by_freq:
-            raise NoBatchRule(op.name)
+    if bdims[0] is None and not by_freq:
         return dispatch(op, [weight, _front(indices, bdims[1]), padding_idx, by_freq]), 0
     if by_freq or padding_idx is not None:
-        raise NoBatchRule(op.name)
+        return _stacked_tables(op, args, bdims), 0
     w = _front(weight, bdims[0])
     b, rest = w.shape[0], tuple(w.shape[2:])
     i = _front(indices, bdims[1]) if bdims[1] is not None else \
@@ -300,6 +303,30 @@ def _embedding_batch(op, args, bdims):
     k = i.reshape((b, -1))
     full = k.reshape(tuple(k.shape) + (1,) * len(rest)).expand(tuple(k.shape) + rest)
     return w.gather(1, full).reshape((b,) + tuple(i.shape[1:]) + rest), 0
+
+
+def _stacked_tables(op, args, bdims):
+    """``embedding`` of each sample as one call: the ``b`` tables of ``n`` rows
+    as one of ``b * n`` rows, sample ``k``'s index ``j`` as row ``k * n + j``
+    (an index out of its table as -1, so that the op raises its own error),
+    ``padding_idx`` as ``(row, n)`` (the row of every table; the op's
+    derivative reads it so).  The counts of ``scale_grad_by_freq`` are then
+    each sample's own: the samples' rows are distinct."""
+    weight, indices, padding_idx, by_freq = args[:4]
+    b = weight.shape[bdims[0]] if bdims[0] is not None else indices.shape[bdims[1]]
+    w = _front(weight, bdims[0]) if bdims[0] is not None else \
+        weight.unsqueeze(0).expand((b,) + tuple(weight.shape))
+    n = w.shape[1]
+    i = _front(indices, bdims[1]) if bdims[1] is not None else indices.unsqueeze(0)
+    shift = _wrap(np.arange(0, b * n, n, dtype=np.int64).reshape((b,) + (1,) * (i.ndim - 1)))
+    i = _where((i >= 0) & (i < n), i + shift, -1)
+    if bdims[1] is None:
+        i = i.expand((b,) + tuple(indices.shape))
+    if type(padding_idx) is tuple:      # already stacked tables (an inner vmap): their rows
+        pad = padding_idx               # keep their period, which divides n
+    else:
+        pad = None if padding_idx is None or padding_idx < 0 else (padding_idx, n)
+    return dispatch(op, [w.reshape((b * n,) + tuple(w.shape[2:])), i, pad, by_freq])
 
 
 embedding = defop("embedding", _embedding_k, {"weight": _embedding_vjp}, n_in=2, meta=("weight",),
