@@ -96,7 +96,9 @@ CASES = [
                      fn=lambda T, x: x.permute(dims=1), desc="dims an int"),
                    E(TypeError, "permute() got an unexpected keyword argument 'out'", M,
                      fn=lambda T, x: T.permute(x, (1, 0), out=x), desc="out")]),
-    OpCase("size_keywords", lambda T, x: (x.view(size=(2, -1)), T.reshape(x, shape=(-1,)),
+    OpCase("view_size_keyword", lambda T, x: x.view(size=(2, -1)), [Sample([M])], covers=("view",),
+           noncontig="refused"),    # (a transposed layout cannot be viewed so)
+    OpCase("size_keywords", lambda T, x: (T.reshape(x, shape=(-1,)),
                                           x.reshape(shape=[x.shape[1], x.shape[0]]),
                                           T.reshape(input=x, shape=(1, -1)),
                                           x.expand(size=(2,) + tuple(x.shape)),
