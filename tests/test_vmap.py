@@ -415,39 +415,3 @@ def test_batched_boolean_mask_is_refused_as_pytorch_does():
     f = lambda a, k: a[mask, k]                                      # noqa: E731
     assert_close(vmap(f, in_dims=(None, 0))(y[0], i), tp.stack([f(y[0], i[k]) for k in range(3)]),
                  atol=0)
-
-
-def _jvp_of_batched_tangents(L, closure=None):
-    """vmap over tangents only: jvp's primal output is the same for every sample."""
-    x = L.tensor([0.5, -1.0, 2.0], dtype=L.float64)
-    c = closure if closure is not None else L.zeros(3, dtype=L.float64)
-
-    def f(t, c):
-        return L.func.jvp(lambda a: (a * a + c).sin(), (x,), (t,))
-    ts = L.tensor(np.arange(12.0).reshape(4, 3))
-    return f, ts, c, x
-
-
-@pytest.mark.parametrize("lib", ["tensorplay", "torch"])
-def test_jvp_under_vmap_primal_unbatched_when_only_tangents_are(lib):
-    L = tp if lib == "tensorplay" else pytest.importorskip("torch")
-    f, ts, c, x = _jvp_of_batched_tangents(L)
-    primal, tangent = L.func.vmap(f, in_dims=(0, None), out_dims=(None, 0))(ts, c)
-    assert tuple(primal.shape) == (3,)
-    np.testing.assert_allclose(primal.numpy(), np.sin(x.numpy() ** 2), rtol=1e-15)
-    np.testing.assert_allclose(tangent.numpy(),
-                               np.cos(x.numpy() ** 2) * 2 * x.numpy() * ts.numpy(), rtol=1e-14)
-    primal0, _ = L.func.vmap(f, in_dims=(0, None))(ts, c)        # out_dims=0: one row per sample
-    assert tuple(primal0.shape) == (4, 3) and np.allclose(primal0.numpy(), primal.numpy())
-
-
-@pytest.mark.parametrize("lib", ["tensorplay", "torch"])
-def test_jvp_under_vmap_primal_batched_by_a_closure_stays_batched(lib):
-    L = tp if lib == "tensorplay" else pytest.importorskip("torch")
-    f, ts, _, x = _jvp_of_batched_tangents(L)
-    cs = L.tensor(np.arange(12.0).reshape(4, 3) / 10)              # a different c per sample
-    primal, _ = L.func.vmap(f)(ts, cs)
-    np.testing.assert_allclose(primal.numpy(), np.sin(x.numpy() ** 2 + cs.numpy()), rtol=1e-15)
-    with pytest.raises(ValueError, match="^vmap\\(f, ...\\): `f` can not return a BatchedTensor "
-                                         "when out_dim is None$"):
-        L.func.vmap(f, out_dims=(None, 0))(ts, cs)

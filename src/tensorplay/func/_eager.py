@@ -273,7 +273,6 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         above = _vmap.sink_below_vmap(forward_ad._levels[level])
         if above:
             duals = [_vmap.make_dual_below(p, t, level, above) for p, t in zip(flat_p, flat_t)]
-            primal_levels = [lv for p in flat_p for lv in _vmap._peel_levels(p, above)[1]]
         else:
             duals = [forward_ad.make_dual(p, t, level=level) for p, t in zip(flat_p, flat_t)]
         duals = tree_unflatten(duals, p_spec)
@@ -290,7 +289,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         prims, tans = [], []
         for o in flat_out:
             if above:
-                p, t = _vmap.unpack_dual_below(o, level, above, primal_levels)
+                p, t = _vmap.unpack_dual_below(o, level, above)
             else:
                 p, t = forward_ad.unpack_dual(o, level=level)
             if t is None:

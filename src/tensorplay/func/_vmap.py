@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _dtype
 from .._random import draw_guards
-from .._tensor import Tensor, _new, _wrap
+from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ._pytree import tree_flatten, tree_unflatten
 from ..autograd.forward_ad import _Below
@@ -1011,30 +1011,13 @@ def make_dual_below(primal, tangent, level, above):
     return _wrap_levels(dual, both)
 
 
-def unpack_dual_below(t, level, above, primal_levels=None):
+def unpack_dual_below(t, level, above):
     """``forward_ad.unpack_dual`` of ``t`` for a level sunk below ``above``:
-    ``(primal, tangent or None)``, batched as ``t`` is.  The primal is batched
-    at a level that only the tangents were batched at (``make_dual_below``
-    expanded the primals there) when the function closed over a tensor
-    batched there; unless its samples differ there, it is returned unbatched
-    at that level, as PyTorch's is (``vmap(jvp(f, (x,), (t,)), out_dims=(None,
-    0))``).  Only a primal without history: one with a graph keeps its
-    per-sample paths, so that a backward through it reaches each sample."""
+    ``(primal, tangent or None)``, batched as ``t`` is."""
     from ..autograd import forward_ad
     p, lvs = _peel_levels(t, above)
     primal, tangent = forward_ad.unpack_dual(p, level=level)
-    plvs = lvs
-    if primal_levels is not None and not primal._rg:
-        plvs = list(lvs)
-        for i in reversed(range(len(lvs))):
-            if lvs[i] in primal_levels:
-                continue
-            d = primal._data
-            first = d[(slice(None),) * i + (slice(0, 1),)]
-            if d.shape[i] and bool((d == first).all()):
-                primal = _wrap(np.ascontiguousarray(first.reshape(d.shape[:i] + d.shape[i + 1:])))
-                del plvs[i]
-    return _wrap_levels(primal, plvs), None if tangent is None else _wrap_levels(tangent, lvs)
+    return _wrap_levels(primal, lvs), None if tangent is None else _wrap_levels(tangent, lvs)
 
 
 # ------------------------------------------------------------------ vmap itself
@@ -1227,8 +1210,8 @@ def _unwrap_outputs(func, level, out, out_dims):
                              f"got type {type(o)}. Did you mean to set out_dims= to None for output?")
         if d is None:
             if _is_batched(o, level):
-                raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` can not return a "
-                                 f"BatchedTensor when out_dim is None")
+                raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): Cannot "
+                                 f"return a batched Tensor with out_dim=None")
             res.append(o)
             continue
         p = o._value if _is_batched(o, level) else materialize(o, None, level.size)
