@@ -415,3 +415,11 @@ def test_softmax_last_dim_gradcheck_both_paths(f):
         x = tp.tensor(rng.standard_normal((3, 5)) * scale, requires_grad=True)
         assert tp.autograd.gradcheck(lambda t: getattr(tp, f)(t, -1), (x,))
         assert tp.autograd.gradgradcheck(lambda t: getattr(tp, f)(t, -1), (x,))
+
+
+@pytest.mark.parametrize("row,want", [([20.0, 5.0], -3.0590232e-07), ([30.0, 30.0], -0.6931472)])
+def test_log_softmax_keeps_the_precision_of_log_probabilities_near_zero(row, want):
+    # a confident row's largest log-probability is tiny: computed without the
+    # maximum's shift it would carry an ulp of the logit itself (about 2e-6 at 20)
+    got = tp.log_softmax(tp.tensor([row], dtype=tp.float32), -1)[0, 0].item()
+    assert got == pytest.approx(want, rel=2e-7 if abs(want) > 1e-3 else 0.2, abs=0)

@@ -804,7 +804,8 @@ def test_tensor_attribute_writes_stay_on_the_c_slot():
                                   lambda T, x: x.reshape(bad=(-1,)),
                                   lambda T, x: T.reshape(x, (4,), shape=(4,)),
                                   lambda T, x: x.repeat(repeats=2),
-                                  lambda T, x: x.expand(2, 2, size=(2, 2))])
+                                  lambda T, x: x.expand(2, 2, size=(2, 2)),
+                                  lambda T, x: x.reshape(), lambda T, x: x.repeat()])
 def test_size_keywords_refused_as_pytorch_refuses(call):
     # PyTorch's names for the *size parameters (view(size=), reshape(shape=),
     # repeat(repeats=)...) are accepted; a mix, another name or a bare int is a TypeError

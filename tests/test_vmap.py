@@ -415,3 +415,14 @@ def test_batched_boolean_mask_is_refused_as_pytorch_does():
     f = lambda a, k: a[mask, k]                                      # noqa: E731
     assert_close(vmap(f, in_dims=(None, 0))(y[0], i), tp.stack([f(y[0], i[k]) for k in range(3)]),
                  atol=0)
+
+
+@pytest.mark.parametrize("lib", ["tensorplay", "torch"])
+def test_out_dims_none_refuses_a_batched_output_in_pytorchs_words(lib):
+    L = tp if lib == "tensorplay" else pytest.importorskip("torch")
+
+    def double(x):
+        return x * 2
+    with pytest.raises(ValueError, match="^vmap\\(double, ...\\): `double` can not return a "
+                                         "BatchedTensor when out_dim is None$"):
+        L.func.vmap(double, out_dims=None)(L.ones(3))

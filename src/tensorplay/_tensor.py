@@ -453,9 +453,15 @@ class Tensor:
     def requires_grad(self):
         raise RuntimeError(_UNDELETABLE["requires_grad"])
 
-    # PyTorch's attribute; code that looks at it finds none here
-    _backward_hooks = property(lambda self: None,
-                               doc="Always None: tensorplay keeps tensor hooks elsewhere")
+    @property
+    def _backward_hooks(self):
+        """PyTorch's attribute: None unless code set it (tensorplay keeps a
+        tensor's hooks elsewhere; code that rebuilds tensors sets it)."""
+        return self.__dict__.get("_backward_hooks")
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks):
+        self.__dict__["_backward_hooks"] = hooks
 
     @_backward_hooks.deleter
     def _backward_hooks(self):

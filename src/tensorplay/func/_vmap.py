@@ -1210,8 +1210,8 @@ def _unwrap_outputs(func, level, out, out_dims):
                              f"got type {type(o)}. Did you mean to set out_dims= to None for output?")
         if d is None:
             if _is_batched(o, level):
-                raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): Cannot "
-                                 f"return a batched Tensor with out_dim=None")
+                raise ValueError(f"vmap({_name(func)}, ...): `{_name(func)}` can not return a "
+                                 f"BatchedTensor when out_dim is None")
             res.append(o)
             continue
         p = o._value if _is_batched(o, level) else materialize(o, None, level.size)

@@ -216,7 +216,7 @@ _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
 def reshape(*args, **kwargs):
     """A view when the memory layout allows one, else a copy (recorded as PyTorch
     does: ``clone`` then ``_unsafe_view``)."""
-    if kwargs:
+    if kwargs or len(args) < 2:
         args = star_by_keyword("reshape", args, kwargs, "shape")
     input, shape = args[0], args[1:]
     try:

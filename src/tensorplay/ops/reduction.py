@@ -689,13 +689,17 @@ def _exp_rows(x):
     of it and their reciprocals, or None unless every sum is finite and at
     least 1 (the caller then shifts by the maximum).  NumPy's reductions cost
     ~1.4 us each on a small array; products with ones cost a third of that.
-    With every sum at least 1, an element is only less precise than with the
-    shift where its exp is subnormal, and then its share is subnormal too (as
-    PyTorch's is); a sum that overflowed, or a NaN, fails the test."""
+    With every sum at least 1, an element of ``exp(x) / sum`` is only less
+    precise than with the shift where its exp is subnormal, and then its share
+    is subnormal too (as PyTorch's is); a sum that overflowed, or a NaN, fails
+    the test.  (Not for log_softmax: ``x - log(sum)`` without the shift loses
+    an ulp of the largest logit, which is all of a log-probability near 0.)"""
     n = x.shape[-1]
     e = np.exp(x)
     ones = _ONES.get((n, x.dtype))
     if ones is None:
+        if len(_ONES) > 64:         # (row lengths that vary without end: start again)
+            _ONES.clear()
         ones = _ONES[(n, x.dtype)] = np.ones(n, x.dtype)
     sums = e.dot(ones)
     v = sums.ravel()
@@ -725,10 +729,6 @@ def _log_softmax_k(x, dim):
     _check_softmax_dtype("log_softmax", x, d)
     if x.size == 0:
         return x.copy()
-    if d == x.ndim - 1:
-        r = _exp_rows(x)
-        if r is not None:
-            return x + np.log(r[2])     # (log of the reciprocal: no second reshape)
     s, special = _shifted(x, d)
     if not special:             # every row's sum of exp is at least 1
         return s - np.log(_sum_reduce(np.exp(s), d, keepdims=True))

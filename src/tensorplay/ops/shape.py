@@ -85,7 +85,7 @@ _repeat = defop("repeat", _repeat_k, {"x": _repeat_vjp}, meta=("x",), upcast=Fal
 
 @public()
 def repeat(*args, **kwargs):
-    if kwargs:
+    if kwargs or len(args) < 2:
         args = star_by_keyword("repeat", args, kwargs, "repeats")
     return _repeat(args[0], size_arg(args[1:]))
 
