@@ -1157,11 +1157,8 @@ def _run_simple(func, args, size, out_dims, randomness, kwargs):
     """``_run`` for tensor arguments all batched along their first dimension."""
     level = VmapLevel(size, randomness)
     with _open(level):
-        out = func(*[_wrap_batched(level, a) for a in args], **kwargs)
-        if type(out) is BatchedTensor and out._level is level and out_dims == 0:
-            return out._value
-        with level.below():
-            return _unwrap_outputs(func, level, out, out_dims)
+        return _outputs(func, level, func(*[_wrap_batched(level, a) for a in args], **kwargs),
+                        out_dims)
 
 
 def _run(func, flat_args, spec, dims, out_dims, randomness, kwargs):
@@ -1179,11 +1176,15 @@ def _run(func, flat_args, spec, dims, out_dims, randomness, kwargs):
                         a = a.movedim(d, 0)
                 a = _wrap_batched(level, a)
             batched.append(a)
-        out = func(*tree_unflatten(batched, spec), **kwargs)
-        if type(out) is BatchedTensor and out._level is level and out_dims == 0:
-            return out._value                   # the common case: nothing to move
-        with level.below():
-            return _unwrap_outputs(func, level, out, out_dims)
+        return _outputs(func, level, func(*tree_unflatten(batched, spec), **kwargs), out_dims)
+
+
+def _outputs(func, level, out, out_dims):
+    """What ``func`` returned at ``level``, as plain tensors laid out by ``out_dims``."""
+    if type(out) is BatchedTensor and out._level is level and out_dims == 0:
+        return out._value                   # the common case: nothing to move
+    with level.below():
+        return _unwrap_outputs(func, level, out, out_dims)
 
 
 def _unwrap_outputs(func, level, out, out_dims):

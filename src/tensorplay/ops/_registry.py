@@ -500,20 +500,13 @@ class OpNode(Node):
         args = []
         for a in self.args:
             if type(a) is _Packed:
-                v = a.unpack(a.value)
-                if not isinstance(v, Tensor):
-                    raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
-                                    f"but got result of type {type(v).__name__}")
-                orig = a.orig()
-                if orig is None or not np.may_share_memory(v._data, orig._data):
-                    safe.add(a.key)
-                a = reattached(v, a.edge)
+                a = reattached(_unpacked_checked(a, safe), a.edge)
             args.append(a)
         o = self.out
         if type(o) is _Packed:
-            o = _unpacked_out(o, safe)
+            o = _unpacked_checked(o, safe)._data
         elif type(o) is tuple:
-            o = tuple(_unpacked_out(p, safe) if type(p) is _Packed else p for p in o)
+            o = tuple(_unpacked_checked(p, safe)._data if type(p) is _Packed else p for p in o)
         self._check_versions(safe)
         return args, o
 
@@ -580,17 +573,24 @@ class _Packed:
         self.orig, self.key = weakref.ref(orig), id(orig)
 
 
-def _unpacked_out(p, safe):
-    """A packed output's data, through its unpack hook; its id joins ``safe``
-    when what came back no longer shares the output's memory."""
+def unpacked(p):
+    """What the unpack hook gives back for packed ``p``: a Tensor, or PyTorch's error."""
     v = p.unpack(p.value)
     if not isinstance(v, Tensor):
         raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor "
                         f"but got result of type {type(v).__name__}")
+    return v
+
+
+def _unpacked_checked(p, safe):
+    """``unpacked(p)``; the id of what ``p`` stands for (a saved tensor, or an
+    output's data) joins ``safe`` when what came back no longer shares its memory."""
+    v = unpacked(p)
     orig = p.orig()
-    if orig is None or not np.may_share_memory(v._data, orig):
+    if orig is None or not np.may_share_memory(v._data, orig if isinstance(orig, _ndarray)
+                                               else orig._data):
         safe.add(p.key)
-    return v._data
+    return v
 
 
 class _WeakSaved:

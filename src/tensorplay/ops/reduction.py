@@ -685,8 +685,8 @@ _ONES = {}
 
 
 def _exp_rows(x):
-    """Along the last dimension, without a shift: ``exp(x)``, the rows' sums
-    of it and their reciprocals, or None unless every sum is finite and at
+    """Along the last dimension, without a shift: ``exp(x)`` and the
+    reciprocals of its rows' sums, or None unless every sum is finite and at
     least 1 (the caller then shifts by the maximum).  NumPy's reductions cost
     ~1.4 us each on a small array; products with ones cost a third of that.
     With every sum at least 1, an element of ``exp(x) / sum`` is only less
@@ -707,7 +707,7 @@ def _exp_rows(x):
     big, small = float(v.dot(v)), float(r.dot(r))
     if big - big != 0 or not small <= 1.0:
         return None
-    return e, sums, r.reshape(sums.shape + (1,))
+    return e, r.reshape(sums.shape + (1,))
 
 
 def _softmax_k(x, dim):
@@ -718,7 +718,7 @@ def _softmax_k(x, dim):
     if d == x.ndim - 1:
         r = _exp_rows(x)
         if r is not None:
-            return r[0] * r[2]
+            return r[0] * r[1]
     s, _ = _shifted(x, d)
     e = np.exp(s)               # s <= 0 or NaN: no overflow
     return e / _sum_reduce(e, d, keepdims=True)

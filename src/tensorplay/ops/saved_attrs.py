@@ -18,7 +18,7 @@ _ndarray = np.ndarray
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import HOOKED, check_register_hooks, run_pack_hook
 from .._tensor import Tensor, TensorMeta, _wrap
-from ._registry import _Packed, reattached
+from ._registry import _Packed, reattached, unpacked as _unpacked
 
 _ALIASES = {"x": "self", "input": "self", "y": "other", "e": "exponent", "xs": "tensors",
             "reps": "repeats"}
@@ -54,14 +54,6 @@ def _names(op):
             table[pt] = ("value", i)
     op._saved_names = table
     return table
-
-
-def _unpacked(p):
-    v = p.unpack(p.value)
-    if not isinstance(v, Tensor):
-        raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got "
-                        f"result of type {type(v).__name__}")
-    return v
 
 
 def _wrapped_number(v):

@@ -198,7 +198,7 @@ def _legacy_empty(a):
 
 def _cat_k(*xs, dim=0):
     x0 = xs[0] if xs else None
-    if x0 is not None and x0.ndim and not (x0.ndim == 1 and x0.shape[0] == 0):
+    if x0 is not None and x0.ndim and not _legacy_empty(x0):
         n = x0.ndim
         try:                            # legacy empty tensors elsewhere make NumPy refuse
             return np.concatenate(xs, dim if type(dim) is int and 0 <= dim < n else
