@@ -392,10 +392,13 @@ def _softmax_reference(x):
     return sm, lsm
 
 
+@pytest.mark.parametrize("width", [4, 300])   # short rows (sums by a square of ones) and long
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", list(_SOFTMAX_ROWS))
-def test_softmax_last_dim_every_row_pattern(case, dtype):
+def test_softmax_last_dim_every_row_pattern(case, dtype, width):
     x = np.array(_SOFTMAX_ROWS[case], dtype=dtype)
+    # wider rows padded with -inf (exp 0) keep each pattern's sums
+    x = np.concatenate([x, np.full((x.shape[0], width - x.shape[1]), -np.inf, dtype)], 1)
     want_sm, want_lsm = _softmax_reference(x.astype(np.float64))
     got_sm = tp.softmax(tp.tensor(x), -1).numpy().astype(np.float64)
     got_lsm = tp.log_softmax(tp.tensor(x), -1).numpy().astype(np.float64)

@@ -231,6 +231,7 @@ class Tensor:
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
     _acc = None                 # a leaf's AccumulateGrad (which holds the leaf weakly)
+    _views = None               # a root base's ViewList of its live views (ops/_registry.py)
     _fn_view = None             # (output index, Function name): a custom Function's output that
     #                             is a view of (or is) an input: not to be written in place
     __array_priority__ = 1000          # ndarray (op) Tensor defers to Tensor's reflected ops
@@ -980,6 +981,8 @@ def _differentiable_dtype(npdt):
 
 
 def _wrap_dim(dim, ndim):
+    if type(dim) is int and 0 <= dim < ndim:
+        return dim
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -990,6 +993,8 @@ def _wrap_dim(dim, ndim):
 def dims_arg(dim, ndim):
     """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of
     non-negative axes, or None for "all"."""
+    if type(dim) is int and 0 <= dim < ndim:
+        return (dim,)
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):

@@ -235,7 +235,7 @@ class DualLevel:
     def _remake_views(self, root, root_t):
         d = root.__dict__
         seen = set()
-        for views in (d.get("_fw_views"), d.get("_views")):
+        for views in (d.get("_fw_views"), root._views):
             for v in (views or ()):
                 if id(v) in seen:
                     continue

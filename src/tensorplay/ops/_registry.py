@@ -65,7 +65,8 @@ class Op:
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
-                 node_name=None, method=True, inplace=False, operators=(), out_saved=None):
+                 node_name=None, method=True, inplace=False, operators=(), out_saved=None,
+                 kwonly=()):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.kernel_def = kernel        # as written (``kernel`` may wrap it for keyword parameters)
         self.family, self.dims, self.linear = family, tuple(dims), linear
@@ -73,7 +74,7 @@ class Op:
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
         self.spelling = Spelling(method, inplace, operators)
-        self._signature(kernel, args)
+        self._signature(kernel, args, kwonly)
         if derivatives is not None and not isinstance(derivatives, dict):
             raise TypeError(f"{name}: derivatives are a dict from input name to vjp")
         self._derivatives(derivatives or {}, frozenset(meta))
@@ -83,16 +84,20 @@ class Op:
             family.jvp if family is not None else None)
         self.batch = batch if batch is not None else (family.batch if family is not None else None)
         self.elementwise = getattr(family, "name", None) == "elementwise"
-        self.one_plain = n_in == 1 and not promote     # dispatch's inline case
+        # dispatch's inline cases of _prep: one float/complex tensor, or two of one dtype
+        self.plain_n = 1 if n_in == 1 and not promote else 2 if n_in == 2 else 0
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
         self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
         self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),
                                    {"__slots__": (), "op": self})   # for ops returning tuples
 
-    def _signature(self, kernel, args):
+    def _signature(self, kernel, args, kwonly):
         """The op's parameters: the kernel's, or ``args`` (names) for a kernel
-        without a usable signature (NumPy's ufuncs)."""
+        without a usable signature (NumPy's ufuncs).  ``kwonly`` names the
+        kernel's trailing parameters that the public function takes by keyword
+        only (PyTorch's ``sum(x, dim, *, dtype)``): the kernel itself takes
+        them positionally, so that dispatch calls it without a wrapper."""
         if args is not None:
             P = inspect.Parameter
             params = [P(a, P.POSITIONAL_OR_KEYWORD) for a in args]
@@ -103,6 +108,12 @@ class Op:
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
             star = [p.name for p in sig.parameters.values() if p.kind == p.VAR_POSITIONAL]
             self.varargs, self.star = bool(star), (star[0] if star else None)
+        if kwonly:
+            if [p.name for p in params[len(params) - len(kwonly):]] != list(kwonly) or \
+                    any(p.kind == p.KEYWORD_ONLY for p in params):
+                raise TypeError(f"{self.name}: kwonly= names the kernel's last positional parameters")
+            params = params[:len(params) - len(kwonly)] + [
+                p.replace(kind=p.KEYWORD_ONLY) for p in params[len(params) - len(kwonly):]]
         self.params = params
         self.names = [p.name for p in params]
         self.defaults = [p.default for p in params]
@@ -117,17 +128,9 @@ class Op:
                 self.kernel = lambda *a: k(*a[:-1], **{kw0: a[-1]})
             else:
                 self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
-        elif self.n_pos < len(params):            # keyword-only kernel params: pass by name
-            k, n, kwn = kernel, self.n_pos, self.names[self.n_pos:]
-            kwd = tuple(self.defaults[n:])
-
-            def call(*a):
-                tail = a[n:]
-                for v, d in zip(tail, kwd):
-                    if v is not d:
-                        return k(*a[:n], **dict(zip(kwn, tail)))
-                return k(*a[:n])        # all at their defaults: no dict to build
-            self.kernel = call
+        elif self.n_pos < len(params) and not kwonly:
+            raise TypeError(f"{self.name}: a kernel's keyword-only parameters are declared with "
+                            "kwonly= and written positionally")
 
     def _derivatives(self, derivatives, meta):
         """Order the derivatives by input, bind each to the arguments it names,
@@ -1104,21 +1107,27 @@ def dispatch(op, args):
     """The general path: any signature.  ``args`` is the full positional list."""
     if TRANSFORMS:
         return intercept(op, list(args))
-    back = None
-    if op.one_plain:                    # _prep's commonest case, inline: one float/complex tensor
-        kargs = list(args)
+    back = kargs = None
+    plain = op.plain_n
+    if plain == 1:                      # _prep's commonest cases, inline
         try:
-            d = kargs[0]._data
+            d = args[0]._data
         except AttributeError:
             d = None
-        if d is not None and d.dtype in _PLAIN:
-            kargs[0] = d
+        if d is None or d.dtype not in _PLAIN:
+            kargs, back = _prep(op, args)
+    elif plain == 2:
+        x, y = args[0], args[1]
+        if isinstance(x, Tensor) and isinstance(y, Tensor) and len(args) == 2 and \
+                x._data.dtype is y._data.dtype and x._data.dtype in _PLAIN:
+            kargs = (x._data, y._data)
         else:
             kargs, back = _prep(op, args)
+            plain = 0
     else:
         kargs, back = _prep(op, args)
     try:
-        r = op.kernel(*kargs)
+        r = op.kernel(d, *args[1:]) if kargs is None else op.kernel(*kargs)
     except ValueError as e:
         if op.promote and op.n_in >= 2 and "broadcast" in str(e):
             shapes = [np.shape(a) for a in kargs[:op.n_in]]
@@ -1141,13 +1150,17 @@ def dispatch(op, args):
         outs._rg = False
         outs._gfn = None
         outs._vc = outs._base = None
+    enabled = state.enabled
     if op.view and (op.view is True or np.may_share_memory(outs._data, args[0]._data)):
-        _mark_view(args[0], outs, op, args)
-    if state.enabled:
+        _mark_view(args[0], outs, op, args, enabled)
+    if enabled:
         if op.differentiable:
             n_in = op.n_in
             if n_in == 1:
                 if args[0]._rg:         # (a one-input op's input is a Tensor by now)
+                    record(op, args, outs)
+            elif plain == 2:            # (two Tensors)
+                if args[0]._rg or args[1]._rg:
                     record(op, args, outs)
             else:
                 if n_in < 0:
@@ -1164,12 +1177,13 @@ def dispatch(op, args):
     return outs
 
 
-def _mark_view(base, outs, op, args):
+def _mark_view(base, outs, op, args, enabled):
     """View outputs share the version counter (and so in-place checks) with their
     base, and remember how to remake themselves from their root base (the chain
     of view ops), so that an in-place op on a view can be differentiated.  The
     root keeps weak references to its live views, whose histories it remakes
-    when next needed after a write in place (``views.refresh_view``)."""
+    when next needed after a write in place (``views.refresh_view``).
+    ``enabled``: grad mode when the view was made."""
     try:
         v = base._vc
     except AttributeError:
@@ -1188,23 +1202,22 @@ def _mark_view(base, outs, op, args):
         root, chain = base, ()
     else:
         chain = base._view_chain
-    views = root.__dict__.get("_views")
+    views = root._views
     if views is None:
-        views = root.__dict__["_views"] = ViewList()
+        views = root._views = ViewList()
     refs = views.refs
     params = args[1:] if type(args) is tuple else tuple(args[1:])
-    nograd = not state.enabled          # PyTorch forbids writing through it later with grad on
     if type(outs) is not tuple:
         outs._vc, outs._base, outs._view_version = v, root, v[0]
         outs._view_chain = chain + ((op, params, None),)
-        if nograd:
+        if not enabled:                 # PyTorch forbids writing through it later with grad on
             outs._nograd_view = True
         refs.append(_weakref(outs))
     else:
         for k, o in enumerate(outs):
             o._vc, o._base, o._view_version = v, root, v[0]
             o._view_chain = chain + ((op, params, k),)
-            if nograd:
+            if not enabled:
                 o._nograd_view = True
             refs.append(_weakref(o))
     if len(refs) > views.limit:
@@ -1269,11 +1282,16 @@ def defop(name, kernel, derivatives=None, **kw):
                 return call_with_out(name, fn, (input,), {}, out)
             return dispatch(op, [input])
     else:
+        n_names, n_req, n_pos, defaults = len(names), op.n_required, op.n_pos, tuple(op.defaults)
+
         def fn(*args, **kwargs):
-            if kwargs or len(args) != len(names):
-                if "out" in kwargs:     # (only a call with keywords pays for this)
-                    return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
-                args = op.bind(args, kwargs, name)
+            if kwargs or len(args) != n_names:
+                if not kwargs and n_req <= len(args) <= n_pos:
+                    args += defaults[len(args):]        # sum(x, 1): the defaults after
+                else:
+                    if "out" in kwargs:     # (only a call with keywords pays for this)
+                        return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
+                    args = op.bind(args, kwargs, name)
             return dispatch(op, args)
     fn.__name__ = fn.__qualname__ = name
     fn.op = op

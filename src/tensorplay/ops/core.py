@@ -23,7 +23,7 @@ __all__ = ["sum", "mean", "broadcast_to", "broadcast_tensors", "broadcast_shapes
 
 
 # ---------------------------------------------------------------- reductions that undo broadcasting
-def _sum_k(x, dim=None, keepdim=False, *, dtype=None):
+def _sum_k(x, dim=None, keepdim=False, dtype=None):
     axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     if dtype is not None:
         npdt = D.to_dtype(dtype).np
@@ -48,10 +48,10 @@ def _unreduce(g, shape, dim, keepdim):
 
 sum = defop("sum", _sum_k,
             {"x": lambda g, x, dim, keepdim: _unreduce(g, x.shape, dim, keepdim)},
-            meta=("x",), family=REDUCTION, dims=("dim",), linear=True)
+            meta=("x",), family=REDUCTION, dims=("dim",), linear=True, kwonly=("dtype",))
 
 
-def _mean_k(x, dim=None, keepdim=False, *, dtype=None):
+def _mean_k(x, dim=None, keepdim=False, dtype=None):
     if dtype is None and x.dtype.kind in "biu":
         from .inplace import _title
         raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
@@ -74,7 +74,7 @@ def _mean_vjp(g, x, dim, keepdim):
 
 
 mean = defop("mean", _mean_k, {"x": _mean_vjp}, meta=("x",), family=REDUCTION, dims=("dim",),
-             linear=True)
+             linear=True, kwonly=("dtype",))
 
 
 def _sum_to_size_k(x, *size):
@@ -190,7 +190,7 @@ def _view_k(x, *shape):
         except (TypeError, ValueError):
             pass
         else:
-            if r.shape == tuple(s) or min(s) == -1 and s.count(-1) == 1:
+            if r.shape == s or r.shape == tuple(s) or min(s) == -1 and s.count(-1) == 1:
                 return r            # (NumPy reads any negative size as "infer"; PyTorch only -1)
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
         raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
@@ -378,12 +378,13 @@ def _cast(name):
     return lambda self: to(self, dt)
 
 
-def _clone_k(x, *, memory_format=None):
+def _clone_k(x, memory_format=None):
     """A copy; by default laid out as ``x`` is (PyTorch's ``preserve_format``)."""
     return _layout_copy(x, memory_format or preserve_format)
 
 
-clone = defop("clone", _clone_k, {"x": "grad"}, upcast=False, family=ELEMENTWISE, linear=True)
+clone = defop("clone", _clone_k, {"x": "grad"}, upcast=False, family=ELEMENTWISE, linear=True,
+              kwonly=("memory_format",))
 
 
 @public()

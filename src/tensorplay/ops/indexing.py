@@ -640,7 +640,7 @@ def _check_gather_shapes(x, dim, index, name, src=None):
                                f"size than src {list(src.shape)}")
 
 
-def _gather_k(x, dim, index, *, sparse_grad=False):
+def _gather_k(x, dim, index, sparse_grad=False):
     d = _wrap_dim(dim, x.ndim)
     _check_gather_shapes(x, d, index, "gather")
     if x.ndim == 0:
@@ -657,7 +657,8 @@ def _gather_vjp(g, x, dim, index):
 
 
 _gather = defop("gather", _gather_k, {"x": _gather_vjp}, n_in=1, meta=("x",), upcast=False,
-                node_name="GatherBackward0", family=INDEXING, dims=("dim",), linear=True)
+                node_name="GatherBackward0", family=INDEXING, dims=("dim",), linear=True,
+                kwonly=("sparse_grad",))
 
 
 @public()
@@ -696,7 +697,7 @@ def _src_part(src, index_shape):
     return src[tuple(slice(0, s) for s in index_shape)]
 
 
-def _scatter_k(x, dim, index, src, *, reduce=None):
+def _scatter_k(x, dim, index, src, reduce=None):
     if reduce is not None:
         raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_reduce")
     if isinstance(src, np.ndarray) and src.dtype != x.dtype:
@@ -735,10 +736,11 @@ def _scatter_vjp_src(g, dim, index, src):
 
 _scatter = defop("scatter", _scatter_k, {"x": _scatter_vjp_x, "src": _scatter_vjp_src}, n_in=4,
                  meta=("x", "src"), upcast=False, node_name="ScatterBackward0",
-                 family=INDEXING, dims=("dim",), linear=True)
+                 family=INDEXING, dims=("dim",), linear=True, kwonly=("reduce",))
 # the value is a Python number: affine in x, not linear
 _scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=1, meta=("x",),
                        upcast=False, node_name="ScatterBackward1", family=INDEXING, dims=("dim",),
+                       kwonly=("reduce",),
                        jvp=lambda x_t, dim, index, src, reduce: _scatter_value(
                            x_t, dim, index, src if reduce == "multiply" else 0, reduce=reduce))
 
@@ -893,7 +895,7 @@ def index_select(input, dim, index, *, out=None):
     return _index_select(input, dim, index)
 
 
-def _index_add_k(x, dim, index, source, *, alpha=1):
+def _index_add_k(x, dim, index, source, alpha=1):
     d = _wrap_dim(dim, x.ndim)
     idx = index.reshape(-1)
     if source.dtype != x.dtype:
@@ -927,7 +929,7 @@ def _index_add_vjp_src(g, dim, index, source, alpha):
 
 _index_add = defop("index_add", _index_add_k, {"x": "grad", "source": _index_add_vjp_src},
                    n_in=4, meta=("x", "source"), upcast=False, node_name="IndexAddBackward0",
-                   family=INDEXING, dims=("dim",), linear=True)
+                   family=INDEXING, dims=("dim",), linear=True, kwonly=("alpha",))
 
 
 @public(inplace=True)

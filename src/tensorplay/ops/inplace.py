@@ -92,7 +92,7 @@ def apply_inplace(self, f, args, kwargs, name):
     if recording:
         was = self._rg
         adopt(self, out)
-        if self._rg is not was and self.__dict__.get("_views"):
+        if self._rg is not was and self._views:
             from .views import views_follow_requires_grad
             views_follow_requires_grad(self)
     if TRANSFORMS:
@@ -270,7 +270,7 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
     chain = getattr(self, "_view_chain", None)
     if chain is not None:                   # a view: its chain grows by this op
         self._view_chain = chain + step
-    views = self.__dict__.get("_views")
+    views = self._views
     if views and step:
         op, params, _ = step[-1]
         if op.name in ("t", "transpose"):   # their own inverse

@@ -81,7 +81,15 @@ def _matmul_batch(op, args, bdims):
     return _core._matmul(x, y), 0
 
 
-_mm = defop("mm", lambda x, y: np.matmul(x, y),
+def _mm_k(x, y):
+    try:
+        return np.matmul(x, y)
+    except ValueError:
+        _mm_check_shapes(x, y)      # PyTorch's words for it
+        raise
+
+
+_mm = defop("mm", _mm_k,
             {"x": lambda g, y: _mm(g, y.mH), "y": lambda g, x: _mm(x.mH, g)},
             n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_matmul_batch)
 
@@ -270,7 +278,7 @@ def _scaled(g, s):
     return g if s == 1 else g * conj(s)
 
 
-def _addmm_k(input, mat1, mat2, *, beta=1, alpha=1):
+def _addmm_k(input, mat1, mat2, beta=1, alpha=1):
     p = np.matmul(mat1, mat2)
     if alpha != 1:
         p = p * alpha
@@ -299,7 +307,7 @@ _addmm = defop("addmm", _addmm_k,
                {"input": lambda g, beta: _scaled(g, beta),
                 "mat1": lambda g, mat2, alpha: _scaled(_mm(g, mat2.mH), alpha),
                 "mat2": lambda g, mat1, alpha: _scaled(_mm(mat1.mH, g), alpha)},
-               n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER,
+               n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER, kwonly=("beta", "alpha"),
                jvp=lambda input_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
                _addmm(input_t, mat1_t, mat2, beta=beta, alpha=alpha) + _mm(mat1, mat2_t) * alpha)
 
@@ -330,7 +338,7 @@ _baddbmm = defop("baddbmm", _addmm_k,
                  {"input": lambda g, beta: _scaled(g, beta),
                   "mat1": lambda g, mat2, alpha: _scaled(_bmm(g, mat2.mH), alpha),
                   "mat2": lambda g, mat1, alpha: _scaled(_bmm(mat1.mH, g), alpha)},
-                 n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER,
+                 n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER, kwonly=("beta", "alpha"),
                  jvp=lambda input_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
                  _baddbmm(input_t, mat1_t, mat2, beta=beta, alpha=alpha)
                  + _bmm(mat1, mat2_t) * alpha)
@@ -684,7 +692,8 @@ def inner(input, other, *, out=None):
 
 from . import core as _core  # noqa: E402
 from .._out import call_with_out, write_out
-_core.MATMUL_CASES.update({(2, 2): mm, (2, 1): mv, (1, 1): dot})
+# (matmul has checked the dtypes; mm's kernel words a shape mismatch as PyTorch's matmul)
+_core.MATMUL_CASES.update({(2, 2): _mm, (2, 1): mv, (1, 1): dot})
 
 
 # ------------------------------------------------------------------ cross product

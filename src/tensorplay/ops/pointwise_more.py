@@ -158,7 +158,7 @@ rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (
                  node_name="Rad2DegBackward0", family=ELEMENTWISE, linear=True, inplace=True)
 
 
-def _addcmul_k(x, a, b, *, value=1):
+def _addcmul_k(x, a, b, value=1):
     return x + value * a * b
 
 
@@ -167,10 +167,10 @@ addcmul = _defop("addcmul", _addcmul_k,
                   "a": lambda g, b, value: g * _conj(b * value),
                   "b": lambda g, a, value: g * _conj(a * value)},
                  n_in=3, promote=True, node_name="AddcmulBackward0", family=ELEMENTWISE,
-                 inplace=True)
+                 inplace=True, kwonly=("value",))
 
 
-def _addcdiv_k(x, a, b, *, value=1):
+def _addcdiv_k(x, a, b, value=1):
     return x + value * a / b
 
 
@@ -178,7 +178,7 @@ _addcdiv = _defop("addcdiv", _addcdiv_k,
                   {"x": "grad",
                    "a": lambda g, b, value: g * _conj(value / b),
                    "b": lambda g, a, b, value: -g * _conj(value * a / (b * b))},
-                  n_in=3, promote=True, node_name="AddcdivBackward0", family=ELEMENTWISE)
+                  n_in=3, promote=True, node_name="AddcdivBackward0", family=ELEMENTWISE, kwonly=("value",))
 
 
 @_public(inplace=True)

@@ -302,7 +302,7 @@ amax = _make_amaxmin("amax", np.max, "max_values_cpu")
 amin = _make_amaxmin("amin", np.min, "min_values_cpu")
 
 
-def _aminmax_k(x, *, dim=None, keepdim=False):
+def _aminmax_k(x, dim=None, keepdim=False):
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_tname(x.dtype)}'")
     if dim is None:
@@ -328,7 +328,7 @@ def _aminmax_vjp(g, result, x, dim, keepdim):
 
 
 _aminmax = _defop("aminmax", _aminmax_k, {"x": _aminmax_vjp}, node_name="AminmaxBackward0",
-                  family=REDUCTION, dims=("dim",))
+                  family=REDUCTION, dims=("dim",), kwonly=("dim", "keepdim"))
 
 
 @_public()
@@ -681,44 +681,50 @@ def _shifted(x, d):
         return x - m, True
 
 
-_ONES = {}
+_ONES = {}     # (row length, dtype, square) -> ones, for row sums by a product
+_F32 = np.dtype(np.float32)
 
 
-def _exp_rows(x):
-    """Along the last dimension, without a shift: ``exp(x)`` and the
-    reciprocals of its rows' sums, or None unless every sum is finite and at
-    least 1 (the caller then shifts by the maximum).  NumPy's reductions cost
-    ~1.4 us each on a small array; products with ones cost a third of that.
-    With every sum at least 1, an element of ``exp(x) / sum`` is only less
-    precise than with the shift where its exp is subnormal, and then its share
-    is subnormal too (as PyTorch's is); a sum that overflowed, or a NaN, fails
-    the test.  (Not for log_softmax: ``x - log(sum)`` without the shift loses
-    an ulp of the largest logit, which is all of a log-probability near 0.)"""
-    n = x.shape[-1]
-    e = np.exp(x)
-    ones = _ONES.get((n, x.dtype))
+def _ones_for(n, dt, square):
+    key = (n, dt is _F32, square)
+    ones = _ONES.get(key)
     if ones is None:
-        if len(_ONES) > 64:         # (row lengths that vary without end: start again)
+        if len(_ONES) > 64:             # (row lengths that vary without end: start again)
             _ONES.clear()
-        ones = _ONES[(n, x.dtype)] = np.ones(n, x.dtype)
-    sums = e.dot(ones)
-    v = sums.ravel()
-    r = np.reciprocal(v)
-    big, small = float(v.dot(v)), float(r.dot(r))
-    if big - big != 0 or not small <= 1.0:
-        return None
-    return e, r.reshape(sums.shape + (1,))
+        ones = _ONES[key] = np.ones((n, n) if square else n, dt)
+    return ones
 
 
 def _softmax_k(x, dim):
-    d = _one_dim(dim, x.ndim)
+    """Along the last dimension (the common call) without the maximum's shift
+    when that is safe: ``exp(x)`` times the reciprocals of its rows' sums,
+    provided every sum is finite and at least 1.  NumPy's reductions cost
+    ~1.4 us each on a small array, and a product that broadcasts ~1.2 us: the
+    sums come from a product with ones (for short rows, with a square of ones,
+    which gives them already repeated along the row), and two dot products
+    check them.  With every sum at least 1, an element of ``exp(x) / sum`` is
+    only less precise than with the shift where its exp is subnormal, and then
+    its share is subnormal too (as PyTorch's is); a sum that overflowed, or a
+    NaN, fails the check.  (Not for log_softmax: ``x - log(sum)`` without the
+    shift loses an ulp of the largest logit, which is all of a log-probability
+    near 0.)"""
+    nd = x.ndim
+    if type(dim) is int and (dim == -1 or dim == nd - 1) and nd and x.dtype.kind == "f" and x.size:
+        n = x.shape[-1]
+        e = np.exp(x)
+        square = x.size * n <= 4096
+        sums = e.dot(_ones_for(n, x.dtype, square))
+        r = np.reciprocal(sums)
+        v, w = sums.ravel(), r.ravel()
+        big, small = float(v.dot(v)), float(w.dot(w))
+        if square:                      # (each row's reciprocal n times)
+            small /= n
+        if big - big == 0 and small <= 1.0:
+            return e * r if square else e * r.reshape(sums.shape + (1,))
+    d = _one_dim(dim, nd)
     _check_softmax_dtype("softmax", x, d)
     if x.size == 0:
         return x.copy()
-    if d == x.ndim - 1:
-        r = _exp_rows(x)
-        if r is not None:
-            return r[0] * r[1]
     s, _ = _shifted(x, d)
     e = np.exp(s)               # s <= 0 or NaN: no overflow
     return e / _sum_reduce(e, d, keepdims=True)
@@ -772,7 +778,7 @@ def softmax(input, dim=None, dtype=None):
     PyTorch (``nn.functional.softmax`` is the one that may infer it)."""
     if dim is None:
         raise TypeError('softmax() missing 1 required positional arguments: "dim"')
-    return _softmax(_with_dtype(input, dtype), dim)
+    return _softmax(input if dtype is None else _with_dtype(input, dtype), dim)
 
 
 @_public()

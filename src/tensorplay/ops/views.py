@@ -107,7 +107,7 @@ def check_view_inplace(self, chain):
 def views_follow_requires_grad(base):
     """``base`` started (or stopped) requiring grad through an in-place op: so do
     its views (their histories are remade when next needed)."""
-    views = base.__dict__.get("_views")
+    views = base._views
     if views:
         rg = base._rg
         for v in views:
