@@ -121,14 +121,14 @@ class Op:
         self.n_pos = sum(p.kind != p.KEYWORD_ONLY for p in params)
         self.variadic = self.n_in == -1  # kernel(*tensors, *, params): any number of tensor inputs
         self.n_kw = len(params) - self.n_pos
-        if self.variadic:
+        if self.variadic and not getattr(kernel, "flat", False):
             k, nk, kwn = kernel, self.n_kw, self.names[self.n_pos:]
             if nk == 1:                     # cat(*xs, dim=): the common case, one parameter
                 kw0 = kwn[0]
                 self.kernel = lambda *a: k(*a[:-1], **{kw0: a[-1]})
             else:
                 self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
-        elif self.n_pos < len(params) and not kwonly:
+        elif self.n_pos < len(params) and not kwonly and not self.variadic:
             raise TypeError(f"{self.name}: a kernel's keyword-only parameters are declared with "
                             "kwonly= and written positionally")
 
@@ -355,6 +355,18 @@ class Spelling:
 
     def __repr__(self):
         return f"Spelling(method={self.method}, inplace={self.inplace}, operators={self.operators})"
+
+
+def flat_kernel(spec):
+    """A variadic op's kernel written flat, ``kernel(*tensors, *params)``, as
+    dispatch calls every kernel (a kernel ``(*tensors, dim=0)`` needs a wrapper
+    that builds keywords on every call, ~0.5 us): ``spec`` is a function with
+    the op's signature, ``(*tensors, *, params)``, which the op reads."""
+    def deco(kernel):
+        kernel.__signature__ = inspect.signature(spec)
+        kernel.flat = True
+        return kernel
+    return deco
 
 
 def public(*, method=True, inplace=False, operators=()):

@@ -220,7 +220,7 @@ def reshape(*args, **kwargs):
         args = star_by_keyword("reshape", args, kwargs, "shape")
     input, shape = args[0], args[1:]
     try:
-        return view(input, *shape)
+        return dispatch(view.op, args)
     except RuntimeError as e:           # the layout needs a copy: view() said so
         if not str(e).startswith("view size is not compatible"):
             raise

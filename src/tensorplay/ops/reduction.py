@@ -26,7 +26,7 @@ from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE
-from ._registry import defop as _defop, public as _public
+from ._registry import defop as _defop, dispatch as _dispatch, public as _public
 from ._util import dims_arg as _dims_arg, _tname
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
 from .shape import cat as _cat
@@ -681,18 +681,9 @@ def _shifted(x, d):
         return x - m, True
 
 
-_ONES = {}     # (row length, dtype, square) -> ones, for row sums by a product
+_ONES = {}     # ones vectors/squares for row sums by a product, keyed by _softmax_k
 _F32 = np.dtype(np.float32)
-
-
-def _ones_for(n, dt, square):
-    key = (n, dt is _F32, square)
-    ones = _ONES.get(key)
-    if ones is None:
-        if len(_ONES) > 64:             # (row lengths that vary without end: start again)
-            _ONES.clear()
-        ones = _ONES[key] = np.ones((n, n) if square else n, dt)
-    return ones
+_F32_F64 = frozenset((_F32, np.dtype(np.float64)))
 
 
 def _softmax_k(x, dim):
@@ -709,11 +700,17 @@ def _softmax_k(x, dim):
     shift loses an ulp of the largest logit, which is all of a log-probability
     near 0.)"""
     nd = x.ndim
-    if type(dim) is int and (dim == -1 or dim == nd - 1) and nd and x.dtype.kind == "f" and x.size:
+    if type(dim) is int and (dim == -1 or dim == nd - 1) and nd and x.dtype in _F32_F64 and x.size:
         n = x.shape[-1]
         e = np.exp(x)
         square = x.size * n <= 4096
-        sums = e.dot(_ones_for(n, x.dtype, square))
+        key = 4 * n + 2 * square + (x.dtype is _F32)     # (an int: cheaper than a tuple)
+        ones = _ONES.get(key)
+        if ones is None:
+            if len(_ONES) > 64:         # (row lengths that vary without end: start again)
+                _ONES.clear()
+            ones = _ONES[key] = np.ones((n, n) if square else n, x.dtype)
+        sums = e.dot(ones)
         r = np.reciprocal(sums)
         v, w = sums.ravel(), r.ravel()
         big, small = float(v.dot(v)), float(w.dot(w))
@@ -778,7 +775,7 @@ def softmax(input, dim=None, dtype=None):
     PyTorch (``nn.functional.softmax`` is the one that may infer it)."""
     if dim is None:
         raise TypeError('softmax() missing 1 required positional arguments: "dim"')
-    return _softmax(input if dtype is None else _with_dtype(input, dtype), dim)
+    return _dispatch(_softmax.op, (input if dtype is None else _with_dtype(input, dtype), dim))
 
 
 @_public()

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import VIEW, SHAPE
-from ._registry import defop, public
+from ._registry import defop, dispatch, flat_kernel, public
 from ._util import size_arg, star_by_keyword, _tname
 from .indexing import _slice, _zeros
 from .._out import call_with_out, write_out
@@ -196,10 +196,11 @@ def _legacy_empty(a):
 
 
 
-def _cat_k(*xs, dim=0):
-    x0 = xs[0] if xs else None
-    if x0 is not None and x0.ndim and not _legacy_empty(x0):
-        n = x0.ndim
+@flat_kernel(lambda *xs, dim=0: None)
+def _cat_k(*xs_dim):
+    xs, dim = xs_dim[:-1], xs_dim[-1]
+    n = xs[0].ndim if xs else 0
+    if n > 1 or n == 1 and xs[0].shape[0]:     # (not 0-d, not a legacy empty tensor)
         try:                            # legacy empty tensors elsewhere make NumPy refuse
             return np.concatenate(xs, dim if type(dim) is int and 0 <= dim < n else
                                   _wrap_dim(dim, n))
@@ -259,7 +260,7 @@ def cat(tensors, dim=0, *, out=None):
     if not ts:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     try:
-        r = _cat(*ts, dim=dim)
+        r = dispatch(_cat.op, [*ts, dim])
     except ValueError:                  # NumPy's refusal, in PyTorch's words
         _cat_explain(ts, dim)
         raise
@@ -271,7 +272,9 @@ def cat(tensors, dim=0, *, out=None):
 concat = concatenate = cat
 
 
-def _stack_k(*xs, dim=0):
+@flat_kernel(lambda *xs, dim=0: None)
+def _stack_k(*xs_dim):
+    xs, dim = xs_dim[:-1], xs_dim[-1]
     if dim == 0:        # (the tensors have one shape and one dtype by now: 0.8 us, not 2.6)
         return np.array(xs)
     d = _wrap_dim(dim, xs[0].ndim + 1)
@@ -294,13 +297,14 @@ def stack(tensors, dim=0, *, out=None):
     ts = _check_list(tensors, "stack")
     if not ts:
         raise RuntimeError("stack expects a non-empty TensorList")
-    _wrap_dim(dim, ts[0].dim() + 1)
+    _wrap_dim(dim, ts[0]._data.ndim + 1)
     shape = ts[0]._data.shape
-    for i, t in enumerate(ts):
+    for t in ts:
         if t._data.shape != shape:
+            i = next(i for i, t in enumerate(ts) if t._data.shape != shape)
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
-                               f"{list(ts[0].shape)} at entry 0 and {list(t.shape)} at entry {i}")
-    r = _stack(*ts, dim=dim)
+                               f"{list(ts[0].shape)} at entry 0 and {list(ts[i].shape)} at entry {i}")
+    r = dispatch(_stack.op, [*ts, dim])
     if out is not None:
         return write_out("stack", r, out, (ts,))
     return r
