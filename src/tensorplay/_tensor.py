@@ -981,8 +981,8 @@ def _differentiable_dtype(npdt):
 
 
 def _wrap_dim(dim, ndim):
-    if type(dim) is int and 0 <= dim < ndim:
-        return dim
+    if type(dim) is int and -ndim <= dim < ndim:      # (ndim > 0 here)
+        return dim + ndim if dim < 0 else dim
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
@@ -993,8 +993,8 @@ def _wrap_dim(dim, ndim):
 def dims_arg(dim, ndim):
     """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of
     non-negative axes, or None for "all"."""
-    if type(dim) is int and 0 <= dim < ndim:
-        return (dim,)
+    if type(dim) is int and -ndim <= dim < ndim:
+        return (dim + ndim if dim < 0 else dim,)
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):

@@ -107,7 +107,8 @@ def _mH(self):
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
                            f"{self.ndim}-D tensor.")
-    return pointwise.conj(self.transpose(-2, -1))
+    t = self.transpose(-2, -1)
+    return t if t._data.dtype.kind != "c" else pointwise.conj(t)    # (every mm's backward)
 
 
 def _H(self):

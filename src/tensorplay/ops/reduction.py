@@ -681,9 +681,21 @@ def _shifted(x, d):
         return x - m, True
 
 
-_ONES = {}     # ones vectors/squares for row sums by a product, keyed by _softmax_k
-_F32 = np.dtype(np.float32)
-_F32_F64 = frozenset((_F32, np.dtype(np.float64)))
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_ONES32, _ONES64 = {}, {}   # input shape -> ones for its row sums by a product (_softmax_k)
+
+
+def _row_ones(cache, shape, dt):
+    """Ones that turn ``exp(x)`` of ``shape`` into its row sums by one product: a
+    square for short rows (the sums come out repeated along each row, so that
+    scaling by them needs no broadcasting, ~1.2 us on a small array), else a
+    vector."""
+    if len(cache) > 64:             # (shapes that vary without end: start again)
+        cache.clear()
+    n = shape[-1]
+    size = n * int(np.prod(shape[:-1]))
+    ones = cache[shape] = np.ones((n, n) if size * n <= 4096 else n, dt)
+    return ones
 
 
 def _softmax_k(x, dim):
@@ -699,25 +711,26 @@ def _softmax_k(x, dim):
     NaN, fails the check.  (Not for log_softmax: ``x - log(sum)`` without the
     shift loses an ulp of the largest logit, which is all of a log-probability
     near 0.)"""
-    nd = x.ndim
-    if type(dim) is int and (dim == -1 or dim == nd - 1) and nd and x.dtype in _F32_F64 and x.size:
-        n = x.shape[-1]
-        e = np.exp(x)
-        square = x.size * n <= 4096
-        key = 4 * n + 2 * square + (x.dtype is _F32)     # (an int: cheaper than a tuple)
-        ones = _ONES.get(key)
-        if ones is None:
-            if len(_ONES) > 64:         # (row lengths that vary without end: start again)
-                _ONES.clear()
-            ones = _ONES[key] = np.ones((n, n) if square else n, x.dtype)
-        sums = e.dot(ones)
-        r = np.reciprocal(sums)
-        v, w = sums.ravel(), r.ravel()
-        big, small = float(v.dot(v)), float(w.dot(w))
-        if square:                      # (each row's reciprocal n times)
-            small /= n
-        if big - big == 0 and small <= 1.0:
-            return e * r if square else e * r.reshape(sums.shape + (1,))
+    shape = x.shape
+    nd = len(shape)
+    if type(dim) is int and nd and (dim == -1 or dim == nd - 1):
+        dt = x.dtype
+        cache = _ONES32 if dt is _F32 else _ONES64 if dt is _F64 else None
+        if cache is not None:
+            ones = cache.get(shape)
+            if ones is None:
+                ones = _row_ones(cache, shape, dt)
+            e = np.exp(x)
+            s = e.dot(ones)             # the row sums (repeated along the row for a square)
+            v = s.ravel()               # (a view of s)
+            big = float(v.dot(v))
+            np.reciprocal(s, out=s)
+            small = float(v.dot(v))
+            if ones.ndim == 2:          # (each row's reciprocal n times)
+                if big - big == 0 and small <= shape[-1]:
+                    return np.multiply(e, s, out=e)
+            elif big - big == 0 and small <= 1.0:
+                return np.multiply(e, s.reshape(s.shape + (1,)), out=e)
     d = _one_dim(dim, nd)
     _check_softmax_dtype("softmax", x, d)
     if x.size == 0:
