@@ -473,6 +473,36 @@ def test_inference_mode_is_thread_local(T):
     assert seen == {"inference": False, "enabled": True}
 
 
+def test_inference_tensors_follow_each_threads_mode(T):
+    # ops made while another thread is in inference mode are normal here, and
+    # that thread's ops (pointwise, general and views) make inference tensors
+    seen = {}
+    inside, release = threading.Event(), threading.Event()
+    x = T.ones(2, 2)
+
+    def worker():
+        with T.inference_mode():
+            inside.set()
+            release.wait(10)
+            seen["there"] = [(x * 2).is_inference(), x.tanh().is_inference(),
+                             x.sum(1).is_inference(), (x @ x).is_inference()]
+
+    th = threading.Thread(target=worker)
+    th.start()
+    assert inside.wait(10)
+    here = [(x * 2).is_inference(), x.tanh().is_inference(), x.sum(1).is_inference(),
+            (x @ x).is_inference()]
+    release.set()
+    th.join(10)
+    assert here == [False] * 4
+    assert seen["there"] == [True] * 4
+    with T.inference_mode():
+        with T.inference_mode(False):
+            assert not (x * 2).is_inference()
+        assert (x * 2).is_inference()
+    assert not (x * 2).is_inference()
+
+
 def test_set_grad_enabled_call_in_thread_does_not_leak(T):
     def worker():
         T.set_grad_enabled(False)

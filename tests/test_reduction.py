@@ -411,6 +411,25 @@ def test_softmax_last_dim_every_row_pattern(case, dtype, width):
         assert got_sm[0, 1] / want_sm[0, 1] == pytest.approx(1.0, rel=1e-5)
 
 
+@pytest.mark.parametrize("shape", [(5,), (100,), (1, 1), (3, 100), (2, 3, 4), (2, 3, 100), (0, 4),
+                                   (4, 0), "transposed"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_last_dim_shapes(shape, dtype):
+    # both ways of summing rows (a square of ones for short rows, a column for long),
+    # vectors included, and a non-contiguous input
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((6, 4) if shape == "transposed" else shape).astype(dtype)
+    if shape == "transposed":
+        x = x.T
+    e = np.exp(x.astype(np.float64) - (x.max(-1, keepdims=True) if x.size else 0))
+    want = e / e.sum(-1, keepdims=True)
+    for dim in (-1, x.ndim - 1):
+        got = tp.softmax(tp.tensor(x) if shape != "transposed" else tp.tensor(x.T).t(), dim)
+        assert got.shape == x.shape and got.dtype == getattr(tp, dtype)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6 if dtype == "float32" else 1e-13,
+                                   atol=1e-30)
+
+
 @pytest.mark.parametrize("f", ["softmax", "log_softmax"])
 def test_softmax_last_dim_gradcheck_both_paths(f):
     rng = np.random.default_rng(3)

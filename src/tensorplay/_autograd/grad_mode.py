@@ -17,6 +17,20 @@ class _GradState(threading.local):
 
 state = _GradState()
 
+# How many threads are in inference mode now.  While none is, the per-op hot paths
+# skip reading the thread-local flag (a thread-local read costs ~55 ns, twice a
+# list's): they test ``INFERENCE_THREADS[0] and state.inference``.
+INFERENCE_THREADS = [0]
+_inference_lock = threading.Lock()
+
+
+def _set_inference(flag):
+    """Set this thread's inference flag, keeping ``INFERENCE_THREADS`` true."""
+    if flag != state.inference:
+        with _inference_lock:
+            INFERENCE_THREADS[0] += 1 if flag else -1
+        state.inference = flag
+
 
 def is_grad_enabled():
     """True if gradient recording is on in this thread."""
@@ -184,10 +198,12 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self):
         self.prev = (state.enabled, state.inference)
-        state.enabled, state.inference = not self.mode, self.mode
+        state.enabled = not self.mode
+        _set_inference(self.mode)
 
     def __exit__(self, *exc):
-        state.enabled, state.inference = self.prev
+        state.enabled = self.prev[0]
+        _set_inference(self.prev[1])
 
     def clone(self):
         return self.__class__(self.mode)

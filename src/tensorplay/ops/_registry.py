@@ -27,7 +27,7 @@ from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
 from ._util import star_by_keyword
 from .._autograd.graph import AccumulateGrad, Node
-from .._autograd.grad_mode import state
+from .._autograd.grad_mode import INFERENCE_THREADS, state
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .._autograd.saved_hooks import hook_state, ACTIVE as _HOOKS_ACTIVE
 from .._autograd.saved_hooks import version_error, _owner_desc, _short_name, run_pack_hook
@@ -1182,7 +1182,7 @@ def dispatch(op, args):
                     if isinstance(a, Tensor) and a._rg:
                         record(op, args, outs)
                         break
-    elif state.inference:
+    elif INFERENCE_THREADS[0] and state.inference:
         for o in (outs if type(outs) is tuple else (outs,)):
             if o._vc is None or o._vc is INFERENCE_VERSION:   # (a view of a normal tensor is normal)
                 o._make_inference()

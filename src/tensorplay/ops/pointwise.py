@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
-from .._autograd.grad_mode import state
+from .._autograd.grad_mode import INFERENCE_THREADS, state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
                         record_pointwise, _NO_ARG,
                         _result_dtype, broadcast_error)
@@ -92,7 +92,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
         if state.enabled:
             if input._rg and diff:
                 record_pointwise(op, input, _NO_ARG, out)
-        elif state.inference:
+        elif INFERENCE_THREADS[0] and state.inference:
             out._make_inference()
         return out
     fn.__name__ = fn.__qualname__ = name
@@ -154,7 +154,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         if state.enabled:
             if grad and diff:
                 record_pointwise(op, input, other, out)
-        elif state.inference:
+        elif INFERENCE_THREADS[0] and state.inference:
             out._make_inference()
         return out
 
@@ -179,7 +179,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         if state.enabled:
             if input._rg and diff:
                 record_pointwise(op, other, input, out)
-        elif state.inference:
+        elif INFERENCE_THREADS[0] and state.inference:
             out._make_inference()
         return out
 

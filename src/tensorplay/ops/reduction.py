@@ -689,12 +689,12 @@ def _row_ones(cache, shape, dt):
     """Ones that turn ``exp(x)`` of ``shape`` into its row sums by one product: a
     square for short rows (the sums come out repeated along each row, so that
     scaling by them needs no broadcasting, ~1.2 us on a small array), else a
-    vector."""
+    column (the sums keep a last dimension of 1, to broadcast)."""
     if len(cache) > 64:             # (shapes that vary without end: start again)
         cache.clear()
     n = shape[-1]
     size = n * int(np.prod(shape[:-1]))
-    ones = cache[shape] = np.ones((n, n) if size * n <= 4096 else n, dt)
+    ones = cache[shape] = np.ones((n, n if size * n <= 4096 else 1), dt)
     return ones
 
 
@@ -721,16 +721,13 @@ def _softmax_k(x, dim):
             if ones is None:
                 ones = _row_ones(cache, shape, dt)
             e = np.exp(x)
-            s = e.dot(ones)             # the row sums (repeated along the row for a square)
+            s = e.dot(ones)             # the row sums, each ones.shape[1] times
             v = s.ravel()               # (a view of s)
             big = float(v.dot(v))
             np.reciprocal(s, out=s)
-            small = float(v.dot(v))
-            if ones.ndim == 2:          # (each row's reciprocal n times)
-                if big - big == 0 and small <= shape[-1]:
-                    return np.multiply(e, s, out=e)
-            elif big - big == 0 and small <= 1.0:
-                return np.multiply(e, s.reshape(s.shape + (1,)), out=e)
+            small = float(v.dot(v))     # (the sum of squared reciprocals, as often)
+            if big - big == 0 and small <= ones.shape[1]:
+                return np.multiply(e, s, out=e)
     d = _one_dim(dim, nd)
     _check_softmax_dtype("softmax", x, d)
     if x.size == 0:
