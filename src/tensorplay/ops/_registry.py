@@ -49,10 +49,12 @@ class Op:
     node saves is known from the entry itself (the union of the names the vjps
     that will run declare), without reading the interpreter's bytecode.  The
     string ``"grad"`` stands for ``lambda g: g`` and is not called.  A variadic
-    op (``n_in=-1``, ``kernel(*tensors, *, params)``) has one derivative, keyed
-    by the star parameter's name, that returns a gradient per tensor.
-    Parameters listed in ``meta`` are needed only for their shape and dtype:
-    a ``TensorMeta`` is saved instead of the tensor.
+    op (``n_in=-1``, ``kernel(*tensors, *, params)``, or written flat under
+    ``flat_kernel``) has one derivative, keyed by the star parameter's name,
+    that returns a gradient per tensor.  Parameters listed in ``meta`` are
+    needed only for their shape and dtype: a ``TensorMeta`` is saved instead
+    of the tensor.  ``kwonly`` names the kernel's last (positional)
+    parameters that the public function takes by keyword only.
 
     ``method``, ``inplace`` and ``operators`` are the op's spellings on Tensor
     (see ``Spelling``); the function ``defop`` returns carries them.
