@@ -997,6 +997,9 @@ def dims_arg(dim, ndim):
         return (dim + ndim if dim < 0 else dim,)
     if dim is None:
         return None
+    if isinstance(dim, bool) or isinstance(dim, (list, tuple)) and any(
+            isinstance(d, bool) for d in dim):
+        raise TypeError(f"argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None

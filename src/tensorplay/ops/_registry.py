@@ -1296,10 +1296,11 @@ def defop(name, kernel, derivatives=None, **kw):
                 return call_with_out(name, fn, (input,), {}, out)
             return dispatch(op, [input])
     else:
-        n_names, n_req, n_pos, defaults = len(names), op.n_required, op.n_pos, tuple(op.defaults)
+        n_req, n_pos, defaults = op.n_required, op.n_pos, tuple(op.defaults)
+        exact = len(names) if n_pos == len(names) else -1   # (keyword-only ones: never positional)
 
         def fn(*args, **kwargs):
-            if kwargs or len(args) != n_names:
+            if kwargs or len(args) != exact:
                 if not kwargs and n_req <= len(args) <= n_pos:
                     args += defaults[len(args):]        # sum(x, 1): the defaults after
                 else:
