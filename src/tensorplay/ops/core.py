@@ -116,9 +116,15 @@ def _expand_k(x, *size):
                            f"number of sizes provided ({len(size)}) must be greater or equal to the "
                            f"number of dimensions in the tensor ({x.ndim})")
     lead = len(size) - x.ndim
+    for i in range(lead):
+        if size[i] == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                               f"non-existing dimension {i}")
+        if size[i] < 0:
+            raise RuntimeError("numel: integer multiplication overflow")     # (PyTorch's words)
     full = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
     for i in range(x.ndim):
-        if x.shape[i] != full[lead + i] and x.shape[i] != 1:
+        if x.shape[i] != full[lead + i] and (x.shape[i] != 1 or full[lead + i] < 0):
             raise RuntimeError(f"The expanded size of the tensor ({full[lead + i]}) must match the "
                                f"existing size ({x.shape[i]}) at non-singleton dimension {lead + i}.  "
                                f"Target sizes: {list(size)}.  Tensor sizes: {list(x.shape)}")
@@ -502,7 +508,10 @@ def matmul(input, other, *, out=None):
         if f is not None and input._data.dtype == other._data.dtype:
             return f(input, other)
     except AttributeError:
-        pass
+        for pos, (name, v) in enumerate((("input", input), ("other", other)), 1):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"matmul(): argument '{name}' (position {pos}) must be Tensor, "
+                                f"not {type(v).__name__}") from None
     return _matmul(input, other)
 
 
