@@ -216,3 +216,34 @@ def test_grads_match_torch(name):
     f, xs = GRADS[name]
     for ga, gb in zip(_grads(tp, f, *xs), _grads(torch, f, *xs)):
         assert_close(ga, gb, atol=1e-10, rtol=1e-10, msg=name)
+
+
+@pytest.mark.parametrize("which", ["nh", "hn"])
+def test_mm_conjugate_transposed_products_batch_like_a_loop(which):
+    """mm's derivatives are one op each (``x @ y^H``, ``x^H @ y``); under vmap their
+    batching rule must agree with a loop, for every placement of the batch dims."""
+    from tensorplay.ops.linalg import _mm_nh, _mm_hn
+    f, ref = (_mm_nh, lambda x, y: x @ y.mH) if which == "nh" else (_mm_hn, lambda x, y: x.mH @ y)
+    x = mk(tp, 2, 3, 4, dtype="complex128", seed=1)
+    y = mk(tp, 2, 5, 4, dtype="complex128", seed=3) if which == "nh" else \
+        mk(tp, 2, 3, 5, dtype="complex128", seed=3)
+    for dx, dy in ((0, 0), (0, None), (None, 0), (2, 1)):
+        a = x.movedim(0, dx) if dx is not None else x[0]
+        b = y.movedim(0, dy) if dy is not None else y[1]
+        got = tp.func.vmap(f, in_dims=(dx, dy))(a, b)
+        want = tp.stack([ref(x[i] if dx is not None else a, y[i] if dy is not None else b)
+                         for i in range(2)])
+        assert_close(got, want, atol=1e-12)
+
+
+def test_mm_double_backward_records_mm_nodes_only():
+    """The gradient of mm made under create_graph is an mm of the other factor, with
+    no transpose recorded (PyTorch records MmBackward0 there too)."""
+    x = mk(tp, 3, 4, dtype="float64", seed=1, rg=True)
+    w = mk(tp, 4, 2, dtype="float64", seed=2, rg=True)
+    gx, gw = tp.autograd.grad((x @ w).tanh().sum(), (x, w), create_graph=True)
+    assert gx.grad_fn.name() == "MmBackward0" and gw.grad_fn.name() == "MmBackward0"
+    assert all(f is None or f.name() != "TransposeBackward0"
+               for f, _ in gx.grad_fn.next_functions + gw.grad_fn.next_functions)
+    tp.autograd.gradcheck(lambda x, w: tp.autograd.grad((x @ w).tanh().sum(), (x, w), create_graph=True),
+                          (x, w))

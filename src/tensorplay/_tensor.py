@@ -1014,6 +1014,11 @@ def size_arg(size):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):
         size = tuple(size[0])
+    for s in size:                  # (the commonest case: plain ints already)
+        if type(s) is not int:
+            break
+    else:
+        return tuple(size)
     out = []
     for s in size:
         try:

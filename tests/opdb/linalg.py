@@ -92,6 +92,12 @@ CASES = [
     # inputs themselves out transposed)
     OpCase("mm_transposed", lambda T, x, y: T.mm(x.t(), y.mT), [Sample([arr(4, 3, seed=1), arr(2, 4, seed=2)])],
            covers=("mm", "t", "transpose")),
+    # mm's derivatives: the product with the other factor's conjugate transpose, as one op
+    # (torch: mm of a transpose), differentiable again
+    OpCase("mm_nh", lambda T, x, y: T.mm(x, y.mH) if T.__name__ == "torch" else T.ops.linalg._mm_nh(x, y),
+           [Sample([arr(3, 4, seed=1), arr(5, 4, seed=2)])], covers=("mm_nh",)),
+    OpCase("mm_hn", lambda T, x, y: T.mm(x.mH, y) if T.__name__ == "torch" else T.ops.linalg._mm_hn(x, y),
+           [Sample([arr(4, 3, seed=1), arr(4, 5, seed=2)])], covers=("mm_hn",)),
     OpCase("bmm", samples=[Sample([arr(2, 3, 4, seed=1), arr(2, 4, 5, seed=2)]),
                            Sample([arr(1, 2, 2, seed=1), arr(1, 2, 3, seed=2)], desc="batch 1")],
            ref=np.matmul,

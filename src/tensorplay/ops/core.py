@@ -79,13 +79,16 @@ mean = defop("mean", _mean_k, {"x": _mean_vjp}, meta=("x",), family=REDUCTION, d
 
 def _sum_to_size_k(x, *size):
     size = size_arg(size)
-    if not _expandable(size, x.shape):
+    shape = x.shape
+    lead = len(shape) - len(size)
+    if lead > 0 and shape[lead:] == size:   # only leading dimensions (a broadcast bias's gradient)
+        return np.add.reduce(x, axis=0 if lead == 1 else tuple(range(lead)))
+    if not _expandable(size, shape):
         raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
-                           f"{{{', '.join(map(str, x.shape))}}}.")
-    lead = x.ndim - len(size)
+                           f"{{{', '.join(map(str, shape))}}}.")
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
-                                      if s == 1 and x.shape[lead + i] != 1)
-    r = np.sum(x, axis=axes, keepdims=True) if axes else x
+                                      if s == 1 and shape[lead + i] != 1)
+    r = np.add.reduce(x, axis=axes, keepdims=True) if axes else x     # (np.sum minus its wrapper)
     return r.reshape(size)
 
 
@@ -96,26 +99,20 @@ sum_to_size = defop("sum_to_size", _sum_to_size_k, {"x": lambda g, x: g.expand(x
 
 def _expand_k(x, *size):
     size = size_arg(size)
-    if x.ndim == 0 and size and -1 not in size and min(size) >= 0 and math.prod(size) > 1:
-        # a scalar spread over a shape (every full-reduction backward): a read-only
-        # zero-stride view, without np.broadcast_to's Python-level overhead
-        r = np.ndarray(size, x.dtype, buffer=np.ascontiguousarray(x), strides=(0,) * len(size))
-        r.flags.writeable = False
-        return r
-    if size == x.shape:                 # nothing broadcast: a plain (writable) view
+    shape = x.shape
+    if size == shape:                   # nothing broadcast: a plain (writable) view
         return x.view()
-    if -1 not in size and math.prod(size) == x.size:
-        # only size-1 dims added or kept: no element repeats, so a writable view, as
-        # PyTorch allows writing into such an expand
-        try:
-            return x.reshape(_expand_shape_checked(x, size))
-        except ValueError:
-            pass
+    lead = len(size) - len(shape)
+    if lead >= 0 and (not size or min(size) >= 0):
+        for s, n in zip(size[lead:], shape):
+            if s != n and n != 1:
+                break
+        else:                           # the commonest: sizes given in full, and they fit
+            return _expanded(x, size, lead)
     if len(size) < x.ndim:
         raise RuntimeError(f"expand(torch.FloatTensor{{{list(x.shape)}}}, size={list(size)}): the "
                            f"number of sizes provided ({len(size)}) must be greater or equal to the "
                            f"number of dimensions in the tensor ({x.ndim})")
-    lead = len(size) - x.ndim
     for i in range(lead):
         if size[i] == -1:
             raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
@@ -128,9 +125,21 @@ def _expand_k(x, *size):
             raise RuntimeError(f"The expanded size of the tensor ({full[lead + i]}) must match the "
                                f"existing size ({x.shape[i]}) at non-singleton dimension {lead + i}.  "
                                f"Target sizes: {list(size)}.  Tensor sizes: {list(x.shape)}")
-    if x.size and x.flags.c_contiguous:   # np.broadcast_to's result, without its ~3 us of Python
-        r = np.ndarray(full, x.dtype, buffer=x, strides=(0,) * lead + tuple(
-            0 if n == 1 and f != 1 else st for n, f, st in zip(x.shape, full[lead:], x.strides)))
+    return _expanded(x, full, lead)
+
+
+def _expanded(x, full, lead):
+    """``x`` broadcast to the checked shape ``full`` (``lead`` new leading dims)."""
+    if math.prod(full) == x.size:
+        # only size-1 dims added or kept: no element repeats, so a writable view, as
+        # PyTorch allows writing into such an expand
+        return x.reshape(full)
+    if x.flags.c_contiguous:   # np.broadcast_to's result, without its ~3 us of Python
+        strides = (0,) * lead
+        if lead != len(full):
+            strides += tuple([0 if n == 1 and f != 1 else st
+                              for n, f, st in zip(x.shape, full[lead:], x.strides)])
+        r = np.ndarray(full, x.dtype, buffer=x, strides=strides)
         r.flags.writeable = False
         return r
     return np.broadcast_to(x, full)
@@ -138,13 +147,6 @@ def _expand_k(x, *size):
 
 expand = defop("expand", _expand_k, {"x": lambda g, x: g.sum_to_size(x.shape)},
                meta=("x",), upcast=False, view=True, family=VIEW, linear=True)
-
-
-def _expand_shape_checked(x, size):
-    lead = len(size) - x.ndim
-    if lead < 0 or any(s != d for s, d in zip(size[lead:], x.shape)) or any(s != 1 for s in size[:lead]):
-        raise ValueError
-    return size
 
 
 @public()

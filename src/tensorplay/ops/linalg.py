@@ -90,8 +90,39 @@ def _mm_k(x, y):
 
 
 _mm = defop("mm", _mm_k,
-            {"x": lambda g, y: _mm(g, y.mH), "y": lambda g, x: _mm(x.mH, g)},
+            {"x": lambda g, y: _mm_nh(g, y), "y": lambda g, x: _mm_hn(x, g)},
             n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_matmul_batch)
+
+
+# mm's derivatives multiply by the other factor's conjugate transpose: these two
+# take it as it is and let NumPy's matmul read it transposed (no transpose op, no
+# view to make and no TransposeBackward0 node under create_graph; nodes are named as
+# PyTorch names the mm it records)
+def _mm_nh_k(x, y):
+    """``x @ y^H``."""
+    return np.matmul(x, (y.conj() if y.dtype.kind == "c" else y).T)
+
+
+def _mm_hn_k(x, y):
+    """``x^H @ y``."""
+    return np.matmul((x.conj() if x.dtype.kind == "c" else x).T, y)
+
+
+def _mm_h_batch(op, args, bdims):
+    x, y = args[0], args[1]
+    if bdims[0] is not None:
+        x = x.movedim(bdims[0], 0)
+    if bdims[1] is not None:
+        y = y.movedim(bdims[1], 0)
+    return (_core._matmul(x, y.mH) if op is _mm_nh.op else _core._matmul(x.mH, y)), 0
+
+
+_mm_nh = defop("mm_nh", _mm_nh_k,
+               {"x": lambda g, y: _mm(g, y), "y": lambda g, x: _mm_hn(g, x)},
+               n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_mm_h_batch, method=False)
+_mm_hn = defop("mm_hn", _mm_hn_k,
+               {"x": lambda g, y: _mm_nh(y, g), "y": lambda g, x: _mm(x, g)},
+               n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_mm_h_batch, method=False)
 
 
 @public()
