@@ -70,7 +70,8 @@ EINSUM_ERRORS = [
 CASES = [
     OpCase("mm", samples=[Sample([arr(3, 4, seed=1), arr(4, 5, seed=2)]),
                           Sample([arr(1, 4, seed=1), arr(4, 1, seed=2)], desc="row-col"),
-                          Sample([arr(4, 3, seed=1), arr(3, 1, seed=2)], desc="column")],
+                          Sample([arr(4, 3, seed=1), arr(3, 1, seed=2)], desc="column"),
+                          Sample([arr(4, 1, seed=1), arr(1, 3, seed=2)], desc="outer (inner size 1)")],
            ref=np.matmul,
            errors=[E(RuntimeError, "self must be a matrix", f32(3), f32(3, 4), desc="1-d self"),
                    E(RuntimeError, "mat2 must be a matrix", f32(3, 4), f32(4), desc="1-d mat2"),
@@ -95,9 +96,11 @@ CASES = [
     # mm's derivatives: the product with the other factor's conjugate transpose, as one op
     # (torch: mm of a transpose), differentiable again
     OpCase("mm_nh", lambda T, x, y: T.mm(x, y.mH) if T.__name__ == "torch" else T.ops.linalg._mm_nh(x, y),
-           [Sample([arr(3, 4, seed=1), arr(5, 4, seed=2)])], covers=("mm_nh",)),
+           [Sample([arr(3, 4, seed=1), arr(5, 4, seed=2)]),
+            Sample([arr(3, 1, seed=1), arr(5, 1, seed=2)], desc="outer")], covers=("mm_nh",)),
     OpCase("mm_hn", lambda T, x, y: T.mm(x.mH, y) if T.__name__ == "torch" else T.ops.linalg._mm_hn(x, y),
-           [Sample([arr(4, 3, seed=1), arr(4, 5, seed=2)])], covers=("mm_hn",)),
+           [Sample([arr(4, 3, seed=1), arr(4, 5, seed=2)]),
+            Sample([arr(1, 3, seed=1), arr(1, 5, seed=2)], desc="outer")], covers=("mm_hn",)),
     OpCase("bmm", samples=[Sample([arr(2, 3, 4, seed=1), arr(2, 4, 5, seed=2)]),
                            Sample([arr(1, 2, 2, seed=1), arr(1, 2, 3, seed=2)], desc="batch 1")],
            ref=np.matmul,

@@ -15,6 +15,7 @@ the general path, ``record`` builds the backward node, and ``TRANSFORMS`` is
 the one interception point for forward mode and the function transforms.
 """
 import inspect
+import operator
 import weakref
 
 import numpy as np
@@ -274,6 +275,15 @@ class Op:
             # a parameter after the tensors: the pointwise fast paths record only
             # the tensors, so a parameter left at its default may be absent
             pairs = tuple((w, None if w == -1 else self.defaults[w]) for w in where)
+            if -1 not in where and len(where) > 1:
+                top, get = max(where), operator.itemgetter(*where)
+
+                def vjp(g, out, *a):
+                    if len(a) > top:            # (every argument given: the commonest)
+                        return f(g, *get(a))
+                    n = len(a)
+                    return f(g, *[a[w] if w < n else d for w, d in pairs])
+                return vjp
 
             def vjp(g, out, *a):
                 n = len(a)

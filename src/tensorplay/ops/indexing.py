@@ -165,7 +165,8 @@ def _slice_k(x, dim=0, start=None, end=None, step=1):
 
 def _slice_backward_k(g, shape, dim, start, end, step):
     out = np.zeros(shape, g.dtype)
-    region = out[(_FULL,) * _wrap_dim(dim, len(shape)) + (slice(start, end, step),)]
+    region = out[start:end:step] if dim == 0 else \
+        out[(_FULL,) * _wrap_dim(dim, len(shape)) + (slice(start, end, step),)]
     try:
         region[...] = g
     except ValueError:
