@@ -997,16 +997,18 @@ def dims_arg(dim, ndim):
         return (dim + ndim if dim < 0 else dim,)
     if dim is None:
         return None
-    if isinstance(dim, bool) or isinstance(dim, (list, tuple)) and any(
-            isinstance(d, bool) for d in dim):
-        raise TypeError(f"argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
+        for d in dim:
+            if type(d) is bool:
+                raise TypeError(f"argument 'dim' must be tuple of ints, not {type(dim).__name__}")
         axes = tuple(sorted(_wrap_dim(d, ndim) for d in dim))
         if len(set(axes)) != len(axes):
             raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")
         return axes
+    if isinstance(dim, bool):
+        raise TypeError(f"argument 'dim' must be tuple of ints, not {type(dim).__name__}")
     return (_wrap_dim(dim, ndim),)
 
 

@@ -26,7 +26,7 @@ from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, 
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
-from ._util import star_by_keyword
+from ._util import F32 as _F32, star_by_keyword
 from .._autograd.graph import AccumulateGrad, Node
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from .._autograd.anomaly_mode import anomaly, note_creation
@@ -35,7 +35,6 @@ from .._autograd.saved_hooks import version_error, _owner_desc, _short_name, run
 
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
-_F32 = np.dtype(np.float32)
 _PLAIN = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
@@ -125,13 +124,9 @@ class Op:
         self.variadic = self.n_in == -1  # kernel(*tensors, *, params): any number of tensor inputs
         self.n_kw = len(params) - self.n_pos
         if self.variadic and not getattr(kernel, "flat", False):
-            k, nk, kwn = kernel, self.n_kw, self.names[self.n_pos:]
-            if nk == 1:                     # cat(*xs, dim=): the common case, one parameter
-                kw0 = kwn[0]
-                self.kernel = lambda *a: k(*a[:-1], **{kw0: a[-1]})
-            else:
-                self.kernel = lambda *a: k(*a[:len(a) - nk], **dict(zip(kwn, a[len(a) - nk:])))
-        elif self.n_pos < len(params) and not kwonly and not self.variadic:
+            raise TypeError(f"{self.name}: a variadic kernel is written flat, kernel(*tensors, "
+                            "*params), under @flat_kernel(spec)")
+        if self.n_pos < len(params) and not kwonly and not self.variadic:
             raise TypeError(f"{self.name}: a kernel's keyword-only parameters are declared with "
                             "kwonly= and written positionally")
 

@@ -33,9 +33,10 @@ import math
 
 import numpy as np
 
+from ._util import F64 as _F64
+
 __all__ = ["erf", "erfc", "erfinv"]
 
-_F64 = np.dtype(np.float64)
 _SQRT_PI = math.sqrt(math.pi)
 _2_SQRTPI = 2.0 / _SQRT_PI
 _SWITCH = 0.75               # erf/erfc: the series below, g above

@@ -5,6 +5,8 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import _wrap_dim, dims_arg, size_arg  # noqa: F401
 
+F32, F64 = np.dtype(np.float32), np.dtype(np.float64)   # (compared with ``is``)
+
 _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfloat16": "BFloat16",
                 "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
                 "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble",

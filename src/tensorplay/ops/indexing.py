@@ -23,6 +23,7 @@ from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
 from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, public
+from ._util import F32 as _F32
 from .core import expand
 from .inplace import apply_inplace
 from .._out import call_with_out
@@ -32,7 +33,6 @@ __all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_alon
            "nonzero", "argwhere"]
 
 _LOWP = D.LOW_PRECISION
-_F32 = np.dtype(np.float32)
 _FULL = slice(None)
 
 

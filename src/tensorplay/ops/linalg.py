@@ -25,7 +25,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from ._families import BILINEAR, LINALG, OTHER
-from ._registry import OpNode, defop, dispatch, public
+from ._registry import OpNode, defop, dispatch, flat_kernel, public
 from .pointwise import conj
 
 __all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm",
@@ -522,7 +522,9 @@ def _plan(equation, shapes):
     return tuple(subs), out, sizes, keep
 
 
-def _einsum_k(*arrays, equation):
+@flat_kernel(lambda *arrays, equation: None)
+def _einsum_k(*arrays_equation):
+    arrays, equation = arrays_equation[:-1], arrays_equation[-1]
     subs, out, sizes, keep = _plan(equation, tuple(a.shape for a in arrays))
     red = []
     ins = []

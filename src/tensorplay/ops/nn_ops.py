@@ -26,7 +26,7 @@ import numpy as np
 
 from .._tensor import _wrap
 from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
-from ._registry import defop, dispatch
+from ._registry import defop, dispatch, flat_kernel
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
 from .linalg import mm as _mm
@@ -600,14 +600,15 @@ softmax_backward = defop(
     batch=_softmax_backward_batch, method=False)
 
 
-def _attention_k(*ts, scale, causal, safe):
+@flat_kernel(lambda *ts, scale, causal, safe: None)
+def _attention_k(*args):
     """``softmax(q k^T * scale + bias) (* keep) @ v``: returns the output and the
-    attention probabilities.  ``ts`` is (q, k, v, bias, keep), the last two
+    attention probabilities.  The tensors are (q, k, v, bias, keep), the last two
     possibly None (``keep``: a dropout mask already scaled by 1/(1-p)).  The
     scores buffer is scaled, biased, exponentiated and normalised in place.
     With ``safe``, a query row that no key may attend gets zeros (PyTorch's
     math kernel); otherwise NaNs, as a plain softmax gives."""
-    q, k, v, bias, keep = ts
+    q, k, v, bias, keep, scale, causal, safe = args
     s = np.matmul(q, np.swapaxes(k, -1, -2))
     s *= scale
     if causal:

@@ -27,7 +27,7 @@ from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE
 from ._registry import defop as _defop, dispatch as _dispatch, public as _public
-from ._util import dims_arg as _dims_arg, _tname
+from ._util import dims_arg as _dims_arg, _tname, F32 as _F32, F64 as _F64
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
 from .shape import cat as _cat
 from .._out import call_with_out
@@ -681,7 +681,6 @@ def _shifted(x, d):
         return x - m, True
 
 
-_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _ONES32, _ONES64 = {}, {}   # input shape -> ones for its row sums by a product (_softmax_k)
 
 
