@@ -135,3 +135,30 @@ def test_elementwise_rule_pads_ranks():
     out, bd = op.batch(op, [x, y], [0, None])
     expected = np.stack([x.numpy()[b] * y.numpy() for b in range(5)])
     np.testing.assert_allclose(out.movedim(bd, 0).numpy(), expected)
+
+
+def test_entry_refuses_kernels_dispatch_cannot_call_positionally():
+    """Dispatch calls every kernel with the full positional argument list: an entry
+    refuses a kernel with undeclared keyword-only parameters, and a variadic one
+    that is not written flat; declared, both are taken."""
+    from tensorplay.ops._registry import Op, flat_kernel
+
+    def kw_only(x, dim=0, *, dtype=None):
+        return x
+
+    def variadic(*xs, dim=0):
+        return xs[0]
+    with pytest.raises(TypeError, match="kwonly="):
+        Op("t_kwonly", kw_only, {"x": "grad"}, n_in=1)
+    with pytest.raises(TypeError, match="flat"):
+        Op("t_variadic", variadic, {"xs": "grad"}, n_in=-1)
+
+    def kw_pos(x, dim=0, dtype=None):
+        return x
+    assert Op("t_kwonly", kw_pos, {"x": "grad"}, n_in=1, kwonly=("dtype",)).n_kw == 1
+
+    @flat_kernel(lambda *xs, dim=0: None)
+    def flat(*xs_dim):
+        return xs_dim[0]
+    op = Op("t_variadic", flat, {"xs": "grad"}, n_in=-1)
+    assert op.variadic and op.kernel is flat
