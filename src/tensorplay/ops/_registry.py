@@ -735,6 +735,30 @@ def record(op, args, outs):
         node.next_edges = ((fn, t._out_nr) if fn is not None else _leaf_edge(t),)
         node.input_meta = (d.shape, d.dtype)
         key = 1
+    elif n_in == 2 and not op.elementwise:  # the same for two (mm and its kin)
+        x, y = args[0], args[1]
+        if isinstance(x, Tensor) and x._rg:
+            if x._base is not None and x._view_version != x._vc[0]:
+                x._refresh_history()
+            fn = x._gfn
+            e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
+            d = x._data
+            m0 = (d.shape, d.dtype)
+            key = 1
+        else:
+            e0, m0, key = None, _NO_META, 0
+        if isinstance(y, Tensor) and y._rg:
+            if y._base is not None and y._view_version != y._vc[0]:
+                y._refresh_history()
+            fn = y._gfn
+            e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
+            d = y._data
+            node.input_meta = m0 + (d.shape, d.dtype)
+            key |= 2
+        else:
+            e1 = None
+            node.input_meta = m0 + _NO_META
+        node.next_edges = (e0, e1)
     else:
         key = _edges_and_meta(node, op, args, outs, n_in, single)
     # 2. the plan
@@ -961,6 +985,7 @@ def _leaf_edge(t):
 _EXACT = frozenset(np.dtype(t) for t in (np.float32, np.float64))
 _np_generic = np.generic
 _NONES = [(None,) * k for k in range(64)]
+_NO_META = (None, None)     # an input's (shape, dtype) in input_meta when no gradient flows to it
 
 
 # ------------------------------------------------------------------ dispatch
