@@ -33,3 +33,52 @@ def test_alpha_with_an_integer_keeps_the_dtype(T, name, dtype):
     assert r.dtype == getattr(T, dtype)
     want = INT_CALLS[name](T, T.arange(3) + 1)
     assert r.long().tolist() == want.tolist()
+
+
+# The pointwise fast paths hand a ufunc a Python number as a cached 0-d array of
+# the tensor's dtype (NumPy takes an array faster); the results must be NumPy's
+# own for the number, bit for bit, on every call (cache hits included).
+_VALUES = [1.0001, 1e-4, 3, -7, 1 / 3, 0.1, 1e-45, 3.4e38, float("inf"), float("-inf"),
+           0.0, -0.0, 0, float("nan"), 2 ** 60, 1.0001, 3, -0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype, op", [(d, o) for d in ("float32", "float64", "complex64", "complex128")
+                                       for o in ("add", "sub", "mul", "div", "remainder", "floordiv")
+                                       if d.startswith("float") or o in ("add", "sub", "mul", "div")])
+def test_fast_path_numbers_are_numpys_bit_for_bit(dtype, op):
+    import tensorplay as tp
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(64) * 10).astype(dtype)
+    if dtype.startswith("complex"):
+        a = a + 1j * a[::-1]
+    x = tp.tensor(a)
+    ufunc = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
+             "remainder": np.remainder, "floordiv": np.floor_divide}[op]
+    f = {"add": lambda x, v: x + v, "sub": lambda x, v: x - v, "mul": lambda x, v: x * v,
+         "div": lambda x, v: x / v, "remainder": lambda x, v: x % v, "floordiv": lambda x, v: x // v}[op]
+    rf = {"add": lambda v, x: v + x, "sub": lambda v, x: v - x, "mul": lambda v, x: v * x,
+          "div": lambda v, x: v / x, "remainder": lambda v, x: v % x, "floordiv": lambda v, x: v // x}[op]
+    for v in _VALUES:
+        with np.errstate(all="ignore"):
+            want = ufunc(a, v)
+            got = f(x, v).numpy()
+            assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True), v
+            assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), v   # -0.0 kept
+            got, want = rf(v, x).numpy(), ufunc(v, a)
+            assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True), v
+            assert np.array_equal(np.signbit(got.real), np.signbit(want.real)), v
+
+
+def test_fast_path_numbers_keep_numpys_overflow_behaviour():
+    """A number the dtype cannot hold is not cached: NumPy's warning comes every
+    time, and a Python int too large for a float raises as it did."""
+    import warnings
+    import tensorplay as tp
+    x = tp.ones(3)
+    for _ in range(2):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            r = x * 1e39
+        assert np.isinf(r.numpy()).all() and any("overflow" in str(m.message) for m in w)
+    with pytest.raises(OverflowError):
+        x * 10 ** 400
