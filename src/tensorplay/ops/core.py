@@ -231,12 +231,12 @@ def reshape(*args, **kwargs):
     does: ``clone`` then ``_unsafe_view``)."""
     if kwargs or len(args) < 2:
         args = star_by_keyword("reshape", args, kwargs, "shape")
-    input, shape = args[0], args[1:]
     try:
         return dispatch(view.op, args)
     except RuntimeError as e:           # the layout needs a copy: view() said so
         if not str(e).startswith("view size is not compatible"):
             raise
+    input, shape = args[0], args[1:]
     return _unsafe_view(clone(input), _infer_shape(size_arg(shape), input._data.size))
 
 
