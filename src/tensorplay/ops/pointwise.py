@@ -344,8 +344,8 @@ def _pow_vjp_x(g, x, e):
         return where(e == 0, 0.0, g * conj(e * x ** (e - 1)))
     if e == 0:
         return _zl(g)
-    if e == 2:      # a square's: 2g x, the same values as g (2 x ** 1) (doubling is exact), with
-        return (g * 2) * conj(x)    # one op fewer that records (g rarely requires grad)
+    if e == 2:      # a square's: x ** 1 is x, so one op fewer and PyTorch's values bit for bit
+        return g * conj(x * 2)      # ((g * 2) * x would overflow 2g where g (2x) does not)
     return g * conj(e * x ** (e - 1))
 
 

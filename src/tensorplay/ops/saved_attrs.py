@@ -23,12 +23,16 @@ from ._registry import _Packed, reattached, unpacked as _unpacked
 _ALIASES = {"x": "self", "input": "self", "y": "other", "e": "exponent", "xs": "tensors",
             "reps": "repeats"}
 _OP_ALIASES = {"mm": {"y": "mat2"}, "bmm": {"y": "mat2"}, "dot": {"y": "tensor"},
-               "vdot": {"y": "other"}}
+               "vdot": {"y": "other"}, "mm_nh": {"y": "mat2"}, "mm_hn": {"y": "mat2"}}
+# mm's derivative ops are PyTorch's mm of a conjugate transpose (x @ y^H, x^H @ y):
+# the input they take untransposed is shown as the mm's (its .mH)
+_ADJOINT = {"mm_nh": "y", "mm_hn": "x"}
 
 
 def _names(op):
     """PyTorch's name of each saved thing of ``op`` -> (kind, position):
-    ("value", i), ("sizes", i), ("numel", i) or ("result", -1)."""
+    ("value", i), ("adjoint", i) (shown as its .mH), ("sizes", i), ("numel", i) or
+    ("result", -1)."""
     table = op.__dict__.get("_saved_names")
     if table is not None:
         return table
@@ -51,7 +55,7 @@ def _names(op):
             if op.name in ("mean",):
                 table[pt + "_sym_numel"] = ("numel", i)
         else:
-            table[pt] = ("value", i)
+            table[pt] = ("adjoint" if _ADJOINT.get(op.name) == name else "value", i)
     op._saved_names = table
     return table
 
@@ -85,6 +89,8 @@ def _value(node, kind, i):
     a = args[i] if i < len(args) else op.defaults[i]
     if type(a) is _Packed:
         a = reattached(_unpacked(a), a.edge)
+    if kind == "adjoint":
+        return a.mH if isinstance(a, Tensor) else a
     if kind == "value":
         if isinstance(a, TensorMeta):
             return None
@@ -171,5 +177,5 @@ def install(op):
     for name, (kind, i) in _names(op).items():
         for cls in (op.node_cls, op.multi_node_cls):
             setattr(cls, "_saved_" + name, _property(kind, i, False))
-            if kind in ("value", "result"):
+            if kind in ("value", "adjoint", "result"):
                 setattr(cls, "_raw_saved_" + name, _property(kind, i, True))
