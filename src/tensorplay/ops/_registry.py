@@ -49,9 +49,9 @@ class Op:
     node saves is known from the entry itself (the union of the names the vjps
     that will run declare), without reading the interpreter's bytecode.  The
     string ``"grad"`` stands for ``lambda g: g`` and is not called.  A variadic
-    op (``n_in=-1``, ``kernel(*tensors, *, params)``, or written flat under
-    ``flat_kernel``) has one derivative, keyed by the star parameter's name,
-    that returns a gradient per tensor.  Parameters listed in ``meta`` are
+    op (``n_in=-1``: a kernel written flat, ``kernel(*tensors, *params)``,
+    under ``flat_kernel``) has one derivative, keyed by the star parameter's
+    name, that returns a gradient per tensor.  Parameters listed in ``meta`` are
     needed only for their shape and dtype: a ``TensorMeta`` is saved instead
     of the tensor.  ``kwonly`` names the kernel's last (positional)
     parameters that the public function takes by keyword only.
