@@ -435,15 +435,11 @@ def test_expand_spellings_and_errors():
         x.expand(2.0, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="predates 996dc59: expand's 'number of sizes' message "
-                   "names every tensor torch.FloatTensor (PyTorch: DoubleTensor, CPUBoolType...)")
 def test_expand_message_names_the_dtype():
     with pytest.raises(RuntimeError, match=r"torch\.DoubleTensor"):
         tp.ones(2, 3, dtype=tp.float64).expand(3)
 
 
-@pytest.mark.xfail(strict=True, reason="predates 996dc59: PyTorch checks sizes from the last "
-                   "dimension and names the last one that does not fit; tensorplay the first")
 def test_expand_names_the_last_mismatching_dimension():
     with pytest.raises(RuntimeError, match=r"^The expanded size of the tensor \(0\) must match the "
                        r"existing size \(3\) at non-singleton dimension 1"):
@@ -1124,3 +1120,16 @@ def test_variadic_ops_refuse_kernels_that_are_not_flat():
     for name in ("einsum", "attention", "cat", "stack"):
         op = R.REGISTRY[name]
         assert op.variadic and getattr(op.kernel, "flat", False), name
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int32", "bool", "float16"])
+def test_sum_to_size_dtype_is_a_sums(dtype):
+    """A reduction by sum_to_size has a sum's dtype (integers and bool: int64, as
+    PyTorch's; NumPy alone would give uint8 a uint64); none keeps the dtype."""
+    x = tp.ones(2, 3, dtype=getattr(tp, dtype))
+    want = tp.int64 if dtype != "float16" else tp.float16
+    for size in ((3,), (1, 3), (2, 1), (1, 1)):
+        r = x.sum_to_size(*size)
+        assert r.dtype == want and tuple(r.shape) == size
+        assert r.double().numpy().ravel().tolist() == [6 // math.prod(size)] * math.prod(size)
+    assert x.sum_to_size(2, 3).dtype == x.dtype

@@ -13,7 +13,7 @@ from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
 from ._registry import defop, dispatch, public
-from ._util import dims_arg, size_arg, star_by_keyword
+from ._util import dims_arg, size_arg, star_by_keyword, _tname
 from .pointwise import conj
 from .._out import call_with_out
 
@@ -81,14 +81,14 @@ def _sum_to_size_k(x, *size):
     size = size_arg(size)
     shape = x.shape
     lead = len(shape) - len(size)
+    dt = np.int64 if x.dtype.kind in "biu" else None     # (a sum's dtype, as PyTorch's)
     if lead > 0 and shape[lead:] == size:   # only leading dimensions (a broadcast bias's gradient)
-        return np.add.reduce(x, axis=0 if lead == 1 else tuple(range(lead)))
+        return np.add.reduce(x, axis=0 if lead == 1 else tuple(range(lead)), dtype=dt)
     if not _expandable(size, shape):
-        raise RuntimeError(f"size {{{', '.join(map(str, size))}}} is not expandable to size "
-                           f"{{{', '.join(map(str, shape))}}}.")
+        raise RuntimeError(f"size {{{list(size)}}} is not expandable to size {{{list(shape)}}}.")
     axes = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(size)
                                       if s == 1 and shape[lead + i] != 1)
-    r = np.add.reduce(x, axis=axes, keepdims=True) if axes else x     # (np.sum minus its wrapper)
+    r = np.add.reduce(x, axis=axes, keepdims=True, dtype=dt) if axes else x  # (np.sum minus its wrapper)
     return r.reshape(size)
 
 
@@ -97,7 +97,12 @@ sum_to_size = defop("sum_to_size", _sum_to_size_k, {"x": lambda g, x: g.expand(x
                     meta=("x",), family=OTHER, linear=True)
 
 
+_LEGACY_TYPES = {"Float", "Double", "Half", "Long", "Int", "Short", "Char", "Byte"}
+
+
 def _expand_k(x, *size):
+    if not size:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     size = size_arg(size)
     shape = x.shape
     if size == shape:                   # nothing broadcast: a plain (writable) view
@@ -110,7 +115,9 @@ def _expand_k(x, *size):
         else:                           # the commonest: sizes given in full, and they fit
             return _expanded(x, size, lead)
     if len(size) < x.ndim:
-        raise RuntimeError(f"expand(torch.FloatTensor{{{list(x.shape)}}}, size={list(size)}): the "
+        name = _tname(x.dtype)          # PyTorch's legacy type name, or its backend type's
+        name = f"torch.{name}Tensor" if name in _LEGACY_TYPES else f"CPU{name}Type"
+        raise RuntimeError(f"expand({name}{{{list(x.shape)}}}, size={list(size)}): the "
                            f"number of sizes provided ({len(size)}) must be greater or equal to the "
                            f"number of dimensions in the tensor ({x.ndim})")
     for i in range(lead):
@@ -120,7 +127,7 @@ def _expand_k(x, *size):
         if size[i] < 0:
             raise RuntimeError("numel: integer multiplication overflow")     # (PyTorch's words)
     full = tuple(x.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(size))
-    for i in range(x.ndim):
+    for i in reversed(range(x.ndim)):   # (PyTorch names the last that does not fit)
         if x.shape[i] != full[lead + i] and (x.shape[i] != 1 or full[lead + i] < 0):
             raise RuntimeError(f"The expanded size of the tensor ({full[lead + i]}) must match the "
                                f"existing size ({x.shape[i]}) at non-singleton dimension {lead + i}.  "
