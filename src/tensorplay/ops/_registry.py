@@ -1171,7 +1171,12 @@ def dispatch(op, args):
     else:
         kargs, back = _prep(op, args)
     try:
-        r = op.kernel(d, *args[1:]) if kargs is None else op.kernel(*kargs)
+        if kargs is not None:
+            r = op.kernel(*kargs)
+        elif len(args) == 2:            # (softmax(x, dim), view(x, shape)...: no slice to make)
+            r = op.kernel(d, args[1])
+        else:
+            r = op.kernel(d, *args[1:])
     except ValueError as e:
         if op.promote and op.n_in >= 2 and "broadcast" in str(e):
             shapes = [np.shape(a) for a in kargs[:op.n_in]]

@@ -723,10 +723,10 @@ def _softmax_k(x, dim):
             s = e.dot(ones)             # the row sums, each ones.shape[1] times
             v = s.ravel()               # (a view of s)
             big = float(v.dot(v))
-            np.reciprocal(s, out=s)
+            np.reciprocal(s, s)         # (out= positionally: ~40 ns less than by keyword)
             small = float(v.dot(v))     # (the sum of squared reciprocals, as often)
             if big - big == 0 and small <= ones.shape[1]:
-                return np.multiply(e, s, out=e)
+                return np.multiply(e, s, e)
     d = _one_dim(dim, nd)
     _check_softmax_dtype("softmax", x, d)
     if x.size == 0:
@@ -816,7 +816,7 @@ def _nansum_k(x, dim=None, keepdim=False):
 
 def _nansum_vjp(g, x, dim, keepdim):
     axes = _axes(dim, x.ndim) if dim is not None else None
-    return _where(x.isnan(), 0.0, _restore(g, x.shape, axes, keepdim).expand(*x.shape))
+    return _where(x.isnan(), 0.0, _restore(g, x.shape, axes, keepdim).expand(x.shape))
 
 
 _nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackward0",
@@ -862,7 +862,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         if p.ndim == 0:
             shape = list(input.shape)
             shape[d] = 1
-            p = p.expand(*shape)
+            p = p.expand(shape)
         elif p.ndim != input.ndim:
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
         parts.append(p)
