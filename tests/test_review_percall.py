@@ -84,12 +84,19 @@ def test_keyword_only_all_positional_refused(call):
         call(tp.arange(6.).reshape(2, 3))
 
 
-@pytest.mark.xfail(strict=True, reason="scatter(x, dim, index, src, 'add'): the 5th positional "
-                   "lands in value= and is silently ignored; torch raises TypeError")
 def test_scatter_fifth_positional_refused():
+    """scatter(x, dim, index, src, 'add') once put 'add' in value= and ignored it;
+    torch raises TypeError (reduce is keyword-only), as it does for src and value both."""
     x = tp.arange(6.).reshape(2, 3)
+    idx = tp.tensor([[0, 1], [1, 0]])
     with pytest.raises(TypeError):
-        tp.scatter(x, 1, tp.tensor([[0, 1], [1, 0]]), x, "add")
+        tp.scatter(x, 1, idx, x, "add")
+    with pytest.raises(TypeError):
+        x.scatter(1, idx, x, "add")
+    with pytest.raises(TypeError):
+        tp.scatter(x, 1, idx, x, value=2.0)
+    assert tp.equal(tp.scatter(x, 1, idx, value=2.0), tp.scatter(x, 1, idx, 2.0))
+    assert tp.equal(tp.scatter(x, 1, idx, x), x.clone().scatter_(1, idx, x))
 
 
 @pytest.mark.xfail(strict=True, reason="mean(int tensor, dtype=int64) returns float64; torch "

@@ -750,9 +750,14 @@ _scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=
 
 
 @public(inplace=True)
-def scatter(input, dim, index, src=None, value=None, *, reduce=None):
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """``scatter(input, dim, index, src)``, the 4th argument a tensor or a number
+    (PyTorch's overloads), or ``value=`` by keyword; ``reduce`` by keyword only."""
     if src is None:
         src = value
+    elif value is not None:
+        raise TypeError("scatter() received an invalid combination of arguments: give either 'src' "
+                        "or 'value', not both")
     if src is None:
         raise TypeError("scatter() missing required argument 'src' or 'value'")
     _check_index_tensor(index, "scatter", ("int64", "int32"),
