@@ -99,11 +99,16 @@ def test_scatter_fifth_positional_refused():
     assert tp.equal(tp.scatter(x, 1, idx, x), x.clone().scatter_(1, idx, x))
 
 
-@pytest.mark.xfail(strict=True, reason="mean(int tensor, dtype=int64) returns float64; torch "
-                   "raises RuntimeError 'mean(): could not infer output dtype...'")
 def test_mean_integer_dtype_refused():
-    with pytest.raises(RuntimeError, match="could not infer output dtype"):
-        tp.mean(tp.arange(6), 0, dtype=tp.int64)
+    """mean(..., dtype=int64) once returned float64 (and dtype=bool a float64 mean);
+    torch refuses a dtype that is neither floating point nor complex."""
+    msg = "Optional dtype must be either a floating point or complex dtype. Got: "
+    for x, dt, name in ((tp.arange(6), tp.int64, "Long"), (tp.arange(6.), tp.int32, "Int"),
+                        (tp.arange(6.), tp.bool, "Bool")):
+        with pytest.raises(RuntimeError, match="mean\\(\\): could not infer output dtype. " + msg + name):
+            tp.mean(x, 0, dtype=dt)
+    r = tp.arange(6).mean(dtype=tp.float16)
+    assert r.dtype == tp.float16 and r.item() == 2.5
 
 
 def test_sum_bool_dim_refused():

@@ -58,7 +58,12 @@ def _mean_k(x, dim=None, keepdim=False, dtype=None):
                            f"floating point or complex dtype. Got: {_title(D._FROM_NP[x.dtype])}")
     axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     if dtype is not None:
-        x = x.astype(D.to_dtype(dtype).np, copy=False)
+        dtype = D.to_dtype(dtype)
+        if not (dtype.is_floating_point or dtype.is_complex):
+            from .inplace import _title
+            raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either "
+                               f"a floating point or complex dtype. Got: {_title(dtype)}")
+        x = x.astype(dtype.np, copy=False)
     n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
     total = np.add.reduce(x, axis=axes, keepdims=keepdim)     # (np.mean: ~5 us more)
     if n == 0:
