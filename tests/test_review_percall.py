@@ -118,10 +118,17 @@ def test_sum_bool_dim_refused():
             f(tp.ones(2, 3))
 
 
-@pytest.mark.xfail(strict=True, reason="sum(input=x, dim=1): the kernel's parameter is named x; "
-                   "torch accepts input=")
 def test_sum_input_keyword():
-    assert tp.sum(input=tp.ones(2, 3), dim=1).tolist() == [3.0, 3.0]
+    """PyTorch names every function's first argument ``input``; an entry whose
+    kernel names it otherwise takes that keyword too."""
+    x = tp.ones(2, 3)
+    assert tp.sum(input=x, dim=1).tolist() == [3.0, 3.0]
+    assert tp.mean(input=x, dim=0).tolist() == [1.0, 1.0, 1.0]
+    assert tp.transpose(input=x, dim0=0, dim1=1).shape == (3, 2)
+    with pytest.raises(TypeError, match="multiple values"):
+        tp.sum(x, input=x)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'inputs'"):
+        tp.sum(inputs=x)
 
 
 def test_kwonly_values_and_grads():

@@ -324,7 +324,10 @@ class Op:
             try:
                 i = names.index(k)
             except ValueError:
-                raise TypeError(f"{fname or self.name}() got an unexpected keyword argument '{k}'") from None
+                if k != "input" or not names:   # (PyTorch's name for every first argument)
+                    raise TypeError(f"{fname or self.name}() got an unexpected keyword argument "
+                                    f"'{k}'") from None
+                i = 0
             if full[i] is not _MISSING:
                 raise TypeError(f"{fname or self.name}() got multiple values for argument '{k}'")
             full[i] = v
