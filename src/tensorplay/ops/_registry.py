@@ -70,7 +70,6 @@ class Op:
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
                  kwonly=()):
         self.name, self.kernel, self.n_in = name, kernel, n_in
-        self.kernel_def = kernel        # as written (``kernel`` may wrap it for keyword parameters)
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
@@ -300,7 +299,7 @@ class Op:
 
     def where_defined(self):
         """File and line of the kernel and of each derivative."""
-        lines = [f"kernel: {_where(self.kernel_def)}"]
+        lines = [f"kernel: {_where(self.kernel)}"]
         for inp, (f, _) in self.derivatives.items():
             lines.append(f"{inp}: " + ("grad" if f == "grad" else _where(f)))
         fam = self.family

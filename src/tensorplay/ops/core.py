@@ -23,14 +23,15 @@ __all__ = ["sum", "mean", "broadcast_to", "broadcast_tensors", "broadcast_shapes
 
 
 # ---------------------------------------------------------------- reductions that undo broadcasting
+def _sum_dtype(x):
+    """The dtype PyTorch sums ``x`` in when none is asked for: int64 for integers
+    and bool (NumPy would give unsigned ones uint64), else ``x``'s (None)."""
+    return np.int64 if x.dtype.kind in "biu" else None
+
+
 def _sum_k(x, dim=None, keepdim=False, dtype=None):
     axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
-    if dtype is not None:
-        npdt = D.to_dtype(dtype).np
-    elif x.dtype.kind in "biu":
-        npdt = np.int64
-    else:
-        npdt = None
+    npdt = D.to_dtype(dtype).np if dtype is not None else _sum_dtype(x)
     return np.add.reduce(x, axis=axes, dtype=npdt, keepdims=keepdim)   # np.sum minus its wrapper
 
 
@@ -51,19 +52,22 @@ sum = defop("sum", _sum_k,
             meta=("x",), family=REDUCTION, dims=("dim",), linear=True, kwonly=("dtype",))
 
 
+def _mean_dtype_error(which, dt):
+    from .inplace import _title
+    return RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a "
+                        f"floating point or complex dtype. Got: {_title(dt)}")
+
+
 def _mean_k(x, dim=None, keepdim=False, dtype=None):
-    if dtype is None and x.dtype.kind in "biu":
-        from .inplace import _title
-        raise RuntimeError(f"mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {_title(D._FROM_NP[x.dtype])}")
-    axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
-    if dtype is not None:
+    if dtype is None:
+        if x.dtype.kind in "biu":
+            raise _mean_dtype_error("Input", D._FROM_NP[x.dtype])
+    else:
         dtype = D.to_dtype(dtype)
         if not (dtype.is_floating_point or dtype.is_complex):
-            from .inplace import _title
-            raise RuntimeError(f"mean(): could not infer output dtype. Optional dtype must be either "
-                               f"a floating point or complex dtype. Got: {_title(dtype)}")
+            raise _mean_dtype_error("Optional", dtype)
         x = x.astype(dtype.np, copy=False)
+    axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
     total = np.add.reduce(x, axis=axes, keepdims=keepdim)     # (np.mean: ~5 us more)
     if n == 0:
@@ -86,7 +90,7 @@ def _sum_to_size_k(x, *size):
     size = size_arg(size)
     shape = x.shape
     lead = len(shape) - len(size)
-    dt = np.int64 if x.dtype.kind in "biu" else None     # (a sum's dtype, as PyTorch's)
+    dt = _sum_dtype(x)
     if lead > 0 and shape[lead:] == size:   # only leading dimensions (a broadcast bias's gradient)
         return np.add.reduce(x, axis=0 if lead == 1 else tuple(range(lead)), dtype=dt)
     if not _expandable(size, shape):

@@ -70,15 +70,20 @@ def _mm_check_shapes(a, b):
 
 
 # ---------------------------------------------------------------- mm / bmm / mv / dot / vdot
-def _matmul_batch(op, args, bdims):
-    """Batch dimensions to the front: (B,n,k)@(k,m), (n,k)@(B,k,m) and
-    (B,n,k)@(B,k,m) are each one broadcasting matmul."""
+def _batch_front(args, bdims):
+    """The two factors with their batch dimensions (if any) first."""
     x, y = args[0], args[1]
     if bdims[0] is not None:
         x = x.movedim(bdims[0], 0)
     if bdims[1] is not None:
         y = y.movedim(bdims[1], 0)
-    return _core._matmul(x, y), 0
+    return x, y
+
+
+def _matmul_batch(op, args, bdims):
+    """Batch dimensions to the front: (B,n,k)@(k,m), (n,k)@(B,k,m) and
+    (B,n,k)@(B,k,m) are each one broadcasting matmul."""
+    return _core._matmul(*_batch_front(args, bdims)), 0
 
 
 def _matmul2(x, y):
@@ -120,11 +125,7 @@ def _mm_hn_k(x, y):
 
 
 def _mm_h_batch(op, args, bdims):
-    x, y = args[0], args[1]
-    if bdims[0] is not None:
-        x = x.movedim(bdims[0], 0)
-    if bdims[1] is not None:
-        y = y.movedim(bdims[1], 0)
+    x, y = _batch_front(args, bdims)
     return (_core._matmul(x, y.mH) if op is _mm_nh.op else _core._matmul(x.mH, y)), 0
 
 
