@@ -41,43 +41,35 @@ def _discover(root_nodes, target_nodes):
                         if m not in roots:
                             push(m)
         return deps, None
-    # reverse topological sweep: needed(n) = some child is a target or needed
-    topo = _topological(root_nodes)
-    needed = set()
-    for n in reversed(topo):
-        for e in n.next_edges:
-            if e is not None and (e[0] in target_nodes or e[0] in needed):
-                needed.add(n)
-                break
-    deps = {}
-    for n in topo:
-        if n in needed:
-            for e in n.next_edges:
-                if e is not None:
-                    deps[e[0]] = deps.get(e[0], 0) + 1
-    return deps, needed
-
-
-def _topological(root_nodes):
-    """Nodes in an order where each comes before everything it leads to (iterative DFS)."""
-    visited, post = set(), []
+    # one depth-first pass: a node finishes after everything below it, so by then
+    # whether it leads to a target is known; only edges from nodes that run into
+    # nodes that run or are targets are counted (no other gradient is sent)
+    needed, deps, seen = set(), {}, set()
     for r in root_nodes:
-        if r in visited:
+        if r in seen:
             continue
-        visited.add(r)
+        seen.add(r)
         stack = [(r, iter(r.next_edges))]
         while stack:
             n, it = stack[-1]
             for e in it:
-                if e is not None and e[0] not in visited:
-                    visited.add(e[0])
-                    stack.append((e[0], iter(e[0].next_edges)))
+                if e is not None and e[0] not in seen:
+                    m = e[0]
+                    seen.add(m)
+                    stack.append((m, iter(m.next_edges)))
                     break
             else:
                 stack.pop()
-                post.append(n)
-    post.reverse()
-    return post
+                edges = n.next_edges
+                for e in edges:
+                    if e is not None and (e[0] in needed or e[0] in target_nodes):
+                        needed.add(n)
+                        for e in edges:
+                            if e is not None and (e[0] in needed or e[0] in target_nodes):
+                                m = e[0]
+                                deps[m] = deps.get(m, 0) + 1
+                        break
+    return deps, needed
 
 
 _LAST = float("inf")
@@ -280,63 +272,84 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
     None) and capture the gradients arriving there.  Also the loop used under
     anomaly detection (``check``), which checks every node and keeps
     ``anomaly_mode.running.node`` up to date, and under the profiler, which
-    records each node's backward as an event."""
+    records each node's backward as an event.  A gradient is sent only to a node
+    in ``deps``: one that runs or is a target."""
     if target_nodes is None:
         target_nodes, needed = (), _ALL
+    plain = not check and profiler is None
+    pop, push = ready.pop, ready.append
     g = grads = None
     while ready:
         g = grads = None            # hold no gradient a node may want to keep (see AccumulateGrad)
-        node, buf = ready.pop()
-        if check:                   # nodes made from here on (hooks, backward) know their parent
-            running.node = node
-        # PyTorch's order: a target whose node runs anyway (it leads to another
-        # target) is captured before its tensor hooks, which then run with the node;
-        # a target that ends the pass is captured after them
-        runs = node in needed
-        target = node in target_nodes
-        if target and runs:
-            captured[node] = list(buf)
-        if node._hooked:
-            _run_pre_hooks(node, buf, runs or (target and run_targets))
-        if not runs:
-            if target:
-                captured[node] = buf
-                if run_targets:
-                    _run_target(node, buf, keep_graph)
-            continue
-        if profiler is not None:
-            profiler.push_node(node)
-        try:
-            if check:
-                try:
-                    grads = node.apply(buf)
-                    check_node(node, grads)
-                except Exception as exc:
-                    report(node, exc)
-                    raise
-            else:
-                grads = node.apply(buf)
-        finally:
-            if profiler is not None:
-                profiler.pop_node()
-        if node._hooked:
-            grads = _run_post_hooks(node, grads, buf)
+        node, buf = pop()
+        if plain and not node._hooked and node in needed and node not in target_nodes:
+            grads = node.apply(buf)                 # (the common case)
+        else:
+            grads = _visit(node, buf, keep_graph, target_nodes, needed, captured, check,
+                           profiler, run_targets)
+            if grads is None:       # a target that ends the pass, or a node that does not run
+                continue
         if not keep_graph:
             node.release()
+        checked = node.input_meta is not None
         i = -1
         for e in node.next_edges:
             i += 1
             if e is None:
                 continue
             m = e[0]
-            if m not in needed and m not in target_nodes:
+            if m not in deps:
                 continue
             g = grads[i]
-            if g is not None and node.input_meta is not None:
+            if g is not None and checked:
                 g = node.validate(g, i)
             if deps[m] == 1 and m not in buffers:     # the only gradient m waits for
+                if m.n_out == 1:
+                    push((m, [g]))
+                    continue
                 b = [None] * m.n_out
                 b[e[1]] = g
-                ready.append((m, b))
+                push((m, b))
             else:
                 _send(g, e, deps, buffers, ready)
+
+
+def _visit(node, buf, keep_graph, target_nodes, needed, captured, check, profiler, run_targets):
+    """A node of ``_run_to_targets`` that is not the common case: a target, a node
+    with hooks, one that does not run, or any node under anomaly detection or the
+    profiler.  Its gradients (after its post hooks), or None if it sends none."""
+    if check:                   # nodes made from here on (hooks, backward) know their parent
+        running.node = node
+    # PyTorch's order: a target whose node runs anyway (it leads to another
+    # target) is captured before its tensor hooks, which then run with the node;
+    # a target that ends the pass is captured after them
+    runs = node in needed
+    target = node in target_nodes
+    if target and runs:
+        captured[node] = list(buf)
+    if node._hooked:
+        _run_pre_hooks(node, buf, runs or (target and run_targets))
+    if not runs:
+        if target:
+            captured[node] = buf
+            if run_targets:
+                _run_target(node, buf, keep_graph)
+        return None
+    if profiler is not None:
+        profiler.push_node(node)
+    try:
+        if check:
+            try:
+                grads = node.apply(buf)
+                check_node(node, grads)
+            except Exception as exc:
+                report(node, exc)
+                raise
+        else:
+            grads = node.apply(buf)
+    finally:
+        if profiler is not None:
+            profiler.pop_node()
+    if node._hooked:
+        grads = _run_post_hooks(node, grads, buf)
+    return grads
