@@ -38,11 +38,15 @@ from ._registry import dispatch
 
 
 class Family:
-    """A family's name and its default rules (``None``: no default)."""
-    __slots__ = ("name", "jvp", "batch")
+    """A family's name and its default rules (``None``: no default).  ``exact``:
+    its derivatives give each tensor input a gradient of that input's own shape
+    (a view's goes back to its base's shape, a reduction's is broadcast back; no
+    input broadcasts against another), and of its dtype when the output has that
+    dtype: the engine need not check them (``record``)."""
+    __slots__ = ("name", "jvp", "batch", "exact")
 
-    def __init__(self, name, jvp=None, batch=None):
-        self.name, self.jvp, self.batch = name, jvp, batch
+    def __init__(self, name, jvp=None, batch=None, exact=False):
+        self.name, self.jvp, self.batch, self.exact = name, jvp, batch, exact
 
     def __repr__(self):
         return f"<family {self.name}>"
@@ -298,10 +302,10 @@ def batch_same(op, args, bdims):
 
 
 ELEMENTWISE = Family("elementwise", jvp_auto_element_wise, batch_elementwise)
-REDUCTION = Family("reduction", jvp_reduction, batch_dims)
-ALONG_DIM = Family("along_dim", jvp_default, batch_dims)
-VIEW = Family("view", jvp_linear)        # batching: each view op's shape parameters differ
-SHAPE = Family("shape", jvp_default)
+REDUCTION = Family("reduction", jvp_reduction, batch_dims, exact=True)
+ALONG_DIM = Family("along_dim", jvp_default, batch_dims, exact=True)
+VIEW = Family("view", jvp_linear, exact=True)   # batching: each view op's shape parameters differ
+SHAPE = Family("shape", jvp_default, exact=True)
 INDEXING = Family("indexing", jvp_default)
 BILINEAR = Family("bilinear", jvp_bilinear)
 LINALG = Family("linalg", jvp_default, batch_same)

@@ -57,7 +57,11 @@ class Op:
     parameters that the public function takes by keyword only.
 
     ``method``, ``inplace`` and ``operators`` are the op's spellings on Tensor
-    (see ``Spelling``); the function ``defop`` returns carries them.
+    (see ``Spelling``); the function ``defop`` returns carries them.  ``exact``
+    (default: the family's) says that the derivatives give each tensor input a
+    gradient of its shape, and of its dtype when the output has that dtype, so
+    that the engine need not check them (an elementwise op's fit when the
+    inputs have the output's shape).
     """
     saves_arrays = False    # a saved parameter stands for what PyTorch frees after a backward
     #                         (index arrays: its saved tensors; copy_slices' view chain)
@@ -68,7 +72,7 @@ class Op:
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
-                 kwonly=()):
+                 kwonly=(), exact=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
@@ -85,6 +89,9 @@ class Op:
             family.jvp if family is not None else None)
         self.batch = batch if batch is not None else (family.batch if family is not None else None)
         self.elementwise = getattr(family, "name", None) == "elementwise"
+        # the derivatives give each input its own shape (and dtype, when the output has
+        # it): the family's word (Family.exact), or the entry's for an op of another
+        self.exact = getattr(family, "exact", False) if exact is None else exact
         # dispatch's inline cases of _prep: one float/complex tensor, or two of one dtype
         self.plain_n = 1 if n_in == 1 and not promote else 2 if n_in == 2 else 0
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
@@ -727,7 +734,8 @@ def record(op, args, outs):
         n_in = len(args) - op.n_kw
     # 1. edges, and the inputs' shapes and dtypes to check the gradients that come
     #    back against; an elementwise op whose inputs have the output's shape and
-    #    dtype (float32/float64) gets them right by construction: no check
+    #    dtype (float32/float64), or an ``exact`` op whose inputs have the output's
+    #    dtype, gets them right by construction: no check
     if n_in == 1 and not op.elementwise:    # the commonest general call (view, sum, max...):
         t = args[0]                         # a tensor that requires grad (else no record)
         if t._base is not None and t._view_version != t._vc[0]:
@@ -735,7 +743,9 @@ def record(op, args, outs):
         d = t._data
         fn = t._gfn
         node.next_edges = ((fn, t._out_nr) if fn is not None else _leaf_edge(t),)
-        node.input_meta = (d.shape, d.dtype)
+        dt = d.dtype
+        node.input_meta = None if op.exact and single and dt is outs._data.dtype and \
+            dt in _EXACT else (d.shape, dt)
         key = 1
     elif n_in == 2 and not op.elementwise:  # the same for two (mm and its kin)
         x, y = args[0], args[1]
@@ -761,6 +771,11 @@ def record(op, args, outs):
             e1 = None
             node.input_meta = m0 + _NO_META
         node.next_edges = (e0, e1)
+        if op.exact and single:         # (mm and its kin: inputs of one dtype)
+            dt = outs._data.dtype
+            if dt in _EXACT and (e0 is None or x._data.dtype is dt) and \
+                    (e1 is None or y._data.dtype is dt):
+                node.input_meta = None
     else:
         key = _edges_and_meta(node, op, args, outs, n_in, single)
     # 2. the plan
@@ -848,13 +863,14 @@ def _edges_and_meta(node, op, args, outs, n_in, single):
             edges[i] = (fn, t._out_nr) if fn is not None else _leaf_edge(t)
             key |= 1 << i
     checked = True
-    if single and op.elementwise:
+    if single and (op.elementwise or op.exact):
         od = outs._data
-        dt, shape = od.dtype, od.shape
+        dt, shape = od.dtype, (None if op.exact else od.shape)
         if dt in _EXACT:
             checked = False
             for e, t in zip(edges, args):
-                if e is not None and (t._data.dtype is not dt or t._data.shape != shape):
+                if e is not None and (t._data.dtype is not dt or
+                                      (shape is not None and t._data.shape != shape)):
                     checked = True
     node.next_edges = tuple(edges)
     if checked:

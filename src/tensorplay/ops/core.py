@@ -103,7 +103,7 @@ def _sum_to_size_k(x, *size):
 
 # (its reduced dimensions follow from ``size``, there is no dimension parameter: OTHER)
 sum_to_size = defop("sum_to_size", _sum_to_size_k, {"x": lambda g, x: g.expand(x.shape)},
-                    meta=("x",), family=OTHER, linear=True)
+                    meta=("x",), family=OTHER, linear=True, exact=True)
 
 
 _LEGACY_TYPES = {"Float", "Double", "Half", "Long", "Int", "Short", "Char", "Byte"}

@@ -107,7 +107,7 @@ def _mm_k(x, y):
 
 _mm = defop("mm", _mm_k,
             {"x": lambda g, y: _mm_nh(g, y), "y": lambda g, x: _mm_hn(x, g)},
-            n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_matmul_batch)
+            n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_matmul_batch, exact=True)
 
 
 # mm's derivatives multiply by the other factor's conjugate transpose: these two
@@ -131,10 +131,12 @@ def _mm_h_batch(op, args, bdims):
 
 _mm_nh = defop("mm_nh", _mm_nh_k,
                {"x": lambda g, y: _mm(g, y), "y": lambda g, x: _mm_hn(g, x)},
-               n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_mm_h_batch, method=False)
+               n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_mm_h_batch, method=False,
+               exact=True)
 _mm_hn = defop("mm_hn", _mm_hn_k,
                {"x": lambda g, y: _mm_nh(y, g), "y": lambda g, x: _mm(x, g)},
-               n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_mm_h_batch, method=False)
+               n_in=2, node_name="MmBackward0", family=BILINEAR, batch=_mm_h_batch, method=False,
+               exact=True)
 
 
 @public()
@@ -160,7 +162,7 @@ def mm(input, mat2, *, out=None):
 
 _bmm = defop("bmm", lambda x, y: np.matmul(x, y),
              {"x": lambda g, y: _bmm(g, y.mH), "y": lambda g, x: _bmm(x.mH, g)},
-             n_in=2, node_name="BmmBackward0", family=BILINEAR)
+             n_in=2, node_name="BmmBackward0", family=BILINEAR, exact=True)
 
 
 def _bmm_checks(batch1, batch2):
@@ -188,7 +190,7 @@ def bmm(input, mat2, *, out=None):
 
 _mv = defop("mv", lambda x, v: np.matmul(x, v),
             {"x": lambda g, v: g.unsqueeze(-1) * conj(v), "v": lambda g, x: _mv(x.mH, g)},
-            n_in=2, node_name="MvBackward0", family=BILINEAR)
+            n_in=2, node_name="MvBackward0", family=BILINEAR, exact=True)
 
 
 @public()
@@ -226,7 +228,7 @@ def _dot_k(x, y):
 
 
 _dot = defop("dot", _dot_k, {"x": lambda g, y: g * conj(y), "y": lambda g, x: g * conj(x)},
-             n_in=2, node_name="DotBackward0", family=BILINEAR)
+             n_in=2, node_name="DotBackward0", family=BILINEAR, exact=True)
 
 
 @public()
@@ -246,7 +248,7 @@ def _vdot_k(x, y):
 # out = sum(conj(x) * y): d/dx is anti-holomorphic, so the x gradient is conj(g) * y
 # (conjugate-linear in x: bilinear over the reals, which is what the family's rules need)
 _vdot = defop("vdot", _vdot_k, {"x": lambda g, y: conj(g) * y, "y": lambda g, x: g * x},
-              n_in=2, node_name="VdotBackward0", family=BILINEAR)
+              n_in=2, node_name="VdotBackward0", family=BILINEAR, exact=True)
 
 
 @public()
@@ -313,7 +315,7 @@ def _trace_vjp(g, x):
 
 
 trace = defop("trace", _trace_k, {"x": _trace_vjp}, meta=("x",), node_name="TraceBackward0",
-              family=LINALG, linear=True)
+              family=LINALG, linear=True, exact=True)
 
 
 # ---------------------------------------------------------------- addmm / baddbmm
