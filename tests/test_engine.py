@@ -470,6 +470,51 @@ def test_deep_graph_retain_graph_and_grad():
     del x, g
 
 
+class _FakeNode:
+    def __init__(self):
+        self.next_edges = ()
+
+
+def _random_dag(rng, n):
+    """Nodes 0..n-1 with edges only to higher numbers (None edges among them)."""
+    nodes = [_FakeNode() for _ in range(n)]
+    for i, node in enumerate(nodes):
+        later = range(i + 1, n)
+        k = int(rng.integers(0, 4)) if later else 0
+        edges = [(nodes[int(rng.choice(later))], 0) if later and rng.random() < 0.85 else None
+                 for _ in range(k)]
+        node.next_edges = tuple(edges)
+    return nodes
+
+
+def test_discovery_shortcut_agrees_with_the_full_pass():
+    """When every sink reached is a target, ``_discover`` finds what needs to run in
+    its counting pass; the depth-first pass (``_discover_pruned``) must agree, on
+    graphs with shared nodes, None edges, interior targets and several roots."""
+    from tensorplay._autograd import engine as E
+    rng = np.random.default_rng(7)
+    shortcut = 0
+    for trial in range(300):
+        nodes = _random_dag(rng, int(rng.integers(3, 30)))
+        roots = list(dict.fromkeys(nodes[int(i)] for i in rng.integers(0, 3, size=2)))
+        reach, stack = set(roots), list(roots)
+        while stack:
+            for e in stack.pop().next_edges:
+                if e is not None and e[0] not in reach:
+                    reach.add(e[0])
+                    stack.append(e[0])
+        sinks = {n for n in reach if all(e is None for e in n.next_edges)}
+        targets = set(n for n in reach if rng.random() < 0.15)
+        if trial % 2:
+            targets |= sinks                # the shortcut's case
+        if not targets:
+            continue
+        got = E._discover(roots, targets)
+        assert got == E._discover_pruned(roots, targets)
+        shortcut += sinks <= targets
+    assert shortcut > 100
+
+
 # ------------------------------------------------------------------ hooks
 def test_register_hook_replaces_gradient_and_remove(T):
     x = T.tensor([1., 2.], requires_grad=True)

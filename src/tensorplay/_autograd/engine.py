@@ -24,26 +24,41 @@ FREED_MSG = (
 def _discover(root_nodes, target_nodes):
     """Count, for every node reachable from the roots, the edges into it from
     nodes that will run.  With targets, a node runs only if some target lies
-    below it; the rest of the graph is left out."""
-    if target_nodes is None:
-        deps = {}                   # doubles as the "seen" set for all but the roots
-        roots = set(root_nodes)
-        stack = list(root_nodes)
-        pop, push = stack.pop, stack.append
-        while stack:
-            for e in pop().next_edges:
-                if e is not None:
-                    m = e[0]
-                    if m in deps:
-                        deps[m] += 1
-                    else:
-                        deps[m] = 1
-                        if m not in roots:
-                            push(m)
-        return deps, None
-    # one depth-first pass: a node finishes after everything below it, so by then
-    # whether it leads to a target is known; only edges from nodes that run into
-    # nodes that run or are targets are counted (no other gradient is sent)
+    below it (it is "needed"); the rest of the graph is left out, and only
+    edges into nodes that run or are targets are counted."""
+    deps = {}                   # doubles as the "seen" set for all but the roots
+    roots = set(root_nodes)
+    stack = list(root_nodes)
+    pop, push = stack.pop, stack.append
+    # every chain of edges ends at a sink, a node that sends nothing (a leaf's
+    # accumulator): when every sink reached is a target, every other node leads to
+    # one and is needed, which the counting pass finds out on the way
+    needed = None if target_nodes is None else set()
+    while stack:
+        n = pop()
+        sink = True
+        for e in n.next_edges:
+            if e is not None:
+                sink = False
+                m = e[0]
+                if m in deps:
+                    deps[m] += 1
+                else:
+                    deps[m] = 1
+                    if m not in roots:
+                        push(m)
+        if needed is not None:
+            if not sink:
+                needed.add(n)
+            elif n not in target_nodes:
+                return _discover_pruned(root_nodes, target_nodes)
+    return deps, needed
+
+
+def _discover_pruned(root_nodes, target_nodes):
+    """``_discover`` for a graph with sinks that are not targets: one depth-first
+    pass, where a node finishes after everything below it, so whether it leads
+    to a target is known by then."""
     needed, deps, seen = set(), {}, set()
     for r in root_nodes:
         if r in seen:
