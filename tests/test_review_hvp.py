@@ -927,11 +927,11 @@ def test_bind_gives_defaults_for_omitted_trailing_parameters():
     op = R.Op("t_bind_defaults", kernel, {"x": lambda g, y, a: g * y * a, "y": dy}, n_in=2)
     vjp_x, vjp_y = op.vjp
     g, x, y = 1.0, 5.0, 7.0
-    assert vjp_y(g, None, x, y, 4.0, 6.0) == 5.0 * 4.0 and seen[-1] == (4.0, 6.0)
-    assert vjp_y(g, None, x, y, 4.0) == 5.0 * 4.0 and seen[-1] == (4.0, 3.0)
-    assert vjp_y(g, None, x, y) == 5.0 * 2.0 and seen[-1] == (2.0, 3.0)
-    assert vjp_x(g, None, x, y) == 7.0 * 2.0
-    assert vjp_x(g, None, x, y, 0.5, 9.0) == 7.0 * 0.5
+    assert vjp_y(g, None, [x, y, 4.0, 6.0]) == 5.0 * 4.0 and seen[-1] == (4.0, 6.0)
+    assert vjp_y(g, None, (x, y, 4.0)) == 5.0 * 4.0 and seen[-1] == (4.0, 3.0)
+    assert vjp_y(g, None, [x, y]) == 5.0 * 2.0 and seen[-1] == (2.0, 3.0)
+    assert vjp_x(g, None, (x, y)) == 7.0 * 2.0
+    assert vjp_x(g, None, [x, y, 0.5, 9.0]) == 7.0 * 0.5
 
 
 @pytest.mark.parametrize("name, args, full", [

@@ -75,7 +75,7 @@ def jvp_auto_element_wise(op, args, tangents, result):
         f = op.vjp[i]
         if f is None:
             raise RuntimeError(f"{op.name}: input {op.names[i]!r} has a tangent but no derivative")
-        d = t if op.ident[i] else _conj(f(_conj(t), result, *args))
+        d = t if op.ident[i] else _conj(f(_conj(t), result, args))
         total = d if total is None else total + d
     if total is not None and total.shape != result.shape:
         total = total.expand(result.shape)
@@ -140,7 +140,7 @@ def jvp_reduction(op, args, tangents, result):
             g = tuple(x.new_ones(x.shape) if j == k else x.new_zeros(x.shape) for j, x in enumerate(outs))
         else:
             g = o.new_ones(o.shape)
-        p = _conj(op.vjp[0](g, result, *args)) * t
+        p = _conj(op.vjp[0](g, result, args)) * t
         if p.is_complex() and not o.is_complex():
             p = p.real
         tans.append(p.sum() if dim is None and not keep else p.sum(dim, keepdim=keep) if dim is not None

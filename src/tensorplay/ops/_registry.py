@@ -257,21 +257,22 @@ class Op:
         return self.names.index(name)
 
     def _bind(self, f, reads):
-        """``f`` as ``vjp(g, out, *args)``, the form nodes call, passing only what it names."""
+        """``f`` as ``vjp(g, out, args)``, the form nodes call (``args``: the node's
+        saved argument list, one sequence, not unpacked), passing only what ``f`` names."""
         where = [self._position(r) for r in reads]
         if self.variadic:
             nk = self.n_kw
-            get = [(lambda o, a: o) if w == -1 else (lambda o, a: a[:len(a) - nk]) if w == -2
+            get = [(lambda o, a: o) if w == -1 else (lambda o, a: tuple(a[:len(a) - nk])) if w == -2
                    else (lambda o, a, j=self.names.index(reads[i]) - self.n_pos: a[len(a) - nk + j])
                    for i, w in enumerate(where)]
-            return lambda g, out, *a: f(g, *[h(out, a) for h in get])
+            return lambda g, out, a: f(g, *[h(out, a) for h in get])
         if _VARARGS in where:
             n = self.n_pos
-            get = [(lambda o, a: o) if w == -1 else (lambda o, a: a[n:]) if w == _VARARGS
+            get = [(lambda o, a: o) if w == -1 else (lambda o, a: tuple(a[n:])) if w == _VARARGS
                    else (lambda o, a, w=w: a[w]) for w in where]
-            return lambda g, out, *a: f(g, *[h(out, a) for h in get])
+            return lambda g, out, a: f(g, *[h(out, a) for h in get])
         if not where:
-            return lambda g, out, *a: f(g)
+            return lambda g, out, a: f(g)
         if any(w >= self.n_in for w in where):
             # a parameter after the tensors: the pointwise fast paths record only
             # the tensors, so a parameter left at its default may be absent
@@ -279,30 +280,30 @@ class Op:
             if -1 not in where and len(where) > 1:
                 top, get = max(where), operator.itemgetter(*where)
 
-                def vjp(g, out, *a):
+                def vjp(g, out, a):
                     if len(a) > top:            # (every argument given: the commonest)
                         return f(g, *get(a))
                     n = len(a)
                     return f(g, *[a[w] if w < n else d for w, d in pairs])
                 return vjp
 
-            def vjp(g, out, *a):
+            def vjp(g, out, a):
                 n = len(a)
                 return f(g, *[out if w == -1 else a[w] if w < n else d for w, d in pairs])
             return vjp
         if len(where) == 1:
             w = where[0]
             if w == -1:
-                return lambda g, out, *a: f(g, out)
-            return lambda g, out, *a: f(g, a[w])
+                return lambda g, out, a: f(g, out)
+            return lambda g, out, a: f(g, a[w])
         if len(where) == 2:
             w0, w1 = where
             if w0 == -1:
-                return lambda g, out, *a: f(g, out, a[w1])
+                return lambda g, out, a: f(g, out, a[w1])
             if w1 == -1:
-                return lambda g, out, *a: f(g, a[w0], out)
-            return lambda g, out, *a: f(g, a[w0], a[w1])
-        return lambda g, out, *a: f(g, *[out if w == -1 else a[w] for w in where])
+                return lambda g, out, a: f(g, a[w0], out)
+            return lambda g, out, a: f(g, a[w0], a[w1])
+        return lambda g, out, a: f(g, *[out if w == -1 else a[w] for w in where])
 
     def where_defined(self):
         """File and line of the kernel and of each derivative."""
@@ -404,7 +405,7 @@ _VARARGS = 40           # a derivative reads a non-variadic op's ``*size`` (posi
 _PARAM = -3             # a derivative of a variadic op reads a keyword parameter
 
 
-def _IDENTITY(g, out, *args):
+def _IDENTITY(g, out, args):
     return g
 
 
@@ -472,29 +473,29 @@ class OpNode(Node):
         # (the body of _vjps, inlined: this is the backward hot path)
         op = self.op
         if op.joint:
-            return op.vjp(g, out, *args)
+            return op.vjp(g, out, args)
         vjps, ident = op.vjp, op.ident
         if len(edges) == 1:
-            return (g if ident[0] else vjps[0](g, out, *args),)
+            return (g if ident[0] else vjps[0](g, out, args),)
         if len(edges) == 2:
             e0, e1 = edges
-            return (None if e0 is None else g if ident[0] else vjps[0](g, out, *args),
-                    None if e1 is None else g if ident[1] else vjps[1](g, out, *args))
+            return (None if e0 is None else g if ident[0] else vjps[0](g, out, args),
+                    None if e1 is None else g if ident[1] else vjps[1](g, out, args))
         return self._vjps(g, out, args, edges)
 
     def _vjps(self, g, out, args, edges):
         op = self.op
         if op.joint:
-            return op.vjp(g, out, *args)
+            return op.vjp(g, out, args)
         vjps, ident = op.vjp, op.ident
         n = len(edges)
         if n == 1:
-            return (g if ident[0] else vjps[0](g, out, *args),)
+            return (g if ident[0] else vjps[0](g, out, args),)
         if n == 2:
             e0, e1 = edges
-            return (None if e0 is None else g if ident[0] else vjps[0](g, out, *args),
-                    None if e1 is None else g if ident[1] else vjps[1](g, out, *args))
-        return [None if edges[i] is None else g if ident[i] else vjps[i](g, out, *args)
+            return (None if e0 is None else g if ident[0] else vjps[0](g, out, args),
+                    None if e1 is None else g if ident[1] else vjps[1](g, out, args))
+        return [None if edges[i] is None else g if ident[i] else vjps[i](g, out, args)
                 for i in range(n)]
 
     _packed = False         # True when saved-tensor hooks packed some of what this node saved
