@@ -795,8 +795,9 @@ def record(op, args, outs):
             t = args[i]
             if isinstance(t, Tensor):
                 saved[i] = TensorMeta(t._data)
-        for i in plan.values:       # (the pointwise fast paths pass no defaulted parameters)
-            t = args[i] if i < len(args) else None
+        n = len(args)               # (the pointwise fast paths pass no defaulted parameters)
+        for i in plan.values:
+            t = args[i] if i < n else None
             if isinstance(t, Tensor):
                 v = _saved_version(t)
                 if stamps is None:
