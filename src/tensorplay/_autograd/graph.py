@@ -6,8 +6,9 @@ that input needs no gradient.  ``input_meta`` describes the inputs (its layout
 is the node type's business; for tensors: shape and dtype of each), and
 ``node.validate(g, i)`` makes a gradient for input ``i`` fit it; the engine
 calls it without knowing what a gradient is.  A node whose gradients fit its
-inputs by construction (a pointwise op on same-shaped real tensors) has
-``input_meta = None`` and is not asked.
+inputs by construction (a pointwise op on same-shaped real tensors, a view or
+reduction of a real tensor: see ``Op.exact``) has ``input_meta = None`` and is
+not asked.
 """
 import itertools
 import weakref
