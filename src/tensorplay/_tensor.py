@@ -227,7 +227,7 @@ def _to_nested(x):
 
 class Tensor:
     __slots__ = ("_data", "_rg", "_gfn", "_out_nr", "_vc", "_base", "_grad",
-                 "_meta", "_view_version", "_view_chain", "_nograd_view", "__dict__", "__weakref__")
+                 "_view_version", "_view_chain", "_nograd_view", "__dict__", "__weakref__")
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
     _acc = None                 # a leaf's AccumulateGrad (which holds the leaf weakly)
@@ -342,7 +342,6 @@ class Tensor:
                 if size is None:
                     data = source._data
                     self._data = data
-                    self._drop_meta()
                     self._bump()
                     self._new_accumulator()
                     return self
@@ -362,7 +361,6 @@ class Tensor:
                 flat[storage_offset:], size, tuple(s * dt.itemsize for s in stride),
                 writeable=flat.flags.writeable)
         self._data = data
-        self._drop_meta()
         self._bump()
         self._new_accumulator()
         return self
@@ -398,18 +396,11 @@ class Tensor:
         if memory_format is not None and memory_format not in (contiguous_format, preserve_format):
             data = _layout_copy(data, memory_format)
         self._data = data
-        self._drop_meta()
         self._bump()
         return self
 
     def resize_as_(self, other, memory_format=None):
         return self.resize_(other.shape, memory_format=memory_format)
-
-    def _drop_meta(self):
-        try:
-            del self._meta
-        except AttributeError:
-            pass
 
     def new(self, *args, **kwargs):
         """Legacy constructor of this tensor's dtype: ``new()`` (empty),
@@ -592,11 +583,6 @@ class Tensor:
         if d.dtype.kind == "V" or d.dtype.itemsize < 4:      # bfloat16 / float16
             d = d.astype(np.float32)
         return bool(np.isnan(d).any())
-
-    def _get_meta(self):
-        """A stand-in carrying only shape and dtype (saved instead of the tensor
-        when a backward needs no more)."""
-        return TensorMeta(self._data)
 
     def _accumulate_grad(self, g, create_graph):
         if g is None:

@@ -174,10 +174,6 @@ def adopt(self, out):
     self._rg = node is not None
     if node is not None:
         self._out_nr = getattr(out, "_out_nr", 0)
-    try:
-        del self._meta
-    except AttributeError:
-        pass
 
 
 def _move_retain_grad(self, out):
@@ -281,10 +277,6 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
             undo = (view.op, (old_shape,), None)
         for v in views:
             v._view_chain = (undo,) + getattr(v, "_view_chain", ())
-    try:
-        del self._meta
-    except AttributeError:
-        pass
     self._bump()
     if recording and node is not None and getattr(node, "versions", None):
         # the values are as they were: this op's own node (as_strided's saves its input,
