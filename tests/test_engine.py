@@ -252,6 +252,29 @@ def test_inputs_unreached_leaf_is_left_alone(T):
     assert u.grad is None
 
 
+@pytest.mark.parametrize("reached", [True, False])
+def test_root_that_leads_to_no_input_fires_nothing(T, reached):
+    """An output given to grad()/backward(inputs=) that leads to none of the inputs
+    does not run: its tensor hooks do not fire and a retained grad stays None,
+    whether or not another root's graph reaches it (a root that does lead to an
+    input retains its grad)."""
+    x = T.tensor([1., 2.], requires_grad=True)
+    w = T.tensor([3., 4.], requires_grad=True)
+    r2 = w * 2
+    r1 = x * r2 if reached else x * 3
+    seen = []
+    r2.retain_grad()
+    r2.register_hook(lambda g: seen.append("r2"))
+    r1.retain_grad()
+    (g,) = T.autograd.grad([r1, r2], [x], [T.ones(2), T.ones(2)], retain_graph=True)
+    assert lst(g) == ([6., 8.] if reached else [3., 3.])
+    assert r2.grad is None and seen == []
+    assert lst(r1.grad) == [1., 1.]
+    T.autograd.backward([r1, r2], [T.ones(2), T.ones(2)], inputs=[x])
+    assert r2.grad is None and seen == [] and w.grad is None
+    assert lst(x.grad) == ([6., 8.] if reached else [3., 3.])
+
+
 # ------------------------------------------------------------------ allow_unused, materialize_grads
 def test_allow_unused(T):
     x = T.tensor([1., 2.], requires_grad=True)

@@ -172,7 +172,10 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_
             buf = buffers[node] = [None] * node.n_out
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     captured = {} if targets is not None else None
-    ready = [(n, buffers.pop(n, None) or [None] * n.n_out) for n in root_nodes if n not in deps]
+    # a root that neither runs nor is a target starts nothing (its tensor hooks do
+    # not fire and a retained grad stays None, as in PyTorch)
+    ready = [(n, buffers.pop(n, None) or [None] * n.n_out) for n in root_nodes
+             if n not in deps and (needed is None or n in needed or n in target_nodes)]
     prev_mode = state.enabled
     state.enabled = create_graph
     callbacks = _callbacks.stack

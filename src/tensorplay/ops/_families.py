@@ -42,7 +42,8 @@ class Family:
     its derivatives give each tensor input a gradient of that input's own shape
     (a view's goes back to its base's shape, a reduction's is broadcast back; no
     input broadcasts against another), and of its dtype when the output has that
-    dtype: the engine need not check them (``record``)."""
+    dtype: the engine need not check them (``record``; single-output calls with
+    float32/float64 inputs only: the others are always checked)."""
     __slots__ = ("name", "jvp", "batch", "exact")
 
     def __init__(self, name, jvp=None, batch=None, exact=False):
