@@ -305,7 +305,7 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
         else:
             grads = _visit(node, buf, keep_graph, target_nodes, needed, captured, check,
                            profiler, run_targets)
-            if grads is None:       # a target that ends the pass, or a node that does not run
+            if grads is _SENDS_NOTHING:     # a target that ends the pass, or a node not run
                 continue
         if not keep_graph:
             node.release()
@@ -332,10 +332,13 @@ def _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, capt
                 _send(g, e, deps, buffers, ready)
 
 
+_SENDS_NOTHING = object()
+
+
 def _visit(node, buf, keep_graph, target_nodes, needed, captured, check, profiler, run_targets):
     """A node of ``_run_to_targets`` that is not the common case: a target, a node
     with hooks, one that does not run, or any node under anomaly detection or the
-    profiler.  Its gradients (after its post hooks), or None if it sends none."""
+    profiler.  Its gradients (after its post hooks), or ``_SENDS_NOTHING``."""
     if check:                   # nodes made from here on (hooks, backward) know their parent
         running.node = node
     # PyTorch's order: a target whose node runs anyway (it leads to another
@@ -352,7 +355,7 @@ def _visit(node, buf, keep_graph, target_nodes, needed, captured, check, profile
             captured[node] = buf
             if run_targets:
                 _run_target(node, buf, keep_graph)
-        return None
+        return _SENDS_NOTHING
     if profiler is not None:
         profiler.push_node(node)
     try:
