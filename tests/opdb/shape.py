@@ -36,13 +36,17 @@ CASES = [
                                Sample([B], {"source": -1, "destination": 0}, desc="neg"),
                                Sample([A], {"source": 1, "destination": 0}, desc="2-d"),
                                Sample([A], {"source": [0], "destination": [0]}, desc="2-d lists"),
-                               Sample([A], {"source": -1, "destination": -2}, desc="2-d neg")],
-           ref=lambda x, source, destination: np.moveaxis(x, source, destination),
+                               Sample([A], {"source": -1, "destination": -2}, desc="2-d neg"),
+                               Sample([Z], {"source": 0, "destination": -1}, desc="0-d")],
+           ref=lambda x, source, destination: np.moveaxis(x, source, destination)
+           if x.ndim else x,
            errors=[E(RuntimeError, "movedim: Invalid source or destination dims: source ([0, 1] dims) should "
                      "contain the same number of dims as destination ([0] dims)", A, source=(0, 1),
                      destination=(0,), desc="lengths"),
                    E(RuntimeError, "movedim: repeated dim in `source` ([0, 0])", A, source=(0, 0),
-                     destination=(0, 1), desc="repeated")]),
+                     destination=(0, 1), desc="repeated"),
+                   E(IndexError, "Dimension out of range (expected to be in range of [-1, 0], but "
+                     "got 1)", Z, source=1, destination=0, desc="0-d out of range")]),
     OpCase("movedim_aliases", lambda T, x: (x.movedim((0, 1), (2, 0)), T.moveaxis(x, -1, 0), x.moveaxis(-1, -2)),
            [Sample([B])], covers=("movedim",)),
     OpCase("repeat", lambda T, x: (x.repeat(2, 1, 3), x.repeat(1, 2) if x.dim() < 3 else x),
