@@ -89,17 +89,24 @@ def _matmul_batch(op, args, bdims):
 def _matmul2(x, y):
     """The product of two matrices.  An outer product (inner size 1) is a
     broadcasting multiply: NumPy's matmul has no BLAS path for it and takes
-    about 3x as long.  (For mm's derivatives, where it is common: the gradient
-    of a layer with one output, or of a batch of one.  mm itself leaves the
-    check out: it would cost every call ~0.1 us.)"""
-    if x.ndim == 2 and y.ndim == 2 and x.shape[1] == 1 and y.shape[0] == 1:
-        return np.multiply(x, y)
+    about 3x as long, and BLAS (np.dot) adds the products onto +0.0, which turns
+    -0.0 into +0.0 where PyTorch keeps it.  (For mm's derivatives, where it is
+    common: the gradient of a layer with one output, or of a batch of one.  mm
+    itself leaves the check out: it would cost every call ~0.1 us.)  Otherwise
+    np.dot: where np.matmul calls BLAS, the same call and the same result bit
+    for bit, without the generalized ufunc's machinery (~0.4 us a call, about
+    twice that with cold caches, as inside a training step)."""
+    if x.ndim == 2 and y.ndim == 2:
+        return np.multiply(x, y) if x.shape[1] == 1 and y.shape[0] == 1 else _np_dot(x, y)
     return np.matmul(x, y)
+
+
+_np_dot = np.dot
 
 
 def _mm_k(x, y):
     try:
-        return np.matmul(x, y)
+        return _np_dot(x, y) if x.ndim == 2 and y.ndim == 2 else np.matmul(x, y)  # (see _matmul2)
     except ValueError:
         _mm_check_shapes(x, y)      # PyTorch's words for it
         raise
@@ -111,7 +118,7 @@ _mm = defop("mm", _mm_k,
 
 
 # mm's derivatives multiply by the other factor's conjugate transpose: these two
-# take it as it is and let NumPy's matmul read it transposed (no transpose op, no
+# take it as it is and let BLAS read it transposed (no transpose op, no
 # view to make and no TransposeBackward0 node under create_graph; nodes are named as
 # PyTorch names the mm it records)
 def _mm_nh_k(x, y):
