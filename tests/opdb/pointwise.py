@@ -89,8 +89,21 @@ CASES = [
     binary("sub", extra=[Sample([X, arr(4, seed=2)], {"alpha": -0.5}, desc="alpha")],
            errors=[E(RuntimeError, _mismatch(4, 5), X, arr(3, 5, seed=2), desc="broadcast mismatch"),
                    E(RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. "
-                     "Use the `^` or `logical_xor()` operator instead.", BX, BY, desc="bool",
-                     xfail="sub of two bool tensors lets NumPy's TypeError through")]),
+                     "Use the `^` or `logical_xor()` operator instead.", BX, BY, desc="bool"),
+                   E(RuntimeError, "Subtraction, the `-` operator, with two bool tensors is not supported. "
+                     "Use the `^` or `logical_xor()` operator instead.", BX,
+                     fn=lambda T, b: b - True, desc="bool - True"),
+                   *[E(RuntimeError, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                       "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                       "instead.", *arrays, fn=f, desc=d)
+                     for arrays, f, d in (((X, BX), None, "float - bool"),
+                                          ((BX, X), None, "bool - float"),
+                                          ((X,), lambda T, x: x - False, "float - False"),
+                                          ((BX,), lambda T, b: 1 - b, "1 - bool"),
+                                          ((BX,), lambda T, b: b - 1, "bool - 1"),
+                                          ((X, BX), lambda T, x, b: T.sub(x, b, alpha=2),
+                                           "alpha"),
+                                          ((X,), lambda T, x: x.clone().sub_(True), "sub_"))]]),
     binary("mul", errors=[E(RuntimeError, _mismatch(4, 3), X, arr(3, 3, seed=2), desc="broadcast mismatch")]),
     binary("div", b=away0,
            extra=[Sample([X * 3, away0], {"rounding_mode": None}, desc="rounding None")],

@@ -142,18 +142,29 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     kernel = fast_kernel or kernel
     diff = op.differentiable
     scalars = _SCALARS if isinstance(kernel, np.ufunc) else {}     # (see _scalar)
+    if check is None:
+        slow = dispatch
+    else:
+        # a check of the arguments as given (before promotion makes a Python -1 a
+        # uint8 255, or False a 0.0), on the general path only: the fast paths take
+        # same-dtype float tensors, or a float tensor and a number, which it passes
+        def slow(op, args):
+            check(args[0], args[1])
+            return dispatch(op, args)
 
     def fast(input, other):
         if TRANSFORMS:
+            if check is not None:
+                check(input, other)
             return intercept(op, [input, other])
         try:
             xd = input._data
         except AttributeError:
-            return dispatch(op, [input, other])
+            return slow(op, [input, other])
         to = type(other)
         if to is float or to is int:
             if not fast_ok or xd.dtype not in _FAST:
-                return dispatch(op, [input, other])
+                return slow(op, [input, other])
             cache = scalars.get(xd.dtype)
             if cache is not None:
                 s = cache.get(other)
@@ -165,9 +176,9 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             try:
                 yd = other._data
             except AttributeError:
-                return dispatch(op, [input, other])
+                return slow(op, [input, other])
             if xd.dtype is not yd.dtype or not fast_ok or xd.dtype not in _FAST:
-                return dispatch(op, [input, other])
+                return slow(op, [input, other])
             try:
                 r = kernel(xd, yd)
             except ValueError:
@@ -190,13 +201,15 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     def rfast(input, other):
         """``other (op) input`` for a Python number ``other`` (reflected operators)."""
         if TRANSFORMS:
+            if check is not None:
+                check(other, input)
             return intercept(op, [other, input])
         to = type(other)
         if (to is not float and to is not int) or not fast_ok:
-            return dispatch(op, [other, input])
+            return slow(op, [other, input])
         xd = input._data
         if xd.dtype not in _FAST:
-            return dispatch(op, [other, input])
+            return slow(op, [other, input])
         cache = scalars.get(xd.dtype)
         if cache is not None:
             s = cache.get(other)
@@ -217,13 +230,6 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             out._make_inference()
         return out
 
-    if check is not None:       # a check of the arguments as given (before promotion makes
-        unchecked = fast        # a Python -1 a uint8 255): every spelling calls ``fast``
-
-        def fast(input, other):
-            check(input, other)
-            return unchecked(input, other)
-
     if len(op.names) == 2:
         def fn(input, other, *, out=None):
             if out is not None:         # (the operators call ``fast``: no cost for them)
@@ -236,7 +242,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             out = kwargs.pop("out", None)
             if out is not None:
                 return call_with_out(name, fn, (input, other) + args, kwargs, out)
-            return dispatch(op, op.bind((input, other) + args, kwargs, name))
+            return slow(op, op.bind((input, other) + args, kwargs, name))
     fast.__name__ = fast.__qualname__ = fn.__name__ = fn.__qualname__ = name
     fn.op = fast.op = op
     fn.spelling = op.spelling
@@ -270,11 +276,28 @@ add = binary("add", _k_with_alpha(np.add),
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
              fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
              operators=("__add__", "__radd__", "__iadd__"))
+def _is_bool(v):
+    return type(v) is bool or isinstance(v, np.bool_) or \
+        (isinstance(v, Tensor) and v._data.dtype == np.bool_)
+
+
+def _sub_check(x, y):
+    """PyTorch refuses bool operands to a subtraction (a Python bool included)."""
+    bx, by = _is_bool(x), _is_bool(y)
+    if bx and by:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if bx or by:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
+                           "If you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
              fast_kernel=np.subtract, family=ELEMENTWISE, linear=True, inplace=True,
-             operators=("__sub__", "__rsub__", "__isub__"))
+             check=_sub_check, operators=("__sub__", "__rsub__", "__isub__"))
 subtract = sub
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
                                   "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
