@@ -151,10 +151,11 @@ def _expanded(x, full, lead):
         # PyTorch allows writing into such an expand
         return x.reshape(full)
     if x.flags.c_contiguous:   # np.broadcast_to's result, without its ~3 us of Python
-        strides = (0,) * lead
-        if lead != len(full):
-            strides += tuple([0 if n == 1 and f != 1 else st
-                              for n, f, st in zip(x.shape, full[lead:], x.strides)])
+        if full[lead:] == x.shape:      # only new leading dims (a reduction's gradient)
+            strides = (0,) * lead + x.strides
+        else:
+            strides = (0,) * lead + tuple([0 if n == 1 and f != 1 else st
+                                           for n, f, st in zip(x.shape, full[lead:], x.strides)])
         r = np.ndarray(full, x.dtype, buffer=x, strides=strides)
         r.flags.writeable = False
         return r
