@@ -82,3 +82,23 @@ def test_fast_path_numbers_keep_numpys_overflow_behaviour():
         assert np.isinf(r.numpy()).all() and any("overflow" in str(m.message) for m in w)
     with pytest.raises(OverflowError):
         x * 10 ** 400
+
+
+NUMPY_BOOL_CALLS = {
+    "tensor - np.bool_": lambda T, x: x - np.bool_(True),
+    "np.bool_ - tensor": lambda T, x: np.bool_(True) - x if T.__name__ == "tensorplay"
+    else T.tensor(1.0) - x,         # (a NumPy scalar on the left of a torch tensor is NumPy's)
+    "sub": lambda T, x: T.sub(x, np.bool_(True), alpha=2),
+    "sub_": lambda T, x: x.clone().sub_(np.bool_(False)),
+}
+
+
+@pytest.mark.parametrize("name", list(NUMPY_BOOL_CALLS))
+def test_numpy_bool_is_a_number_in_subtraction(T, name):
+    """PyTorch refuses Python bools and bool tensors in a subtraction, but takes a
+    NumPy bool as a number."""
+    r = NUMPY_BOOL_CALLS[name](T, T.tensor([1.0, 2.0]))
+    assert r.dtype == T.float32
+    want = {"tensor - np.bool_": [0.0, 1.0], "np.bool_ - tensor": [0.0, -1.0],
+            "sub": [-1.0, 0.0], "sub_": [1.0, 2.0]}[name]
+    assert r.tolist() == want

@@ -275,6 +275,27 @@ def test_root_that_leads_to_no_input_fires_nothing(T, reached):
     assert lst(x.grad) == ([6., 8.] if reached else [3., 3.])
 
 
+@pytest.mark.parametrize("leaf", [False, True])
+def test_single_root_that_leads_to_no_input_fires_its_tensor_hooks(T, leaf):
+    """A single root edge is visited even when it leads to no input: its tensor
+    hooks fire and a retained grad is filled (PyTorch queues the root itself), but
+    its node does not run; given twice, it is skipped as one of several roots."""
+    x = T.tensor([1., 2.], requires_grad=True)
+    w = T.tensor([3., 4.], requires_grad=True)
+    r = w if leaf else w * 2
+    seen = []
+    if not leaf:
+        r.retain_grad()
+        r.grad_fn.register_prehook(lambda g: seen.append("node"))
+    r.register_hook(lambda g: seen.append("tensor"))
+    (g,) = T.autograd.grad(r, x, T.ones(2), allow_unused=True, retain_graph=True)
+    assert g is None and seen == ["tensor"]
+    if not leaf:
+        assert lst(r.grad) == [1., 1.]
+    T.autograd.grad([r, r], x, [T.ones(2), T.ones(2)], allow_unused=True)
+    assert seen == ["tensor"]
+
+
 # ------------------------------------------------------------------ allow_unused, materialize_grads
 def test_allow_unused(T):
     x = T.tensor([1., 2.], requires_grad=True)

@@ -172,10 +172,13 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_
             buf = buffers[node] = [None] * node.n_out
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     captured = {} if targets is not None else None
-    # a root that neither runs nor is a target starts nothing (its tensor hooks do
-    # not fire and a retained grad stays None, as in PyTorch)
+    # one of several roots that neither runs nor is a target starts nothing (its tensor
+    # hooks do not fire and a retained grad stays None), while a single root edge is
+    # always visited (its tensor hooks fire even if the node does not run): PyTorch's
+    # two cases (several roots go through its GraphRoot node, which skips such a root)
+    one = len(roots) == 1
     ready = [(n, buffers.pop(n, None) or [None] * n.n_out) for n in root_nodes
-             if n not in deps and (needed is None or n in needed or n in target_nodes)]
+             if n not in deps and (needed is None or one or n in needed or n in target_nodes)]
     prev_mode = state.enabled
     state.enabled = create_graph
     callbacks = _callbacks.stack

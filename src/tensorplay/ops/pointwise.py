@@ -277,8 +277,8 @@ add = binary("add", _k_with_alpha(np.add),
              fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
              operators=("__add__", "__radd__", "__iadd__"))
 def _is_bool(v):
-    return type(v) is bool or isinstance(v, np.bool_) or \
-        (isinstance(v, Tensor) and v._data.dtype == np.bool_)
+    """A bool tensor or a Python bool (PyTorch takes a NumPy bool as a number)."""
+    return type(v) is bool or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
 
 
 def _sub_check(x, y):
