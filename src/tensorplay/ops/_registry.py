@@ -750,33 +750,28 @@ def record(op, args, outs):
         key = 1
     elif n_in == 2 and not op.elementwise:  # the same for two (mm and its kin)
         x, y = args[0], args[1]
+        e0 = e1 = None
+        key = 0
         if isinstance(x, Tensor) and x._rg:
             if x._base is not None and x._view_version != x._vc[0]:
                 x._refresh_history()
             fn = x._gfn
             e0 = (fn, x._out_nr) if fn is not None else _leaf_edge(x)
-            d = x._data
-            m0 = (d.shape, d.dtype)
             key = 1
-        else:
-            e0, m0, key = None, _NO_META, 0
         if isinstance(y, Tensor) and y._rg:
             if y._base is not None and y._view_version != y._vc[0]:
                 y._refresh_history()
             fn = y._gfn
             e1 = (fn, y._out_nr) if fn is not None else _leaf_edge(y)
-            d = y._data
-            node.input_meta = m0 + (d.shape, d.dtype)
             key |= 2
-        else:
-            e1 = None
-            node.input_meta = m0 + _NO_META
         node.next_edges = (e0, e1)
-        if op.exact and single:         # (mm and its kin: inputs of one dtype)
-            dt = outs._data.dtype
-            if dt in _EXACT and (e0 is None or x._data.dtype is dt) and \
-                    (e1 is None or y._data.dtype is dt):
-                node.input_meta = None
+        dt = outs._data.dtype if op.exact and single else None    # (mm and its kin)
+        if dt in _EXACT and (e0 is None or x._data.dtype is dt) and \
+                (e1 is None or y._data.dtype is dt):
+            node.input_meta = None
+        else:
+            node.input_meta = (_NO_META if e0 is None else (x._data.shape, x._data.dtype)) + \
+                (_NO_META if e1 is None else (y._data.shape, y._data.dtype))
     else:
         key = _edges_and_meta(node, op, args, outs, n_in, single)
     # 2. the plan
