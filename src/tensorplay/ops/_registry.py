@@ -1241,6 +1241,65 @@ def dispatch(op, args):
     return outs
 
 
+def dispatch_view(op, args):
+    """``dispatch`` for an op whose output is always a view of its input
+    (``view=True``: reshapes, transposes, slices...): the same steps, with
+    ``_mark_view`` inline for the one-output case (a view costs about half)."""
+    if TRANSFORMS:
+        return intercept(op, list(args))
+    x = args[0]
+    try:
+        d = x._data
+    except AttributeError:
+        d = None
+    if d is None or d.dtype not in _PLAIN:
+        return dispatch(op, args)
+    r = op.kernel(d, args[1]) if len(args) == 2 else op.kernel(d, *args[1:])
+    if type(r) is not _ndarray:
+        return _view_outputs(op, args, r)
+    o = _new(Tensor)
+    o._data = r
+    o._rg = False
+    o._gfn = None
+    v = x._vc
+    if v is None:
+        v = x._vc = [0]
+    if v is INFERENCE_VERSION:         # a view of an inference tensor: one too, untracked
+        o._vc = o._base = None
+        o._make_inference()
+    else:
+        root = x._base
+        if root is None:
+            root, chain = x, ()
+        else:
+            chain = x._view_chain
+        o._vc, o._base, o._view_version = v, root, v[0]
+        o._view_chain = chain + ((op, args[1:] if type(args) is tuple else tuple(args[1:]), None),)
+        views = root._views
+        if views is None:
+            views = root._views = ViewList()
+        refs = views.refs
+        refs.append(_weakref(o))
+        if len(refs) > views.limit:
+            views.prune()
+    if state.enabled:
+        if x._rg and op.differentiable:
+            record(op, args, o)
+    elif v is not INFERENCE_VERSION:    # PyTorch forbids writing through it later with grad on
+        o._nograd_view = True
+    return o
+
+
+def _view_outputs(op, args, r):
+    """``dispatch_view``'s several outputs (split, unbind...) and anything else."""
+    outs = tuple(_wrap_result(x) for x in r) if type(r) is tuple else _wrap_result(r)
+    enabled = state.enabled
+    _mark_view(args[0], outs, op, args, enabled)
+    if enabled and args[0]._rg and op.differentiable:
+        record(op, args, outs)
+    return outs
+
+
 def _mark_view(base, outs, op, args, enabled):
     """View outputs share the version counter (and so in-place checks) with their
     base, and remember how to remake themselves from their root base (the chain
@@ -1318,6 +1377,7 @@ def defop(name, kernel, derivatives=None, **kw):
     op = Op(name, kernel, derivatives, n_in=n_in, **kw)
     REGISTRY[name] = op
     names = op.names
+    _dispatch = dispatch_view if op.view is True else dispatch
 
     if op.variadic:                         # f(*tensors, *, params)
         kwn, kwd = op.names[op.n_pos:], op.defaults[op.n_pos:]
@@ -1339,12 +1399,12 @@ def defop(name, kernel, derivatives=None, **kw):
                 if "out" in kwargs:
                     return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
                 args = star_by_keyword(name, args, kwargs, star)    # view(size=...), PyTorch's
-            return dispatch(op, args)
+            return _dispatch(op, args)
     elif len(names) == 1 and n_in == 1:
         def fn(input, *, out=None):
             if out is not None:
                 return call_with_out(name, fn, (input,), {}, out)
-            return dispatch(op, [input])
+            return _dispatch(op, [input])
     else:
         n_req, n_pos, defaults = op.n_required, op.n_pos, tuple(op.defaults)
         exact = len(names) if n_pos == len(names) else -1   # (keyword-only ones: never positional)
@@ -1357,7 +1417,7 @@ def defop(name, kernel, derivatives=None, **kw):
                     if "out" in kwargs:     # (only a call with keywords pays for this)
                         return call_with_out(name, fn, args, kwargs, kwargs.pop("out"))
                     args = op.bind(args, kwargs, name)
-            return dispatch(op, args)
+            return _dispatch(op, args)
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
     fn.spelling = op.spelling

@@ -12,7 +12,7 @@ from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
-from ._registry import defop, dispatch, public
+from ._registry import defop, dispatch, dispatch_view, public
 from ._util import dims_arg, size_arg, star_by_keyword, _tname
 from .pointwise import conj
 from .._out import call_with_out
@@ -249,7 +249,7 @@ def reshape(*args, **kwargs):
     if kwargs or len(args) < 2:
         args = star_by_keyword("reshape", args, kwargs, "shape")
     try:
-        return dispatch(view.op, args)
+        return dispatch_view(view.op, args)
     except RuntimeError as e:           # the layout needs a copy: view() said so
         if not str(e).startswith("view size is not compatible"):
             raise

@@ -22,7 +22,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
-from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, public
+from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
 from ._util import F32 as _F32
 from .core import expand
 from .inplace import apply_inplace
@@ -417,12 +417,12 @@ def _getitem(self, key):
             if step is None or type(step) is int and step > 0:
                 start, stop = key.start, key.stop
                 if (start is None or type(start) in _INTS) and (stop is None or type(stop) in _INTS):
-                    return dispatch(_slice.op, (self, 0, None if start is None else int(start),
+                    return dispatch_view(_slice.op, (self, 0, None if start is None else int(start),
                                                 None if stop is None else int(stop),
                                                 1 if step is None else step))
         elif tk is int:
             if -d.shape[0] <= key < d.shape[0]:
-                return dispatch(select.op, (self, 0, key))
+                return dispatch_view(select.op, (self, 0, key))
         elif tk is Tensor and key._data.dtype is _I64 and key._data.ndim:
             try:        # NumPy checks the bounds; an index out of them takes the general way
                 return _index(self, ((), (key._data.copy(),)))
