@@ -117,6 +117,8 @@ def _expand_k(x, *size):
     if size == shape:                   # nothing broadcast: a plain (writable) view
         return x.view()
     lead = len(size) - len(shape)
+    if lead > 0 and size[lead:] == shape and min(size[:lead]) >= 0:
+        return _expanded(x, size, lead)     # new leading dims only (a reduction's gradient)
     if lead >= 0 and (not size or min(size) >= 0):
         for s, n in zip(size[lead:], shape):
             if s != n and n != 1:
@@ -157,7 +159,7 @@ def _expanded(x, full, lead):
             strides = (0,) * lead + tuple([0 if n == 1 and f != 1 else st
                                            for n, f, st in zip(x.shape, full[lead:], x.strides)])
         r = np.ndarray(full, x.dtype, buffer=x, strides=strides)
-        r.flags.writeable = False
+        r.setflags(write=False)         # (~0.2 us less than through r.flags)
         return r
     return np.broadcast_to(x, full)
 
