@@ -1163,8 +1163,9 @@ def intercept_function(cls, args, kwargs):
 
 
 def _call_unwrapped(kernel, d, args):
-    """``kernel(d, *args[1:])``, spelled out for the common lengths: a call that
-    unpacks a slice costs ~0.2 us more than one with the arguments listed."""
+    """``kernel(d, *args[1:])``, spelled out for the common lengths (up to six, as
+    slice_backward's): a call that unpacks a slice costs ~0.2 us more than one
+    with the arguments listed."""
     n = len(args)
     if n == 2:
         return kernel(d, args[1])
@@ -1174,6 +1175,8 @@ def _call_unwrapped(kernel, d, args):
         return kernel(d, args[1], args[2], args[3])
     if n == 5:
         return kernel(d, args[1], args[2], args[3], args[4])
+    if n == 6:
+        return kernel(d, args[1], args[2], args[3], args[4], args[5])
     if n == 1:
         return kernel(d)
     return kernel(d, *args[1:])
