@@ -278,14 +278,7 @@ class Op:
             # the tensors, so a parameter left at its default may be absent
             pairs = tuple((w, None if w == -1 else self.defaults[w]) for w in where)
             if -1 not in where and len(where) > 1:
-                top, get = max(where), operator.itemgetter(*where)
-
-                def vjp(g, out, a):
-                    if len(a) > top:            # (every argument given: the commonest)
-                        return f(g, *get(a))
-                    n = len(a)
-                    return f(g, *[a[w] if w < n else d for w, d in pairs])
-                return vjp
+                return _bind_params(f, where, pairs)
 
             def vjp(g, out, a):
                 n = len(a)
@@ -407,6 +400,33 @@ _PARAM = -3             # a derivative of a variadic op reads a keyword paramete
 
 def _IDENTITY(g, out, args):
     return g
+
+
+def _bind_params(f, where, pairs):
+    """``Op._bind`` for a derivative that reads parameters after the tensors (and
+    not the output): when every argument was given (the commonest) they are
+    passed as listed, without building a tuple to unpack (~0.15 us a call)."""
+    top = max(where)
+
+    def defaults(g, a):
+        n = len(a)
+        return f(g, *[a[w] if w < n else d for w, d in pairs])
+    if len(where) == 2:
+        w0, w1 = where
+        return lambda g, out, a: f(g, a[w0], a[w1]) if len(a) > top else defaults(g, a)
+    if len(where) == 3:
+        w0, w1, w2 = where
+        return lambda g, out, a: f(g, a[w0], a[w1], a[w2]) if len(a) > top else defaults(g, a)
+    if len(where) == 4:
+        w0, w1, w2, w3 = where
+        return lambda g, out, a: (f(g, a[w0], a[w1], a[w2], a[w3]) if len(a) > top
+                                  else defaults(g, a))
+    if len(where) == 5:
+        w0, w1, w2, w3, w4 = where
+        return lambda g, out, a: (f(g, a[w0], a[w1], a[w2], a[w3], a[w4]) if len(a) > top
+                                  else defaults(g, a))
+    get = operator.itemgetter(*where)
+    return lambda g, out, a: f(g, *get(a)) if len(a) > top else defaults(g, a)
 
 
 def _where(f):
