@@ -814,7 +814,12 @@ def record(op, args, outs):
         for i in plan.values:
             t = args[i] if i < n else None
             if isinstance(t, Tensor):
-                v = _saved_version(t)
+                try:                    # (_saved_version inline)
+                    v = t._vc
+                except AttributeError:
+                    v = None
+                if v is None:
+                    v = t._vc = [0]
                 if stamps is None:
                     stamps = [(v, v[0], t, None)]
                 else:
@@ -1228,8 +1233,14 @@ def dispatch(op, args):
     try:
         if kargs is not None:
             r = op.kernel(*kargs)
-        else:
-            r = _call_unwrapped(op.kernel, d, args)
+        else:                           # (_call_unwrapped, its commonest lengths inline)
+            n = len(args)
+            if n == 2:
+                r = op.kernel(d, args[1])
+            elif n == 3:
+                r = op.kernel(d, args[1], args[2])
+            else:
+                r = _call_unwrapped(op.kernel, d, args)
     except ValueError as e:
         if op.promote and op.n_in >= 2 and "broadcast" in str(e):
             shapes = [np.shape(a) for a in kargs[:op.n_in]]
@@ -1292,7 +1303,7 @@ def dispatch_view(op, args):
         d = None
     if d is None or d.dtype not in _PLAIN:
         return dispatch(op, args)
-    n = len(args)     # (_call_unwrapped inline: a view's call is short enough to notice it)
+    n = len(args)                       # (_call_unwrapped, its commonest lengths inline)
     if n == 2:
         r = op.kernel(d, args[1])
     elif n == 3:
