@@ -683,3 +683,58 @@ def test_transforms_against_loops(name):
     jac = pf.jacrev(lambda a: g(a).sum())(x[0])
     auto, = tp.autograd.grad(g(a).sum(), a)
     np.testing.assert_allclose(_np(jac), _np(auto), rtol=1e-12, atol=1e-14)
+
+
+# ------------------------------------------------------------------ dispatch_view
+_VIEW_CALLS = [
+    ("view", lambda x: (x, 3, 4)), ("view", lambda x: (x, (-1,))), ("t", lambda x: (x,)),
+    ("transpose", lambda x: (x, 0, 1)), ("permute", lambda x: (x, 1, 0)),
+    ("unsqueeze", lambda x: (x, 1)), ("squeeze", lambda x: (x, 0)),
+    ("expand", lambda x: (x, 2, 3, 4)), ("select", lambda x: (x, 1, 2)),
+    ("slice", lambda x: (x, 0, 1, 4, 2)), ("slice", lambda x: (x, 1, None, 2, 1)),
+    ("diagonal", lambda x: (x, 0, 0, 1)), ("alias", lambda x: (x,)), ("movedim", lambda x: (x, (1, 0))),
+    ("as_strided", lambda x: (x, (2, 2), (1, 2), 1)),
+    ("unbind", lambda x: (x, 0)), ("split", lambda x: (x, 2, 1)),     # several outputs
+]
+
+
+def _view_state(r):
+    outs = r if isinstance(r, tuple) else (r,)
+    return [(o._data.tolist(), o._data.strides, o._data.flags.writeable, o._base is not None,
+             o._vc is not None and o._vc is getattr(o._base, "_vc", None), o.requires_grad,
+             _gname(o) if o.grad_fn is not None else None, o.is_inference(),
+             [(op.name, p, k) for op, p, k in getattr(o, "_view_chain", ())],
+             o.__dict__.get("_nograd_view", getattr(o, "_nograd_view", None)))
+            for o in outs]
+
+
+@pytest.mark.parametrize("name,make", _VIEW_CALLS, ids=[f"{c[0]}{i}" for i, c in enumerate(_VIEW_CALLS)])
+@pytest.mark.parametrize("mode", ["grad", "plain", "no_grad", "inference", "of_a_view", "int"])
+def test_dispatch_view_is_dispatch(name, make, mode):
+    """The view ops' own dispatch builds what the general one builds: data,
+    strides, base, version counter, history, view chain, no-grad flag."""
+    from tensorplay.ops import _registry as R
+    op = R.REGISTRY[name]
+    states = []
+    for d in (R.dispatch, R.dispatch_view):
+        def fresh():
+            if mode == "inference":
+                with tp.inference_mode():
+                    return tp.arange(12.).reshape(3, 4)
+            if mode == "int":
+                return tp.arange(12).reshape(3, 4)
+            base = tp.arange(12., requires_grad=mode in ("grad", "of_a_view"))
+            if mode == "of_a_view":
+                return base.view(3, 4)
+            return base.detach().view(3, 4).clone().requires_grad_(mode == "grad")
+        x = fresh()
+        if mode == "no_grad":
+            with tp.no_grad():
+                r = d(op, make(x))
+        else:
+            r = d(op, make(x))
+        states.append(_view_state(r))
+        if mode in ("grad", "of_a_view"):       # the history runs: the same gradient
+            outs = r if isinstance(r, tuple) else (r,)
+            sum(o.sum() for o in outs).backward()
+    assert states[0] == states[1]
