@@ -557,6 +557,32 @@ def test_base_inplace_with_multi_output_views_alive(T):
         assert lst(r1 * 2) == [14., 18.]
 
 
+def test_multi_output_views_of_a_base_without_grad(T):
+    # the views had no history (their base did not require grad when they were made):
+    # PyTorch words the refusal as for a view made without grad, then the same reason
+    w = T.ones(4, 4, requires_grad=True)
+    tail = (" This view is the output of a function that returns multiple views. Such functions "
+            "do not allow the output views to be modified inplace. You should replace the "
+            "inplace operation by an out-of-place one.")
+    c = T.ones(4, 4)
+    s0, s1 = c.split(2)
+    with pytest.raises(RuntimeError, match=_exact(
+            "A view was created in no_grad mode and is being modified inplace with grad mode "
+            "enabled." + tail)):
+        s0.mul_(w)
+    c = T.ones(4, 4)
+    s0, s1 = c.split(2)
+    c.mul_(w)                       # the base now requires grad; the view cannot follow
+    with pytest.raises(RuntimeError, match=_exact(
+            "A view was created in no_grad mode and its base or another view of its base has "
+            "been modified inplace with grad mode enabled." + tail)):
+        s0.grad_fn
+    c = T.ones(2, 4)                # nothing requires grad: writing is fine
+    r0, r1 = c.unbind(0)
+    r0.mul_(2)
+    assert lst(c) == [[2.] * 4, [1.] * 4] and r0.grad_fn is None
+
+
 def test_reshaping_inplace_ops(T):
     x = T.tensor([[1., 2., 3.], [4., 5., 6.]], requires_grad=True)
     y = x * 1

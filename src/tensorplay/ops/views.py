@@ -82,22 +82,28 @@ def rebase_inplace_view(self, f, args, kwargs, name):
     return self
 
 
-def _refuse_multi_output(chain, what):
+def _refuse_multi_output(chain, what, history):
     """PyTorch's refusal for a view that is one of several views an op returned:
-    ``what`` says how it was written ("is being", or through its base)."""
+    ``what`` says how it was written ("is being", or through its base);
+    ``history``, whether the view had one (else PyTorch words it as a view made
+    without grad: its base did not require grad when it was made)."""
     for op, params, k in chain:
         if k is not None:
-            name = re.sub(r"Backward\d*$", "", op.node_cls.__name__)
+            if history:
+                name = re.sub(r"Backward\d*$", "", op.node_cls.__name__)
+                head = f"Output {k} of {name} is a view and {what} modified inplace."
+            else:
+                head = f"A view was created in no_grad mode and {what} modified inplace with grad " \
+                       "mode enabled."
             raise RuntimeError(
-                f"Output {k} of {name} is a view and {what} modified inplace. This view is the "
-                "output of a function that returns multiple views. Such functions do not allow "
-                "the output views to be modified inplace. You should replace the inplace "
-                "operation by an out-of-place one.")
+                f"{head} This view is the output of a function that returns multiple views. Such "
+                "functions do not allow the output views to be modified inplace. You should "
+                "replace the inplace operation by an out-of-place one.")
 
 
 def check_view_inplace(self, chain):
     """PyTorch's refusals before an in-place op on a view is differentiated."""
-    _refuse_multi_output(chain, "is being")
+    _refuse_multi_output(chain, "is being", self._gfn is not None)
     if not self._data.flags.writeable:
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
@@ -137,7 +143,7 @@ def refresh_view(v):
             "error-prone, it is forbidden. You can clarify your code by moving both the view and "
             "the inplace either both inside the no_grad block (if you don't want the inplace to be "
             "tracked) or both outside (if you want the inplace to be tracked).")
-    _refuse_multi_output(chain, "its base or another view of its base has been")
+    _refuse_multi_output(chain, "its base or another view of its base has been", v._gfn is not None)
     with enable_grad():
         r = apply_chain(base, chain)
     if v.__dict__.get("_retains_grad"):
