@@ -102,3 +102,28 @@ def test_numpy_bool_is_a_number_in_subtraction(T, name):
     want = {"tensor - np.bool_": [0.0, 1.0], "np.bool_ - tensor": [0.0, -1.0],
             "sub": [-1.0, 0.0], "sub_": [1.0, 2.0]}[name]
     assert r.tolist() == want
+
+
+def test_alpha_takes_the_result_dtype(T):
+    """``alpha`` is cast to the result's dtype (a bool result stays bool) and
+    checked against it; a NumPy bool is a float there, a NumPy int an int."""
+    b = T.tensor([True, False])
+    i = T.tensor([1, 2])
+    x = T.tensor([1., 2.])
+    r = b.add(b, alpha=2)
+    assert r.dtype == T.bool and r.tolist() == [True, False]
+    r = b.add(b, alpha=0)
+    assert r.dtype == T.bool and r.tolist() == [True, False]
+    r = i.sub(i, alpha=np.int64(2))
+    assert r.dtype == T.int64 and r.tolist() == [-1, -2]
+    r = x.add(x, alpha=np.True_)
+    assert r.dtype == T.float32 and r.tolist() == [2., 4.]
+    with pytest.raises(RuntimeError, match="For integral input tensors, argument alpha must not be "
+                                           "a floating point number"):
+        b.add(b, alpha=np.True_)
+    with pytest.raises(RuntimeError, match="For integral input tensors"):
+        i.clone().add_(i, alpha=np.float64(2.0))
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results"):
+        x.clone().sub_(x, alpha=True)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
+        b.sub(b, alpha=1.5)          # the bool operands are refused first

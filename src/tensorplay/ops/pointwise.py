@@ -149,7 +149,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         # uint8 255, or False a 0.0), on the general path only: the fast paths take
         # same-dtype float tensors, or a float tensor and a number, which it passes
         def slow(op, args):
-            check(args[0], args[1])
+            check(*args)
             return dispatch(op, args)
 
     def fast(input, other):
@@ -262,6 +262,8 @@ def _k_with_alpha(f):
     def k(x, y, alpha=1):
         if alpha == 1:
             return f(x, y)
+        if type(x) is _ndarray and x.dtype == np.bool_:
+            alpha = bool(alpha)         # a bool result takes alpha as a bool, as in PyTorch
         # a number times a number stays a (weak) Python number: np.multiply would make
         # a float64 NumPy scalar, and x.add(1.0, alpha=2.0) a float64 result
         return f(x, np.multiply(y, alpha) if type(y) is _ndarray else y * alpha)
@@ -271,18 +273,40 @@ def _k_with_alpha(f):
 # --------------------------------------------------------------------- arithmetic
 conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.conj()},
                              float_only=False, family=ELEMENTWISE, inplace=True)
-add = binary("add", _k_with_alpha(np.add),
-             {"x": "grad",
-              "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
-             fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
-             operators=("__add__", "__radd__", "__iadd__"))
+
+
 def _is_bool(v):
     """A bool tensor or a Python bool (PyTorch takes a NumPy bool as a number)."""
     return type(v) is bool or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
 
 
-def _sub_check(x, y):
-    """PyTorch refuses bool operands to a subtraction (a Python bool included)."""
+def _alpha_check(x, y, alpha):
+    """PyTorch's checks of ``alpha`` against the result's dtype (``add``/``sub``),
+    on ``alpha`` as given (PyTorch takes a NumPy bool there as a float)."""
+    t = type(alpha)
+    if t is int:
+        return
+    rdt = _result_dtype((x, y), 2)
+    if rdt is None:
+        return                          # (two numbers: dispatch says what is wrong)
+    if t is bool and rdt.category != D._BOOL:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if rdt.category <= D._INT and t is not bool and not isinstance(alpha, np.integer):
+        if isinstance(alpha, (float, complex, np.inexact, np.bool_)):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                               "point number.")
+    if rdt.category != D._COMPLEX and isinstance(alpha, (complex, np.complexfloating)):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
+                           "number.")
+
+
+def _add_check(x, y, alpha=1):
+    _alpha_check(x, y, alpha)
+
+
+def _sub_check(x, y, alpha=1):
+    """PyTorch refuses bool operands to a subtraction (a Python bool included),
+    before it checks ``alpha``."""
     bx, by = _is_bool(x), _is_bool(y)
     if bx and by:
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -291,8 +315,14 @@ def _sub_check(x, y):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
+    _alpha_check(x, y, alpha)
 
 
+add = binary("add", _k_with_alpha(np.add),
+             {"x": "grad",
+              "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
+             fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
+             check=_add_check, operators=("__add__", "__radd__", "__iadd__"))
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
