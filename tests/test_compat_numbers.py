@@ -127,3 +127,37 @@ def test_alpha_takes_the_result_dtype(T):
         x.clone().sub_(x, alpha=True)
     with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
         b.sub(b, alpha=1.5)          # the bool operands are refused first
+
+
+@pytest.mark.parametrize("name,f", [
+    ("int - np.True_", lambda T, i, b: i - np.True_),
+    ("np.True_ - int", lambda T, i, b: np.True_ - i),
+    ("int * np.True_", lambda T, i, b: i * np.True_),
+    ("bool + np.True_", lambda T, i, b: b + np.True_),
+    ("bool * np.False_", lambda T, i, b: b * np.False_),
+    ("add(int, np.True_)", lambda T, i, b: T.add(i, np.True_)),
+    ("int ** np.True_", lambda T, i, b: i ** np.True_),
+    ("where(int, np.True_)", lambda T, i, b: T.where(i > 1, i, np.True_)),
+    ("full(np.True_)", lambda T, i, b: T.full((2,), np.True_)),
+    ("int == np.True_", lambda T, i, b: i == np.True_),
+    ("int + np.int64", lambda T, i, b: i + np.int64(2)),
+    ("bool + np.int64", lambda T, i, b: b + np.int64(2)),
+    ("int fill_ np.True_", lambda T, i, b: i.clone().fill_(np.True_)),
+    ("int fill_ np.int64", lambda T, i, b: i.clone().fill_(np.int64(3))),
+    ("int fill_ np.float64", lambda T, i, b: i.clone().fill_(np.float64(2.7))),
+    ("bool fill_ np.int64", lambda T, i, b: b.clone().fill_(np.int64(0))),
+])
+def test_numpy_scalar_operands(T, name, f):
+    """A NumPy scalar in a tensor's place is a number of its kind; a NumPy bool
+    is a float there (PyTorch's reading: ``int_tensor - np.True_`` is float32)."""
+    r = f(T, T.tensor([1, 2]), T.tensor([True, False]))
+    expected = {"int - np.True_": ("float32", [0., 1.]), "np.True_ - int": ("float32", [0., -1.]),
+                "int * np.True_": ("float32", [1., 2.]), "bool + np.True_": ("float32", [2., 1.]),
+                "bool * np.False_": ("float32", [0., 0.]), "add(int, np.True_)": ("float32", [2., 3.]),
+                "int ** np.True_": ("float32", [1., 2.]), "where(int, np.True_)": ("float32", [1., 2.]),
+                "full(np.True_)": ("float32", [1., 1.]), "int == np.True_": ("bool", [True, False]),
+                "int + np.int64": ("int64", [3, 4]), "bool + np.int64": ("int64", [3, 2]),
+                "int fill_ np.True_": ("int64", [1, 1]), "int fill_ np.int64": ("int64", [3, 3]),
+                "int fill_ np.float64": ("int64", [2, 2]), "bool fill_ np.int64": ("bool", [False, False])}
+    dt, values = expected[name]
+    assert str(r.dtype).split(".")[-1] == dt and r.tolist() == values

@@ -195,8 +195,17 @@ def scalar_dtype(v):
     if t is complex:
         return _default[0].to_complex()
     if isinstance(v, np.generic):
-        return scalar_dtype(python_scalar(v))
+        return scalar_dtype(operand_scalar(v))
     return None
+
+
+def operand_scalar(v):
+    """A NumPy scalar in a tensor's place (an operand): the Python number of its
+    kind, except that PyTorch takes a NumPy bool there as a float
+    (``int_tensor + np.True_`` is float32)."""
+    if isinstance(v, np.bool_):
+        return float(v)
+    return python_scalar(v)
 
 
 def python_scalar(v):

@@ -1103,10 +1103,7 @@ def _prep(op, args):
                 kargs[i] = d if d.dtype == npdt else d.astype(npdt)
             elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):
                 if isinstance(a, _np_generic):      # a NumPy scalar: a weak Python number
-                    a = D.python_scalar(a)
-                    if type(a) is bool:
-                        kargs[i] = a
-                        continue
+                    a = D.operand_scalar(a)
                 if rdt.category == D._INT and type(a) is int:
                     a = np.array(a).astype(npdt)[()]     # wraps like a C cast, as PyTorch does
                 kargs[i] = a
@@ -1127,6 +1124,8 @@ def _prep(op, args):
             kargs[i] = d
         elif isinstance(a, (list, tuple)) and a and isinstance(a[0], Tensor):
             kargs[i] = _prep_list(op, a)
+        elif isinstance(a, _np_generic) and a.dtype.kind in "biufc":
+            kargs[i] = D.operand_scalar(a)      # (fill_(np.int64(3)): a number, as in PyTorch)
         elif a is not None and not isinstance(a, (int, float, complex, bool)):
             raise TypeError(f"{op.name}(): argument '{op.names[i]}' (position {i + 1}) must be "
                             f"Tensor, not {type(a).__name__}")
