@@ -276,7 +276,7 @@ conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.c
 
 
 def _is_bool(v):
-    """A bool tensor or a Python bool (PyTorch takes a NumPy bool as a number)."""
+    """A bool tensor or a Python bool (PyTorch takes a NumPy bool as a float)."""
     return type(v) is bool or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
 
 
@@ -291,10 +291,9 @@ def _alpha_check(x, y, alpha):
         return                          # (two numbers: dispatch says what is wrong)
     if t is bool and rdt.category != D._BOOL:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if rdt.category <= D._INT and t is not bool and not isinstance(alpha, np.integer):
-        if isinstance(alpha, (float, complex, np.inexact, np.bool_)):
-            raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
-                               "point number.")
+    if rdt.category <= D._INT and isinstance(alpha, (float, complex, np.inexact, np.bool_)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
     if rdt.category != D._COMPLEX and isinstance(alpha, (complex, np.complexfloating)):
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
