@@ -418,8 +418,8 @@ def _getitem(self, key):
                 start, stop = key.start, key.stop
                 if (start is None or type(start) in _INTS) and (stop is None or type(stop) in _INTS):
                     return dispatch_view(_slice.op, (self, 0, None if start is None else int(start),
-                                                None if stop is None else int(stop),
-                                                1 if step is None else step))
+                                                     None if stop is None else int(stop),
+                                                     1 if step is None else step))
         elif tk is int:
             if -d.shape[0] <= key < d.shape[0]:
                 return dispatch_view(select.op, (self, 0, key))
