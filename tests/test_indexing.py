@@ -224,6 +224,22 @@ def test_grad_fn_names():
         assert type(y.grad_fn).__name__ == name
 
 
+@pytest.mark.parametrize("call,node", [
+    (lambda T, x: x.movedim(0, 0), "AliasBackward0"),
+    (lambda T, x: T.movedim(x, (), ()), "AliasBackward0"),
+    (lambda T, x: x.moveaxis(-1, 0), "AliasBackward0"),
+    (lambda T, x: x.permute(()), "PermuteBackward0"),
+], ids=["movedim", "movedim-empty", "moveaxis", "permute"])
+def test_zero_dim_movedim_is_an_alias(T, call, node):
+    """A 0-d tensor's movedim moves nothing: PyTorch returns an alias of it
+    (AliasBackward0), where permute keeps its own node; both are views."""
+    x = T.tensor(2., requires_grad=True)
+    y = call(T, x)
+    assert type(y.grad_fn).__name__ == node and y._base is x
+    (g,) = T.autograd.grad(y * 3, x)
+    assert g.item() == 3.0
+
+
 def test_iteration_and_where():
     x = tp.arange(6.0).reshape(2, 3)
     rows = list(x)

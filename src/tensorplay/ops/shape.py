@@ -37,8 +37,8 @@ def movedim(input, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
     if len(set(t)) != len(t):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
-    if n == 0:                  # a 0-d tensor: dims 0 and -1 name it, nothing moves
-        return _movedim(input, ())
+    if n == 0:                  # a 0-d tensor: dims 0 and -1 name it, nothing moves (an
+        return input._alias()   # alias, AliasBackward0, as PyTorch returns)
     perm = [-1] * n
     for a, b in zip(s, t):
         perm[b] = a
