@@ -40,6 +40,7 @@ CASES = [
                                Sample([Z], {"source": 0, "destination": -1}, desc="0-d")],
            ref=lambda x, source, destination: np.moveaxis(x, source, destination)
            if x.ndim else x,
+           covers=("movedim", "alias"),          # (a 0-d tensor's movedim is an alias, as in PyTorch)
            errors=[E(RuntimeError, "movedim: Invalid source or destination dims: source ([0, 1] dims) should "
                      "contain the same number of dims as destination ([0] dims)", A, source=(0, 1),
                      destination=(0,), desc="lengths"),
