@@ -814,12 +814,7 @@ def record(op, args, outs):
         for i in plan.values:
             t = args[i] if i < n else None
             if isinstance(t, Tensor):
-                try:                    # (_saved_version inline)
-                    v = t._vc
-                except AttributeError:
-                    v = None
-                if v is None:
-                    v = t._vc = [0]
+                v = _saved_version(t)
                 if stamps is None:
                     stamps = [(v, v[0], t, None)]
                 else:

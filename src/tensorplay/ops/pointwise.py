@@ -280,9 +280,10 @@ def _is_bool(v):
     return type(v) is bool or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
 
 
-def _alpha_check(x, y, alpha):
-    """PyTorch's checks of ``alpha`` against the result's dtype (``add``/``sub``),
-    on ``alpha`` as given (PyTorch takes a NumPy bool there as a float)."""
+def _alpha_check(x, y, alpha=1):
+    """PyTorch's checks of ``alpha`` against the result's dtype (``add``'s check;
+    ``sub``'s after its own), on ``alpha`` as given (PyTorch takes a NumPy bool
+    there as a float)."""
     t = type(alpha)
     if t is int:
         return
@@ -297,10 +298,6 @@ def _alpha_check(x, y, alpha):
     if rdt.category != D._COMPLEX and isinstance(alpha, (complex, np.complexfloating)):
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex "
                            "number.")
-
-
-def _add_check(x, y, alpha=1):
-    _alpha_check(x, y, alpha)
 
 
 def _sub_check(x, y, alpha=1):
@@ -321,7 +318,7 @@ add = binary("add", _k_with_alpha(np.add),
              {"x": "grad",
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
              fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
-             check=_add_check, operators=("__add__", "__radd__", "__iadd__"))
+             check=_alpha_check, operators=("__add__", "__radd__", "__iadd__"))
 sub = binary("sub", _k_with_alpha(np.subtract),
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
