@@ -21,7 +21,8 @@ from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
-from ..ops.linalg import _cname, _tensor_arg
+from ..ops.linalg import _cname
+from ..ops._util import tensor_arg as _tensor_arg
 from ..ops._util import _tname as _dtype_name
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401

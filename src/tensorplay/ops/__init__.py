@@ -16,7 +16,7 @@ import warnings
 
 from .._tensor import Tensor
 from . import pointwise, core                      # noqa: F401  (registration order)
-from ._registry import REGISTRY, Spelling          # noqa: F401
+from ._registry import REGISTRY, Spelling, dispatch_view   # noqa: F401
 from .inplace import inplace_method
 from . import inplace, views  # noqa: F401  (views registers copy_slices)
 
@@ -93,14 +93,15 @@ def _T(self):
                       "is deprecated and it will throw an error in a future release. Consider "
                       "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
                       "-1, -1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-    return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+    n = self._data.ndim
+    return dispatch_view(core._permute_op, (self, (1, 0) if n == 2 else tuple(range(n - 1, -1, -1))))
 
 
 def _mT(self):
     if self.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
                            f"{self.ndim}-D tensor.")
-    return self.transpose(-2, -1)
+    return dispatch_view(core.transpose.op, (self, -2, -1))
 
 
 def _mH(self):

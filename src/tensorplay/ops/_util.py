@@ -3,7 +3,7 @@ use it too, so it lives with the Tensor) and dtype handling of NumPy arrays."""
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _wrap_dim, dims_arg, size_arg  # noqa: F401
+from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg  # noqa: F401
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)   # (compared with ``is``)
 
@@ -24,6 +24,13 @@ def _key(x):
 
 def _isfloat(x):
     return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
+
+
+def tensor_arg(fname, argname, pos, v):
+    """PyTorch's refusal of a non-tensor where ``fname`` takes a tensor."""
+    if not isinstance(v, Tensor):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, "
+                        f"not {type(v).__name__}")
 
 
 def star_by_keyword(name, args, kwargs, star="dims"):

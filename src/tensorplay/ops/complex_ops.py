@@ -15,6 +15,7 @@ from .. import _dtype as D
 from .._tensor import Tensor
 from ._families import ELEMENTWISE, VIEW
 from ._registry import defop, public
+from ._util import tensor_arg as _tensor_arg
 from .pointwise import _zl, where
 from .._out import call_with_out
 
@@ -33,10 +34,6 @@ def _sname(npdt):
     return _SCALAR_NAMES[D._FROM_NP[npdt].name]
 
 
-def _tensor_arg(fname, argname, pos, v):
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, "
-                        f"not {type(v).__name__}")
 
 
 # ---------------------------------------------------------------- angle

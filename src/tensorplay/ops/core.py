@@ -13,7 +13,7 @@ from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
 from ._registry import defop, dispatch, dispatch_view, public
-from ._util import dims_arg, size_arg, star_by_keyword, _tname
+from ._util import dims_arg, size_arg, star_by_keyword, tensor_arg, _tname
 from .pointwise import conj
 from .._out import call_with_out
 
@@ -117,14 +117,29 @@ def _expand_k(x, *size):
     if size == shape:                   # nothing broadcast: a plain (writable) view
         return x.view()
     lead = len(size) - len(shape)
-    if lead > 0 and size[lead:] == shape and min(size[:lead]) >= 0:
-        return _expanded(x, size, lead)     # new leading dims only (a reduction's gradient)
-    if lead >= 0 and (not size or min(size) >= 0):
-        for s, n in zip(size[lead:], shape):
-            if s != n and n != 1:
-                break
-        else:                           # the commonest: sizes given in full, and they fit
-            return _expanded(x, size, lead)
+    if lead >= 0 and x.flags.c_contiguous and (not lead or min(size[:lead]) >= 0):
+        # the commonest, over contiguous memory: new leading dims only (a reduction's
+        # gradient), or any sizes that fit, in one pass
+        if lead and size[lead:] == shape:
+            r = np.ndarray(size, x.dtype, x, 0, (0,) * lead + x.strides)
+            if math.prod(size) != x.size:     # elements repeat (see below)
+                r.setflags(write=False)
+            return r
+        full, strides = list(size[:lead]), [0] * lead
+        for s, n, st in zip(size[lead:], shape, x.strides):
+            if s == n or s == -1:
+                full.append(n)
+                strides.append(st)
+            elif n == 1 and s >= 0:
+                full.append(s)
+                strides.append(0)
+            else:
+                break                   # (the checks below say what does not fit)
+        else:
+            r = np.ndarray(tuple(full), x.dtype, x, 0, tuple(strides))  # (positional: ~0.2 us less)
+            if math.prod(full) != x.size:   # elements repeat: read-only, as PyTorch refuses to
+                r.setflags(write=False)     # write there (~0.2 us less than through r.flags)
+            return r
     if len(size) < x.ndim:
         name = _tname(x.dtype)          # PyTorch's legacy type name, or its backend type's
         name = f"torch.{name}Tensor" if name in _LEGACY_TYPES else f"CPU{name}Type"
@@ -143,25 +158,11 @@ def _expand_k(x, *size):
             raise RuntimeError(f"The expanded size of the tensor ({full[lead + i]}) must match the "
                                f"existing size ({x.shape[i]}) at non-singleton dimension {lead + i}.  "
                                f"Target sizes: {list(size)}.  Tensor sizes: {list(x.shape)}")
-    return _expanded(x, full, lead)
-
-
-def _expanded(x, full, lead):
-    """``x`` broadcast to the checked shape ``full`` (``lead`` new leading dims)."""
     if math.prod(full) == x.size:
         # only size-1 dims added or kept: no element repeats, so a writable view, as
         # PyTorch allows writing into such an expand
         return x.reshape(full)
-    if x.flags.c_contiguous:   # np.broadcast_to's result, without its ~3 us of Python
-        if full[lead:] == x.shape:      # only new leading dims (a reduction's gradient)
-            strides = (0,) * lead + x.strides
-        else:
-            strides = (0,) * lead + tuple([0 if n == 1 and f != 1 else st
-                                           for n, f, st in zip(x.shape, full[lead:], x.strides)])
-        r = np.ndarray(full, x.dtype, buffer=x, strides=strides)
-        r.setflags(write=False)         # (~0.2 us less than through r.flags)
-        return r
-    return np.broadcast_to(x, full)
+    return np.broadcast_to(x, full)     # (read-only: elements repeat)
 
 
 expand = defop("expand", _expand_k, {"x": lambda g, x: g.sum_to_size(x.shape)},
@@ -175,7 +176,12 @@ def broadcast_to(input, size):
 
 @public()
 def expand_as(input, other):
-    return expand(input, other.shape)
+    try:
+        shape = other._data.shape
+    except AttributeError:
+        tensor_arg("expand_as", "other", 1, other)
+        raise
+    return dispatch_view(expand.op, (input, shape))
 
 
 @public(method=False)
@@ -196,10 +202,10 @@ def _infer_shape(size, numel):
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
-    for s in size:
+    for i, s in enumerate(size):
         if s != -1:
             if s < 0:
-                raise RuntimeError(f"invalid shape dimension {s}")
+                raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {size}")
             known *= s
     if neg:
         if known == 0 or numel % known:
@@ -222,8 +228,8 @@ def _view_k(x, *shape):
         except (TypeError, ValueError):
             pass
         else:
-            if r.shape == s or r.shape == tuple(s) or min(s) == -1 and s.count(-1) == 1:
-                return r            # (NumPy reads any negative size as "infer"; PyTorch only -1)
+            if not s or min(s) >= -1:   # (NumPy reads any negative size as "infer",
+                return r                # PyTorch only -1; NumPy refuses two of them)
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
         raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
     new = _infer_shape(size_arg(shape), x.size)
@@ -261,19 +267,25 @@ def reshape(*args, **kwargs):
 
 @public()
 def view_as(input, other):
-    return view(input, other.shape)
+    try:
+        shape = other._data.shape
+    except AttributeError:
+        tensor_arg("view_as", "other", 1, other)
+        raise
+    return dispatch_view(view.op, (input, shape))
 
 
 @public()
 def reshape_as(input, other):
-    return reshape(input, other.shape)
+    tensor_arg("reshape_as", "other", 1, other)
+    return reshape(input, other._data.shape)
 
 
 def _transpose_k(x, dim0, dim1):
     nd = x.ndim
     if not nd:
         return x
-    if not (0 <= dim0 < nd and 0 <= dim1 < nd):
+    if not (-nd <= dim0 < nd and -nd <= dim1 < nd):     # (NumPy wraps negative dims)
         dim0, dim1 = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     return x.swapaxes(dim0, dim1)
 
@@ -285,6 +297,12 @@ swapaxes = swapdims = transpose
 
 
 def _permute_k(x, *dims):
+    d = dims[0] if len(dims) == 1 and type(dims[0]) in (tuple, list) else dims
+    if dims and len(d) == x.ndim:
+        try:                # NumPy checks the range and repeats (and wraps negative dims)
+            return x.transpose(d)
+        except (TypeError, ValueError):
+            pass            # (in our words below)
     if not dims:            # x.permute(): PyTorch's parser wants the argument (x.permute(()) is fine)
         raise TypeError('permute() missing 1 required positional arguments: "dims"')
     dims = size_arg(dims)
@@ -314,7 +332,7 @@ def permute(*args, **kwargs):
     ``x.permute(1, 0)``."""
     if kwargs:
         args = star_by_keyword("permute", args, kwargs)
-    return dispatch(_permute_op, args)
+    return dispatch_view(_permute_op, args)
 
 
 permute.op, permute.spelling = _permute_op, _permute.spelling
@@ -331,7 +349,13 @@ t = defop("t", _t_k, {"x": lambda g: g.t()}, upcast=False, view=True, family=VIE
 
 
 def _unsqueeze_k(x, dim):
-    return np.expand_dims(x, _wrap_dim(dim, x.ndim + 1))
+    n = x.ndim
+    if type(dim) is not int or not -n - 1 <= dim <= n:
+        dim = _wrap_dim(dim, n + 1)
+    elif dim < 0:
+        dim += n + 1
+    s = x.shape     # (np.expand_dims reshapes too, through ~1 us of Python)
+    return x.reshape(s[:dim] + (1,) + s[dim:])
 
 
 unsqueeze = defop("unsqueeze", _unsqueeze_k, {"x": lambda g, dim: g.squeeze(dim)},
@@ -340,7 +364,9 @@ unsqueeze = defop("unsqueeze", _unsqueeze_k, {"x": lambda g, dim: g.squeeze(dim)
 
 def _squeeze_k(x, dim=None):
     if dim is None:
-        return np.squeeze(x)
+        return x.squeeze()
+    if type(dim) is int and -x.ndim <= dim < x.ndim:     # the commonest, without dims_arg
+        return x.squeeze(dim) if x.shape[dim] == 1 else x
     axes = dims_arg(dim, x.ndim) or ()
     axes = tuple(a for a in axes if x.ndim and x.shape[a] == 1)
     return np.squeeze(x, axis=axes) if axes else x
@@ -357,13 +383,29 @@ def _flatten_k(x, start_dim=0, end_dim=-1):
     s, e = _wrap_dim(start_dim, x.ndim), _wrap_dim(end_dim, x.ndim)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
-    shape = x.shape[:s] + (int(np.prod(x.shape[s:e + 1])),) + x.shape[e + 1:]
-    return x.reshape(shape)
+    shape = x.shape
+    return x.reshape(shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
 
 
-flatten = defop("flatten", _flatten_k, {"x": lambda g, x: g.reshape(x.shape)},
-                meta=("x",), upcast=False, view="maybe", node_name="ViewBackward0",
-                family=VIEW, dims=("start_dim", "end_dim"), linear=True)
+_flatten = defop("flatten", _flatten_k, {"x": lambda g, x: g.reshape(x.shape)},
+                 meta=("x",), upcast=False, view="maybe", node_name="ViewBackward0",
+                 family=VIEW, dims=("start_dim", "end_dim"), linear=True)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    """``input`` itself when there is nothing to flatten (``start_dim`` and
+    ``end_dim`` name one dimension), as PyTorch returns it: no view, no node."""
+    try:
+        n = input._data.ndim
+    except AttributeError:
+        n = 0
+    if n and type(start_dim) is int and type(end_dim) is int and -n <= start_dim < n \
+            and -n <= end_dim < n and start_dim % n == end_dim % n:
+        return input
+    return _flatten(input, start_dim, end_dim)
+
+
+flatten.op, flatten.spelling = _flatten.op, _flatten.spelling
 
 
 # ---------------------------------------------------------------- casts and copies

@@ -24,7 +24,7 @@ from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
 from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
 from ._util import F32 as _F32
-from .core import expand
+from .core import expand, unsqueeze
 from .inplace import apply_inplace
 from .._out import call_with_out
 
@@ -401,6 +401,43 @@ _I64 = np.dtype(np.int64)
 _INTS = frozenset((int, np.int64, np.int32, np.intp))
 
 
+def _basic_steps(key, shape):
+    """The ops of ``x[key]`` for a tuple of ints in range, slices of ints, None and
+    one Ellipsis, as (op, params) in order (what the general parse below gives for
+    such a key, without it); None for any other key, or one that applies no op."""
+    steps = []
+    dim = real = 0
+    ndim = len(shape)
+    for k in key:
+        t = type(k)
+        if t is slice:
+            start, stop, step = k.start, k.stop, k.step
+            if start is not None or stop is not None or step is not None:
+                if not ((start is None or type(start) is int) and (stop is None or type(stop) is int)
+                        and (step is None or type(step) is int and step > 0)):
+                    return None
+                steps.append((_slice.op, (dim, start, stop, 1 if step is None else step)))
+            dim += 1        # (a full ``:`` applies no op)
+            real += 1
+        elif t is int:
+            if real >= ndim or not -shape[real] <= k < shape[real]:
+                return None
+            steps.append((select.op, (dim, k)))
+            real += 1
+        elif k is None:
+            steps.append((unsqueeze.op, (dim,)))
+            dim += 1
+        elif k is Ellipsis:
+            free = ndim - sum(1 for j in key if type(j) is int or type(j) is slice)
+            if free < 0 or sum(1 for j in key if j is Ellipsis) > 1:
+                return None
+            dim += free
+            real += free
+        else:
+            return None
+    return steps if real <= ndim else None
+
+
 def _getitem(self, key):
     # the three commonest keys, straight to their op (the general parse below
     # gives the same ops and PyTorch's errors; it runs whenever these decline)
@@ -428,6 +465,13 @@ def _getitem(self, key):
                 return _index(self, ((), (key._data.copy(),)))
             except IndexError:
                 pass
+        elif tk is tuple:
+            steps = _basic_steps(key, d.shape)
+            if steps:
+                r = self
+                for op, params in steps:
+                    r = dispatch_view(op, (r,) + params)
+                return r
     items, free = _parse(key, d.ndim)
     r = self
     dim = real = 0

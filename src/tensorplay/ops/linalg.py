@@ -27,6 +27,7 @@ from .._tensor import Tensor, _wrap
 from ._families import BILINEAR, LINALG, OTHER
 from ._registry import OpNode, defop, dispatch, flat_kernel, public
 from .pointwise import conj
+from ._util import tensor_arg as _tensor_arg
 
 __all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm",
            "einsum", "tensordot", "inner", "cross"]
@@ -53,10 +54,6 @@ def _cname(t):
     return _CPP_NAMES[D._FROM_NP[t._data.dtype].name]
 
 
-def _tensor_arg(fname, argname, pos, v):
-    if not isinstance(v, Tensor):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be Tensor, "
-                        f"not {type(v).__name__}")
 
 
 def _same(a, b):

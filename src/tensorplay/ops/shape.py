@@ -6,12 +6,14 @@ bfloat16) and gradients just move ``g`` back.  ``split``/``chunk``/``unbind``
 return tuples of views of their input; ``cat``/``stack`` are variadic ops
 (``kernel(*tensors, dim=)``) behind wrappers that take a sequence.
 """
+import math
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import VIEW, SHAPE
-from ._registry import defop, dispatch, flat_kernel, public
-from ._util import size_arg, star_by_keyword, _tname
+from ._registry import defop, dispatch, dispatch_view, flat_kernel, public
+from ._util import size_arg, star_by_keyword, tensor_arg, _tname
 from .indexing import _slice, _zeros
 from .._out import call_with_out, write_out
 
@@ -25,6 +27,15 @@ __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "c
 # ----------------------------------------------------------------------------- movedim
 @public()
 def movedim(input, source, destination):
+    if type(source) is int and type(destination) is int:    # the commonest, in short
+        try:
+            n = input._data.ndim
+        except AttributeError:
+            n = 0
+        if n and -n <= source < n and -n <= destination < n:
+            perm = list(range(n))
+            perm.insert(destination % n, perm.pop(source % n))
+            return dispatch_view(_movedim.op, (input, tuple(perm)))
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     n = input.dim()
@@ -433,13 +444,18 @@ def split(tensor, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    if input.dim() == 0:
+    try:
+        shape = input._data.shape
+    except AttributeError:
+        tensor_arg("chunk", "input", 1, input)
+        raise
+    if not shape:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
-    n = input.shape[_wrap_dim(dim, input.dim())]
+    n = shape[_wrap_dim(dim, len(shape))]
     size = (n + chunks - 1) // chunks
     if size == 0 and n == 0:
         return split_with_sizes(input, [0] * chunks, dim)
-    return _split_op(input, size, dim)
+    return dispatch_view(_split_op.op, (input, size, dim))
 
 
 @public()
@@ -468,6 +484,8 @@ def _unbind_k(x, dim=0):
     if x.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(dim, x.ndim)
+    if d == 0 and x.ndim > 1:
+        return tuple(x)     # (NumPy's own iteration: views of the rows)
     pre = (slice(None),) * d
     return tuple(x[pre + (i, Ellipsis)] for i in range(x.shape[d]))
 
@@ -502,16 +520,12 @@ def narrow(input, dim, start, length):
 
 
 def _diag_view(x, offset, d1, d2):
-    """Writable view of a diagonal (NumPy's own is read-only)."""
-    pre = [slice(None)] * x.ndim
-    pre[d1] = slice(max(-offset, 0), None)
-    pre[d2] = slice(max(offset, 0), None)
-    base = x[tuple(pre)]
-    dv = np.diagonal(base, 0, d1, d2)
-    if dv.size == 0:
-        return dv
-    return np.lib.stride_tricks.as_strided(base, dv.shape, dv.strides,
-                                           writeable=bool(x.flags.writeable))
+    """A diagonal as a view that is writable where ``x`` is (NumPy makes its own
+    read-only, and lets the flag be set back)."""
+    dv = x.diagonal(offset, d1, d2)
+    if x.flags.writeable:
+        dv.flags.writeable = True
+    return dv
 
 
 def _diag_dims(ndim, dim1, dim2):
@@ -655,6 +669,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
 
 @public()
 def unflatten(input, dim, sizes):
+    try:
+        shape = input._data.shape
+    except AttributeError:
+        shape = None
+    if shape and type(dim) is int and -len(shape) <= dim < len(shape) and type(sizes) is tuple \
+            and sizes and all(type(s) is int and s >= 0 for s in sizes):   # the commonest, in short
+        d = dim % len(shape)
+        if math.prod(sizes) == shape[d]:
+            return input.reshape(shape[:d] + sizes + shape[d + 1:])
     d = _wrap_dim(dim, input.ndim)
     sizes = [int(s) for s in sizes]
     if not sizes:
@@ -662,7 +685,7 @@ def unflatten(input, dim, sizes):
     if sizes.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     n = input.shape[d]
-    known = int(np.prod([s for s in sizes if s != -1]))
+    known = math.prod(s for s in sizes if s != -1)
     if -1 in sizes:
         if known == 0 or n % known:
             raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
