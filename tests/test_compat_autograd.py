@@ -465,3 +465,30 @@ def test_resize_to_the_same_shape_does_not_bump_the_version(T):
     x.resize_((3,))
     x.resize_as_(y)
     assert x._version == 2 and list(x.shape) == [3]
+
+
+# ------------------------------------------------------------------ overload node names
+@pytest.mark.parametrize("call,node,slots", [
+    (lambda t, w: t.sum(), "SumBackward0", 1), (lambda t, w: t.sum(0), "SumBackward1", 1),
+    (lambda t, w: t.sum(dim=()), "SumBackward1", 1), (lambda t, w: t.mean(), "MeanBackward0", 1),
+    (lambda t, w: t.mean(-1, keepdim=True), "MeanBackward1", 1),
+    (lambda t, w: t.squeeze(), "SqueezeBackward0", 1), (lambda t, w: t.squeeze(0), "SqueezeBackward1", 1),
+    (lambda t, w: t.squeeze((0,)), "SqueezeBackward2", 1), (lambda t, w: 2 - t, "RsubBackward1", 1),
+    (lambda t, w: t - 2, "SubBackward0", 2), (lambda t, w: t - w, "SubBackward0", 2),
+    (lambda t, w: t.clamp(0, 1), "ClampBackward1", 1), (lambda t, w: t.clamp(max=1), "ClampBackward1", 1),
+    (lambda t, w: t.clamp(w, w), "ClampBackward0", 3), (lambda t, w: t.clamp(min=w), "ClampBackward0", 3),
+    (lambda t, w: t.clone().clamp_(0, 1), "ClampBackward1", 1),
+    (lambda t, w: t.lerp(w, 0.5), "LerpBackward0", 2), (lambda t, w: t.lerp(w, w), "LerpBackward1", 3),
+    (lambda t, w: t ** 2, "PowBackward0", 1), (lambda t, w: 2 ** t, "PowBackward2", 1),
+    (lambda t, w: t ** w, "PowBackward1", 2),
+], ids=lambda v: v if isinstance(v, str) else "")
+def test_overloads_have_pytorchs_node_names(T, call, node, slots):
+    """PyTorch names a node after the overload that ran (sum() and sum(dim),
+    a Scalar or a Tensor bound, ...); a Scalar argument has no slot in its
+    ``next_functions``, nor in what calling the node returns."""
+    t, w = T.ones(3, requires_grad=True), T.full((3,), 0.5)
+    y = call(t, w)
+    assert type(y.grad_fn).__name__ == node and y.grad_fn.name() == node
+    assert len(y.grad_fn.next_functions) == slots
+    out = y.grad_fn(T.ones(y.shape))
+    assert len(out) == slots if isinstance(out, tuple) else slots == 1

@@ -155,18 +155,11 @@ def test_permute_fast_and_slow_agree_with_torch(dims):
             assert got == (want[0], want[1].replace("permute(sparse_coo)", "permute"))
 
 
-_SQUEEZE_NODE = pytest.mark.xfail(strict=True, reason="PyTorch names the node of squeeze(dim) "
-                                   "SqueezeBackward1 and of squeeze(dims) SqueezeBackward2; "
-                                   "tensorplay has one op, SqueezeBackward0")
-
-
 @pytest.mark.parametrize("call", [
     lambda x: x.unsqueeze(0), lambda x: x.unsqueeze(-1), lambda x: x.unsqueeze(2),
     lambda x: x.unsqueeze(3), lambda x: x.unsqueeze(-4), lambda x: x.squeeze(),
-    pytest.param(lambda x: x.squeeze(1), marks=_SQUEEZE_NODE),
-    pytest.param(lambda x: x.squeeze(-2), marks=_SQUEEZE_NODE),
-    pytest.param(lambda x: x.squeeze(0), marks=_SQUEEZE_NODE), lambda x: x.squeeze(2),
-    pytest.param(lambda x: x.squeeze((0, 1)), marks=_SQUEEZE_NODE), lambda x: x.mT, lambda x: x.T, lambda x: x.diagonal(),
+    lambda x: x.squeeze(1), lambda x: x.squeeze(-2), lambda x: x.squeeze(0), lambda x: x.squeeze(2),
+    lambda x: x.squeeze((0, 1)), lambda x: x.mT, lambda x: x.T, lambda x: x.diagonal(),
     lambda x: x.diagonal(1, -1, 0), lambda x: x.expand(2, 3, 1), lambda x: x.expand(4, -1, -1),
     lambda x: x.expand(3, 4), lambda x: x.expand(3, 5), lambda x: x.view(-1), lambda x: x.view(-1, -1),
     lambda x: x.view(-2, 3), lambda x: x.view(()), lambda x: x.view(3, 1),

@@ -21,7 +21,8 @@ class Node:
     n_out = 1               # how many forward outputs (= gradients this node takes)
     _hooked = False         # set once any hook is registered on this node
     stochastic = False      # sampling nodes that take a legacy reinforce() reward
-    _scalar_args_hidden = False
+    _hidden_args = ()      # positions of inputs that PyTorch's overload takes as Scalars:
+    #                        no slot of next_functions (``ops._registry.overload_node``)
     _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
     _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node
     _post_hooks = None      # [hook(grad_inputs, grad_outputs)]
@@ -47,15 +48,17 @@ class Node:
         if len(grads) != self.n_out:
             raise TypeError(f"expected {self.n_out} arguments, got {len(grads)} instead")
         out = tuple(self.apply(list(grads)))
-        if self._scalar_args_hidden:        # as next_functions: no slot for a Python number
-            out = tuple(o for o, e in zip(out, self.next_edges) if e is not None) or out[:1]
+        hidden = self._hidden_args
+        if hidden:                          # as next_functions: no slot for a Scalar
+            out = tuple(o for i, o in enumerate(out) if i not in hidden)
         return out[0] if len(out) == 1 else out
 
     @property
     def next_functions(self):
         edges = self.next_edges
-        if self._scalar_args_hidden:     # a Python-number argument is no input of this node
-            edges = [e for e in edges if e is not None] or edges[:1]
+        hidden = self._hidden_args
+        if hidden:                      # a Scalar argument is no input of PyTorch's node
+            edges = [e for i, e in enumerate(edges) if i not in hidden]
         return tuple((None, 0) if e is None else e for e in edges)
 
     def tensor_pre_hooks(self, output_nr):

@@ -96,7 +96,7 @@ class Op:
         self.plain_n = 1 if n_in == 1 and not promote else 2 if n_in == 2 else 0
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self})
-        self.variants = None    # optional (x, y) -> node class, for PyTorch's overload names
+        self.variants = None    # optional args -> node class, for PyTorch's overload names
         self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),
                                    {"__slots__": (), "op": self})   # for ops returning tuples
 
@@ -747,7 +747,7 @@ def record(op, args, outs):
     elif op.variants is None:
         node = op.node_cls()
     else:
-        node = op.variants(args[0], args[1])()
+        node = op.variants(args)()
     if anomaly.enabled:
         note_creation(node)
     n_in = op.n_in
@@ -909,7 +909,7 @@ def record_pointwise(op, x, y, out):
     and one fresh output: the same steps and the same ``SavePlan``, without the
     loops (they cost ~1 us per op on the chains this path exists for).
     ``tests/test_grad_ownership.py`` checks that both build the same node."""
-    node = op.node_cls() if op.variants is None else op.variants(x, y)()
+    node = op.node_cls() if op.variants is None else op.variants((x, y))()
     if anomaly.enabled:
         note_creation(node)
     od = out._data
@@ -1420,6 +1420,14 @@ class ViewList:
 
     def __bool__(self):
         return bool(self.refs)
+
+
+def overload_node(op, name, hidden=()):
+    """The node class of one of PyTorch's overloads of ``op``, for ``op.variants``
+    (args -> node class) to pick: the same node under the overload's name;
+    ``hidden``: positions of ``op``'s inputs that the overload takes as Scalars
+    (no slot of ``next_functions``)."""
+    return type(name, (op.node_cls,), {"__slots__": (), "_hidden_args": tuple(hidden)})
 
 
 def defop(name, kernel, derivatives=None, **kw):

@@ -12,7 +12,7 @@ from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
-from ._registry import defop, dispatch, dispatch_view, public
+from ._registry import defop, dispatch, dispatch_view, overload_node, public
 from ._util import dims_arg, size_arg, star_by_keyword, tensor_arg, _tname
 from .pointwise import conj
 from .._out import call_with_out
@@ -50,6 +50,8 @@ def _unreduce(g, shape, dim, keepdim):
 sum = defop("sum", _sum_k,
             {"x": lambda g, x, dim, keepdim: _unreduce(g, x.shape, dim, keepdim)},
             meta=("x",), family=REDUCTION, dims=("dim",), linear=True, kwonly=("dtype",))
+_SUM_DIM = overload_node(sum.op, "SumBackward1")      # sum(x, dim): PyTorch's overload
+sum.op.variants = lambda a: sum.op.node_cls if a[1] is None else _SUM_DIM
 
 
 def _mean_dtype_error(which, dt):
@@ -84,6 +86,8 @@ def _mean_vjp(g, x, dim, keepdim):
 
 mean = defop("mean", _mean_k, {"x": _mean_vjp}, meta=("x",), family=REDUCTION, dims=("dim",),
              linear=True, kwonly=("dtype",))
+_MEAN_DIM = overload_node(mean.op, "MeanBackward1")
+mean.op.variants = lambda a: mean.op.node_cls if a[1] is None else _MEAN_DIM
 
 
 def _sum_to_size_k(x, *size):
@@ -375,6 +379,10 @@ def _squeeze_k(x, dim=None):
 squeeze = defop("squeeze", _squeeze_k, {"x": lambda g, x: g.reshape(x.shape)},
                 meta=("x",), upcast=False, view=True, family=VIEW, dims=("dim",), linear=True,
                 inplace=True)
+_SQUEEZE_DIM = overload_node(squeeze.op, "SqueezeBackward1")      # squeeze(x, 0)
+_SQUEEZE_DIMS = overload_node(squeeze.op, "SqueezeBackward2")     # squeeze(x, (0, 1))
+squeeze.op.variants = lambda a: (squeeze.op.node_cls if len(a) < 2 or a[1] is None else
+                                 _SQUEEZE_DIMS if isinstance(a[1], (tuple, list)) else _SQUEEZE_DIM)
 
 
 def _flatten_k(x, start_dim=0, end_dim=-1):

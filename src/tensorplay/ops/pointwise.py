@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
-                        record_pointwise, _NO_ARG,
+                        record_pointwise, overload_node, _NO_ARG,
                         _result_dtype, broadcast_error)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
@@ -325,6 +325,8 @@ sub = binary("sub", _k_with_alpha(np.subtract),
              fast_kernel=np.subtract, family=ELEMENTWISE, linear=True, inplace=True,
              check=_sub_check, operators=("__sub__", "__rsub__", "__isub__"))
 subtract = sub
+_RSUB = overload_node(sub.op, "RsubBackward1", hidden=(0,))   # number - tensor: PyTorch's rsub
+sub.op.variants = lambda a: _RSUB if type(a[0]) in (int, float, bool, complex) else sub.op.node_cls
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
                                   "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
              commutative=True, operators=("__mul__", "__rmul__", "__imul__"))
@@ -440,10 +442,10 @@ pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="
              operators=("__pow__", "__rpow__", "__ipow__"))
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument
-_POW_TS = type("PowBackward0", (pow.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
-_POW_ST = type("PowBackward2", (pow.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
-pow.op.variants = lambda x, y: (_POW_TS if type(y) in (int, float) else
-                                _POW_ST if type(x) in (int, float) else pow.op.node_cls)
+_POW_TS = overload_node(pow.op, "PowBackward0", hidden=(1,))
+_POW_ST = overload_node(pow.op, "PowBackward2", hidden=(0,))
+pow.op.variants = lambda a: (_POW_TS if type(a[1]) in (int, float) else
+                             _POW_ST if type(a[0]) in (int, float) else pow.op.node_cls)
 
 
 @public(inplace=True)
@@ -716,6 +718,9 @@ def _clamp_vjp_max(g, x, max):
 
 clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
               n_in=3, promote=True, family=ELEMENTWISE, inplace=True)
+_CLAMP_SCALARS = overload_node(clamp.op, "ClampBackward1", hidden=(1, 2))   # clamp(x, 0, 1)
+clamp.op.variants = lambda a: (clamp.op.node_cls if isinstance(a[1], Tensor) or isinstance(a[2], Tensor)
+                               else _CLAMP_SCALARS)
 clip = clamp
 
 
@@ -811,7 +816,9 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
              {"start": lambda g, weight: g * conj(1 - weight),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
-             n_in=3, promote=True, family=ELEMENTWISE, inplace=True)
+             n_in=3, promote=True, family=ELEMENTWISE, inplace=True, node_name="LerpBackward1")
+_LERP_SCALAR = overload_node(lerp.op, "LerpBackward0", hidden=(2,))    # a number weight
+lerp.op.variants = lambda a: lerp.op.node_cls if isinstance(a[2], Tensor) else _LERP_SCALAR
 lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a second backward runs
 
 

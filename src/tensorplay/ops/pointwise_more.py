@@ -6,7 +6,7 @@ import numpy as np
 
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
-from ._registry import defop as _defop, public as _public
+from ._registry import defop as _defop, overload_node, public as _public
 from ._util import _key, _tname
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
 from .._out import call_with_out
@@ -82,10 +82,10 @@ def _xlogy_vjp_x(g, x, y):             # PyTorch: xlogy(g, y), 0 where x == 0 an
 xlogy = _binary("xlogy", _xlogy_k, {"x": _xlogy_vjp_x,
                                     "y": lambda g, x, y: g * x / y},
                 float_only=True, family=ELEMENTWISE, inplace=True)
-_XLOGY_ST = type("XlogyBackward1", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
-_XLOGY_TS = type("XlogyBackward2", (xlogy.op.node_cls,), {"__slots__": (), "_scalar_args_hidden": True})
-xlogy.op.variants = lambda x, y: (_XLOGY_TS if type(y) in (int, float) else
-                                  _XLOGY_ST if type(x) in (int, float) else xlogy.op.node_cls)
+_XLOGY_ST = overload_node(xlogy.op, "XlogyBackward1", hidden=(0,))
+_XLOGY_TS = overload_node(xlogy.op, "XlogyBackward2", hidden=(1,))
+xlogy.op.variants = lambda a: (_XLOGY_TS if type(a[1]) in (int, float) else
+                               _XLOGY_ST if type(a[0]) in (int, float) else xlogy.op.node_cls)
 
 
 def _no_int(name, *arrs):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._families import OTHER
-from ._registry import defop, dispatch
+from ._registry import defop, dispatch, overload_node
 from ._util import _tname
 from .pooling import batch_merge_leading
 
@@ -135,8 +135,7 @@ def _index_pad_bwd_k(mode):
 def _by_rank(op, names):
     """Node classes per number of padded / resampled dimensions (PyTorch's
     ``ReflectionPad2DBackward0`` ...), chosen from the op's second argument."""
-    classes = {k: type(name, (op.node_cls,), {"__slots__": ()}) for k, name in names.items()}
-    return classes
+    return {k: overload_node(op, name) for k, name in names.items()}
 
 
 _PAD_NODE = {"reflect": "ReflectionPad", "replicate": "ReplicationPad", "circular": "CircularPad"}
@@ -153,9 +152,9 @@ for _mode in ("reflect", "replicate", "circular"):
                  family=OTHER, linear=True, node_name=f"{_PAD_NODE[_mode]}1DBackwardBackward0",
                  method=False, batch=batch_merge_leading)
     _cls = _by_rank(_fwd.op, {k: f"{_PAD_NODE[_mode]}{k}DBackward0" for k in (1, 2, 3)})
-    _fwd.op.variants = (lambda c: lambda x, pad: c[len(pad) // 2])(_cls)
+    _fwd.op.variants = (lambda c: lambda a: c[len(a[1]) // 2])(_cls)
     _cls = _by_rank(_bwd.op, {k: f"{_PAD_NODE[_mode]}{k}DBackwardBackward0" for k in (1, 2, 3)})
-    _bwd.op.variants = (lambda c: lambda g, size: c[len(size)])(_cls)
+    _bwd.op.variants = (lambda c: lambda a: c[len(a[1])])(_cls)
     _PAD_OPS[_mode] = (_fwd, _bwd)
 del _mode, _name, _fwd, _bwd, _cls
 
@@ -331,7 +330,7 @@ def _resample_ops(name, fwd, bwd, nodes, extra):
               node_name=nodes[1] + "BackwardBackward0", method=False, batch=batch_merge_leading)
     for op, suffix in ((f, "Backward0"), (b, "BackwardBackward0")):
         cls = _by_rank(op.op, {k: v + suffix for k, v in nodes.items()})
-        op.op.variants = (lambda c: lambda x, size: c[len(size)])(cls)
+        op.op.variants = (lambda c: lambda a: c[len(a[1])])(cls)
     ops["fwd"], ops["bwd"] = f, b
     return f
 
