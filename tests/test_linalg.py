@@ -247,3 +247,37 @@ def test_mm_double_backward_records_mm_nodes_only():
                for f, _ in gx.grad_fn.next_functions + gw.grad_fn.next_functions)
     tp.autograd.gradcheck(lambda x, w: tp.autograd.grad((x @ w).tanh().sum(), (x, w), create_graph=True),
                           (x, w))
+
+
+BOOL_PRODUCTS = {
+    "mm": lambda T, B: B(2, 2).mm(B(2, 2)), "mv": lambda T, B: B(2, 2).mv(B(2)),
+    "dot": lambda T, B: B(2).dot(B(2)), "vdot": lambda T, B: B(2).vdot(B(2)),
+    "bmm": lambda T, B: B(2, 2, 2).bmm(B(2, 2, 2)),
+    "addmm": lambda T, B: T.addmm(B(2, 2), B(2, 2), B(2, 2)),
+    "baddbmm": lambda T, B: T.baddbmm(B(2, 2, 2), B(2, 2, 2), B(2, 2, 2)),
+    "matmul-1-1": lambda T, B: B(2) @ B(2), "matmul-2-1": lambda T, B: B(2, 2) @ B(2),
+    "matmul-1-2": lambda T, B: B(2) @ B(2, 3), "matmul-3-2": lambda T, B: B(2, 2, 2) @ B(2, 2),
+    "matmul-2-3": lambda T, B: B(2, 2) @ B(2, 2, 2), "matmul-3-1": lambda T, B: B(2, 2, 2) @ B(2),
+    "tensordot": lambda T, B: T.tensordot(B(2, 2), B(2, 2), 1),
+    "tensordot-outer": lambda T, B: T.tensordot(B(2, 2), B(2, 2), 0),
+    "inner": lambda T, B: T.inner(B(2), B(2)), "inner-2": lambda T, B: T.inner(B(2), B(3, 2)),
+}
+BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot", "vdot": "dot",
+                "bmm": "bmm", "addmm": "addmm_impl_cpu_", "baddbmm": "baddbmm",
+                "matmul-1-1": "dot", "matmul-2-1": "addmv_impl_cpu", "matmul-1-2": "addmm_impl_cpu_",
+                "matmul-3-2": "addmm_impl_cpu_", "matmul-2-3": "bmm", "matmul-3-1": "addmv_impl_cpu",
+                "tensordot": "addmm_impl_cpu_", "tensordot-outer": "addmm_impl_cpu_",
+                "inner": "dot", "inner-2": "addmm_impl_cpu_"}
+
+
+@pytest.mark.parametrize("name", list(BOOL_PRODUCTS))
+def test_bool_matrix_products_are_refused(T, name):
+    """PyTorch's CPU kernels have no bool matrix product: each spelling names
+    the kernel it reaches.  An empty operand multiplies nothing and passes."""
+    def B(*shape):
+        return T.ones(*shape, dtype=T.bool)
+    with pytest.raises(NotImplementedError) as e:
+        BOOL_PRODUCTS[name](T, B)
+    assert str(e.value) == f"\"{BOOL_KERNELS[name]}\" not implemented for 'Bool'"
+    assert B(0, 2).mm(B(2, 0)).shape == (0, 0) and B(2, 0).mm(B(0, 2)).dtype == T.bool
+    assert (B(2) * B(2)).dtype == T.bool and T.outer(B(2), B(2)).dtype == T.bool

@@ -309,10 +309,8 @@ def test_mm_integers_match_torch(dtype, shapes):
     assert r[0].tolist() == r[1].tolist()
 
 
-@pytest.mark.xfail(strict=True, reason="predates 996dc59: tensorplay multiplies bool matrices, "
-                   "PyTorch raises NotImplementedError (addmm_impl_cpu_ for 'Bool')")
 def test_mm_bool_is_refused_as_torch():
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(NotImplementedError, match="\"addmm_impl_cpu_\" not implemented for 'Bool'"):
         tp.mm(tp.ones(2, 3, dtype=tp.bool), tp.ones(3, 4, dtype=tp.bool))
 
 

@@ -188,3 +188,20 @@ def test_diagonal_is_writable_exactly_where_its_input_is():
     assert m.numpy()[[0, 1, 2], [1, 2, 3]].tolist() == [1, 1, 1] and m.sum().item() == 3
     assert not tp.ones(4).expand(3, 4).diagonal()._data.flags.writeable    # (as its input)
     assert tp.zeros(2, 0).diagonal().shape == (0,)
+
+
+@pytest.mark.parametrize("T", [tp, torch], ids=["tp", "torch"])
+def test_ravel_is_contiguous_then_view(T):
+    if T is None:
+        pytest.skip("torch not installed")
+    a = T.arange(6.).reshape(2, 3).requires_grad_()
+    r = a.ravel()
+    assert r.shape == (6,) and type(r.grad_fn).__name__ == "ViewBackward0" and r._base is a._base
+    s = T.ravel(a.t())          # not contiguous: a copy first
+    assert s.tolist() == [0., 3., 1., 4., 2., 5.]
+    assert [type(s.grad_fn).__name__, type(s.grad_fn.next_functions[0][0]).__name__] == \
+        ["ViewBackward0", "CloneBackward0"]
+    (g,) = T.autograd.grad((s * T.arange(6.)).sum(), a)
+    assert g.tolist() == [[0., 2., 4.], [1., 3., 5.]]
+    with pytest.raises(TypeError, match=r"ravel\(\): argument 'input' \(position 1\) must be Tensor"):
+        T.ravel(3)

@@ -19,7 +19,8 @@ from .._out import call_with_out
 
 __all__ = ["sum", "mean", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "reshape",
            "transpose", "swapaxes", "swapdims", "permute", "t", "unsqueeze", "squeeze", "flatten",
-           "clone", "real", "imag", "resolve_conj", "resolve_neg", "is_conj", "matmul", "fill"]
+           "clone", "real", "imag", "resolve_conj", "resolve_neg", "is_conj", "matmul", "fill",
+           "ravel"]
 
 
 # ---------------------------------------------------------------- reductions that undo broadcasting
@@ -416,6 +417,14 @@ def flatten(input, start_dim=0, end_dim=-1):
 flatten.op, flatten.spelling = _flatten.op, _flatten.spelling
 
 
+@public()
+def ravel(input):
+    """``input`` as one dimension: a view of contiguous memory, else of a
+    contiguous copy (PyTorch's ``contiguous().view(-1)``, nodes included)."""
+    tensor_arg("ravel", "input", 1, input)
+    return input.contiguous().view(-1)
+
+
 # ---------------------------------------------------------------- casts and copies
 def _to_k(x, dtype):
     npdt = dtype.np
@@ -538,6 +547,9 @@ def _matmul_k(x, y):
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{D._FROM_NP[x.dtype].name} != {D._FROM_NP[y.dtype].name}")
+    if x.dtype.kind == "b" and x.size and y.size:     # (the CPU kernel PyTorch's matmul reaches)
+        kernel = "bmm" if y.ndim > 2 else "addmv_impl_cpu" if y.ndim == 1 else "addmm_impl_cpu_"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
     return np.matmul(x, y)
 
 

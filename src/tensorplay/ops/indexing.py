@@ -25,7 +25,7 @@ from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
 from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
 from ._util import F32 as _F32
 from .core import expand, unsqueeze
-from .inplace import apply_inplace
+from .inplace import apply_inplace, _self_overlapping, _SELF_OVERLAP
 from .._out import call_with_out
 
 __all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_along_dim", "take",
@@ -607,7 +607,9 @@ def _setitem(self, key, value):
         region = self[key]
         if isinstance(value, Tensor):
             region.copy_(value)
-        else:
+        else:           # (a copy of the number: shared elements refused, where fill_ allows them)
+            if _self_overlapping(region._data):
+                raise RuntimeError(_SELF_OVERLAP)
             region.fill_(value)
         return
     if skey[1] is None and isinstance(value, Tensor):          # basic key: a view's copy_

@@ -203,7 +203,7 @@ def write_into(self, out, name):
             raise RuntimeError(f"result type {_title(rk)} can't be cast to the desired output type "
                                f"{_title(dk)}")
     if not d.flags.writeable:
-        d = _writable(d)
+        d = _writable(d, name == "fill")   # (one value everywhere: shared elements agree)
     if r is not d:
         np.copyto(d, r, casting="unsafe")
     self._bump()
@@ -214,18 +214,23 @@ _SELF_OVERLAP = ("unsupported operation: more than one element of the written-to
                  "operation.")
 
 
-def _writable(d):
+def _writable(d, shared_ok=False):
     """A writable handle on ``d``'s memory.  NumPy marks views of an expanded
     tensor read-only; a region of one whose elements are distinct (``x[0]`` of
     ``ones(1).expand(3)``) may be written, as in PyTorch.  Refused: elements that
-    share memory, and memory that is itself read-only."""
-    if any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape)):
+    share memory (unless ``shared_ok``: ``fill_``/``zero_`` with a number write
+    one value, and PyTorch lets them), and memory that is itself read-only."""
+    if not shared_ok and _self_overlapping(d):
         raise RuntimeError(_SELF_OVERLAP)
     root, offset, _ = storage_geometry(d)
     flat = _as_elements(root, d.dtype) if root.flags.writeable else None
     if flat is None or not np.shares_memory(flat, root):
         raise RuntimeError(_SELF_OVERLAP)
     return np.lib.stride_tricks.as_strided(flat[offset:], d.shape, d.strides)
+
+
+def _self_overlapping(d):
+    return any(s == 0 and n > 1 for s, n in zip(d.strides, d.shape))
 
 
 def _title(dt):
@@ -324,4 +329,7 @@ def fill_(self, value):
     if isinstance(value, Tensor) and value.dim() != 0:
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
+    d = getattr(self, "_data", None)
+    if isinstance(value, Tensor) and type(d) is np.ndarray and d.size > 1 and _self_overlapping(d):
+        raise RuntimeError(_SELF_OVERLAP)   # (a number may fill shared elements: write_into)
     return apply_inplace(self, fill, (value,), {}, "fill")

@@ -99,9 +99,19 @@ def _matmul2(x, y):
 
 
 _np_dot = np.dot
+_BOOL = np.dtype(np.bool_)
+
+
+def _no_bool_product(kernel, x, y):
+    """PyTorch has no bool matrix products: its CPU kernel ``kernel`` refuses
+    them (unless an operand is empty: then nothing is multiplied)."""
+    if x.dtype is _BOOL and x.size and y.size:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _mm_k(x, y):
+    if x.dtype is _BOOL:
+        _no_bool_product("addmm_impl_cpu_", x, y)
     try:
         return _np_dot(x, y) if x.ndim == 2 and y.ndim == 2 else np.matmul(x, y)  # (see _matmul2)
     except ValueError:
@@ -164,7 +174,12 @@ def mm(input, mat2, *, out=None):
     return _mm(input, mat2)
 
 
-_bmm = defop("bmm", lambda x, y: np.matmul(x, y),
+def _bmm_k(x, y):
+    _no_bool_product("bmm", x, y)
+    return np.matmul(x, y)
+
+
+_bmm = defop("bmm", _bmm_k,
              {"x": lambda g, y: _bmm(g, y.mH), "y": lambda g, x: _bmm(x.mH, g)},
              n_in=2, node_name="BmmBackward0", family=BILINEAR, exact=True)
 
@@ -192,7 +207,12 @@ def bmm(input, mat2, *, out=None):
     return _bmm(input, mat2)
 
 
-_mv = defop("mv", lambda x, v: np.matmul(x, v),
+def _mv_k(x, v):
+    _no_bool_product("addmv_impl_cpu", x, v)
+    return np.matmul(x, v)
+
+
+_mv = defop("mv", _mv_k,
             {"x": lambda g, v: g.unsqueeze(-1) * conj(v), "v": lambda g, x: _mv(x.mH, g)},
             n_in=2, node_name="MvBackward0", family=BILINEAR, exact=True)
 
@@ -227,6 +247,7 @@ def _dot_checks(x, y):
 
 
 def _dot_k(x, y):
+    _no_bool_product("dot", x, y)
     r = np.dot(x, y)
     return np.asarray(r, dtype=np.result_type(x, y))
 
@@ -246,6 +267,7 @@ def dot(input, tensor, *, out=None):
 
 
 def _vdot_k(x, y):
+    _no_bool_product("dot", x, y)
     return np.asarray(np.vdot(x, y), dtype=np.result_type(x, y))
 
 
@@ -328,6 +350,7 @@ def _scaled(g, s):
 
 
 def _addmm_k(input, mat1, mat2, beta=1, alpha=1):
+    _no_bool_product("baddbmm" if mat1.ndim == 3 else "addmm_impl_cpu_", mat1, mat2)
     p = np.matmul(mat1, mat2)
     if alpha != 1:
         p = p * alpha
@@ -721,6 +744,7 @@ def tensordot(a, b, dims=2, out=None):
         lb[j] = la[i]
     outs = [c for i, c in enumerate(la) if i not in seen_a] + \
            [c for j, c in enumerate(lb) if j not in seen_b]
+    _no_bool_product("dot" if a.ndim == b.ndim == len(da) == 1 else "addmm_impl_cpu_", a._data, b._data)
     r = _einsum_raw("".join(la) + "," + "".join(lb) + "->" + "".join(outs), [a, b])
     if out is not None:
         return write_out("tensordot", r, out, (a, b))
