@@ -233,8 +233,8 @@ def _view_k(x, *shape):
         except (TypeError, ValueError):
             pass
         else:
-            if not s or min(s) >= -1:   # (NumPy reads any negative size as "infer",
-                return r                # PyTorch only -1; NumPy refuses two of them)
+            if r.shape == s or not s or min(s) >= -1:  # (NumPy reads any negative size as
+                return r                # "infer", PyTorch only -1; NumPy refuses two of them)
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
         raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
     new = _infer_shape(size_arg(shape), x.size)
