@@ -205,3 +205,29 @@ def test_ravel_is_contiguous_then_view(T):
     assert g.tolist() == [[0., 2., 4.], [1., 3., 5.]]
     with pytest.raises(TypeError, match=r"ravel\(\): argument 'input' \(position 1\) must be Tensor"):
         T.ravel(3)
+
+
+@pytest.mark.parametrize("args", [(), (1,), (0, 1), (-2, -1), (1, -1), (2, 1), (0, 5), (1, 2.0),
+                                  (True,), ("a",), (None,)], ids=str)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_flatten_is_reshape(args, layout):
+    """PyTorch's flatten is a reshape: a view over contiguous memory, else a
+    clone and an _unsafe_view; its argument errors are the parser's."""
+    out = []
+    for T in (tp, torch):
+        if T is None:
+            continue
+        m = T.arange(24.).reshape(2, 3, 4).requires_grad_()
+        if layout == "transposed":
+            m = m.transpose(0, 1)
+        try:
+            r = m.flatten(*args)
+            fn = r.grad_fn
+            out.append(("ok", tuple(r.shape), r.stride(), r.tolist(), type(fn).__name__,
+                        type(fn.next_functions[0][0]).__name__, r._base is not None))
+        except Exception as e:  # noqa: BLE001
+            out.append((type(e).__name__, str(e)))
+    if layout == "transposed" and args == ():
+        assert out[0][4:6] == ("UnsafeViewBackward0", "CloneBackward0") and not out[0][6]
+    if len(out) == 2:
+        assert out[0] == out[1]

@@ -65,9 +65,12 @@ CASES = [
                    E(RuntimeError, "shape '[-1, 5]' is invalid for input of size 24", A, shape=(-1, 5),
                      desc="inferred")]),
     OpCase("flatten", samples=[Sample([A]), Sample([A], {"start_dim": 1}, desc="start"),
-                               Sample([A], {"start_dim": 0, "end_dim": 1}, desc="start end")],
+                               Sample([A], {"start_dim": 0, "end_dim": 1}, desc="start end"),
+                               Sample([arr(seed=5)], desc="0-d")],
            ref=lambda x, start_dim=0, end_dim=-1: x.reshape(
-               x.shape[:start_dim] + (-1,) + x.shape[end_dim % x.ndim + 1:]),
+               x.shape[:start_dim] + (-1,) + x.shape[end_dim % x.ndim + 1:]) if x.ndim else x.reshape(1),
+           covers=("view", "flatten"),  # (PyTorch's flatten is a reshape: a view here, ``flatten``
+           #                              for a 0-d input; a copy's nodes: reshape_copy's row)
            errors=[E(RuntimeError, "flatten() has invalid args: start_dim cannot come after end_dim", A,
                      start_dim=2, end_dim=1, desc="start after end"),
                    E(IndexError, _range(-3, 2, 3), A, start_dim=3, desc="dim out of range")]),

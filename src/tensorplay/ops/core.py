@@ -2,6 +2,7 @@
 ``expand``), casts, copies and the basic reshapes, plus ``sum``/``mean`` and
 ``matmul``.  The rest of the op set lives in the sibling modules."""
 import math
+import operator
 import warnings
 
 import numpy as np
@@ -179,14 +180,18 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
+def _other_shape(fname, other):
+    """The shape of ``other`` in ``<fname>(input, other)``, or PyTorch's TypeError."""
+    try:
+        return other._data.shape
+    except AttributeError:
+        tensor_arg(fname, "other", 1, other)
+        raise
+
+
 @public()
 def expand_as(input, other):
-    try:
-        shape = other._data.shape
-    except AttributeError:
-        tensor_arg("expand_as", "other", 1, other)
-        raise
-    return dispatch_view(expand.op, (input, shape))
+    return dispatch_view(expand.op, (input, _other_shape("expand_as", other)))
 
 
 @public(method=False)
@@ -272,18 +277,12 @@ def reshape(*args, **kwargs):
 
 @public()
 def view_as(input, other):
-    try:
-        shape = other._data.shape
-    except AttributeError:
-        tensor_arg("view_as", "other", 1, other)
-        raise
-    return dispatch_view(view.op, (input, shape))
+    return dispatch_view(view.op, (input, _other_shape("view_as", other)))
 
 
 @public()
 def reshape_as(input, other):
-    tensor_arg("reshape_as", "other", 1, other)
-    return reshape(input, other._data.shape)
+    return reshape(input, _other_shape("reshape_as", other))
 
 
 def _transpose_k(x, dim0, dim1):
@@ -403,18 +402,36 @@ _flatten = defop("flatten", _flatten_k, {"x": lambda g, x: g.reshape(x.shape)},
 
 def flatten(input, start_dim=0, end_dim=-1):
     """``input`` itself when there is nothing to flatten (``start_dim`` and
-    ``end_dim`` name one dimension), as PyTorch returns it: no view, no node."""
+    ``end_dim`` name one dimension), as PyTorch returns it: no view, no node;
+    else PyTorch's ``reshape``: a view (``ViewBackward0``) where the memory
+    allows one, else a copy (``CloneBackward0``, ``UnsafeViewBackward0``)."""
+    if type(start_dim) is not int or type(end_dim) is not int:
+        start_dim, end_dim = (_int_arg("flatten", name, pos, v) for pos, (name, v) in
+                              enumerate((("start_dim", start_dim), ("end_dim", end_dim)), 1))
     try:
-        n = input._data.ndim
+        shape = input._data.shape
     except AttributeError:
-        n = 0
-    if n and type(start_dim) is int and type(end_dim) is int and -n <= start_dim < n \
-            and -n <= end_dim < n and start_dim % n == end_dim % n:
-        return input
-    return _flatten(input, start_dim, end_dim)
+        shape = ()
+    n = len(shape)
+    if n and -n <= start_dim < n and -n <= end_dim < n:
+        s, e = start_dim % n, end_dim % n
+        if s == e:
+            return input
+        if s < e:
+            return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+    return _flatten(input, start_dim, end_dim)     # (0-d, and the errors)
 
 
 flatten.op, flatten.spelling = _flatten.op, _flatten.spelling
+
+
+def _int_arg(fname, name, pos, v):
+    """``v`` as the int PyTorch's parser takes for argument ``name`` (anything
+    with ``__index__`` but a bool), or its TypeError."""
+    if type(v) is bool or not hasattr(type(v), "__index__"):
+        raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be int, not "
+                        f"{type(v).__name__}")
+    return operator.index(v)
 
 
 @public()
