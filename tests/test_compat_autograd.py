@@ -492,3 +492,18 @@ def test_overloads_have_pytorchs_node_names(T, call, node, slots):
     assert len(y.grad_fn.next_functions) == slots
     out = y.grad_fn(T.ones(y.shape))
     assert len(out) == slots if isinstance(out, tuple) else slots == 1
+
+
+@pytest.mark.parametrize("call,node,slots", [
+    (lambda T, a: (a * 1).fill_(2.), "FillBackward2", 1),
+    (lambda T, a: (a * 1).fill_(T.tensor(2.)), "FillBackward3", 2),
+    (lambda T, a: T.fill(a, 2.), "FillBackward0", 1),
+    (lambda T, a: T.fill(a, T.tensor(2., requires_grad=True)), "FillBackward1", 2),
+    (lambda T, a: (a * 1).zero_(), "ZeroBackward0", 1),
+], ids=["fill_-number", "fill_-tensor", "fill-number", "fill-tensor", "zero_"])
+def test_fill_overloads_have_pytorchs_node_names(T, call, node, slots):
+    a = T.ones(3, requires_grad=True)
+    y = call(T, a)
+    assert type(y.grad_fn).__name__ == node and len(y.grad_fn.next_functions) == slots
+    (g,) = T.autograd.grad(y.sum(), a)
+    assert g.tolist() == [0.0, 0.0, 0.0]

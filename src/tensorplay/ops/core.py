@@ -1,6 +1,7 @@
 """The ops the engine itself leans on: broadcasting back (``sum_to_size``,
 ``expand``), casts, copies and the basic reshapes, plus ``sum``/``mean`` and
 ``matmul``.  The rest of the op set lives in the sibling modules."""
+import copy
 import math
 import operator
 import warnings
@@ -642,4 +643,22 @@ def _fill_k(dst, value):
 
 
 fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": lambda g: g.sum()}, n_in=2,
-             upcast=False, family=ELEMENTWISE, method=False)
+             upcast=False, family=ELEMENTWISE, method=False, node_name="FillBackward1")
+# PyTorch's overloads: fill(x, number) and fill(x, tensor); fill_ and zero_ record through
+# copies of the op that name their nodes as PyTorch's in-place overloads
+_FILL_SCALAR = overload_node(fill.op, "FillBackward0", hidden=(1,))
+fill.op.variants = lambda a: fill.op.node_cls if isinstance(a[1], Tensor) else _FILL_SCALAR
+
+
+def _fill_named(pick):
+    """``fill`` with ``pick`` (args -> node class) choosing its node's name."""
+    op = copy.copy(fill.op)
+    op.variants = pick
+    return lambda dst, value: dispatch(op, [dst, value])
+
+
+_FILL_INPLACE = (overload_node(fill.op, "FillBackward2", hidden=(1,)),
+                 overload_node(fill.op, "FillBackward3"))
+_ZERO = overload_node(fill.op, "ZeroBackward0", hidden=(1,))
+fill_for_fill_ = _fill_named(lambda a: _FILL_INPLACE[isinstance(a[1], Tensor)])
+fill_for_zero_ = _fill_named(lambda a: _ZERO)

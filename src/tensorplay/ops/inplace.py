@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _as_elements, storage_geometry
 from .._tensor import _RETAIN_KEY
-from .core import copy_from, fill, view
+from .core import copy_from, fill_for_fill_, fill_for_zero_, view
 from .._autograd.grad_mode import state
 from ._registry import TRANSFORMS, public, saved_is
 from .._autograd.saved_hooks import BEFORE_WRITE
@@ -321,7 +321,7 @@ def copy_(self, src, non_blocking=False):
 
 @public()
 def zero_(self):
-    return fill_(self, 0)
+    return apply_inplace(self, fill_for_zero_, (0,), {}, "fill")
 
 
 @public()
@@ -332,4 +332,4 @@ def fill_(self, value):
     d = getattr(self, "_data", None)
     if isinstance(value, Tensor) and type(d) is np.ndarray and d.size > 1 and _self_overlapping(d):
         raise RuntimeError(_SELF_OVERLAP)   # (a number may fill shared elements: write_into)
-    return apply_inplace(self, fill, (value,), {}, "fill")
+    return apply_inplace(self, fill_for_fill_, (value,), {}, "fill")
