@@ -468,6 +468,10 @@ def test_resize_to_the_same_shape_does_not_bump_the_version(T):
 
 
 # ------------------------------------------------------------------ overload node names
+def _index(t, values):
+    return t.new_tensor(values).long()
+
+
 @pytest.mark.parametrize("call,node,slots", [
     (lambda t, w: t.sum(), "SumBackward0", 1), (lambda t, w: t.sum(0), "SumBackward1", 1),
     (lambda t, w: t.sum(dim=()), "SumBackward1", 1), (lambda t, w: t.mean(), "MeanBackward0", 1),
@@ -481,6 +485,14 @@ def test_resize_to_the_same_shape_does_not_bump_the_version(T):
     (lambda t, w: t.lerp(w, 0.5), "LerpBackward0", 2), (lambda t, w: t.lerp(w, w), "LerpBackward1", 3),
     (lambda t, w: t ** 2, "PowBackward0", 1), (lambda t, w: 2 ** t, "PowBackward2", 1),
     (lambda t, w: t ** w, "PowBackward1", 2),
+    (lambda t, w: t % 2, "RemainderBackward0", 1), (lambda t, w: t % w, "RemainderBackward1", 2),
+    (lambda t, w: t.fmod(2), "FmodBackward0", 1), (lambda t, w: t.fmod(w), "FmodBackward1", 2),
+    # inputs without a derivative (conditions, masks, indices, dims) have no slot either
+    (lambda t, w: t.where(t > 0, w), "WhereBackward0", 2),
+    (lambda t, w: t.masked_fill(t > 0, 1.), "MaskedFillBackward0", 1),
+    (lambda t, w: t.index_select(0, _index(t, [0, 2])), "IndexSelectBackward0", 1),
+    (lambda t, w: t.take(_index(t, [1])), "TakeBackward0", 1),
+    (lambda t, w: t.index_add(0, _index(t, [0]), w[:1]), "IndexAddBackward0", 2),
 ], ids=lambda v: v if isinstance(v, str) else "")
 def test_overloads_have_pytorchs_node_names(T, call, node, slots):
     """PyTorch names a node after the overload that ran (sum() and sum(dim),
@@ -492,6 +504,10 @@ def test_overloads_have_pytorchs_node_names(T, call, node, slots):
     assert len(y.grad_fn.next_functions) == slots
     out = y.grad_fn(T.ones(y.shape))
     assert len(out) == slots if isinstance(out, tuple) else slots == 1
+    seen = []
+    y.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(len(grad_inputs)))
+    T.autograd.grad(y.sum(), t)
+    assert seen == [slots]      # post hooks see the slots of next_functions
 
 
 @pytest.mark.parametrize("call,node,slots", [

@@ -99,11 +99,21 @@ _ALL = _Everything()
 
 
 def _run_post_hooks(node, grads, buf):
+    """The node's post hooks see (and may replace) its gradients for the inputs
+    of ``next_functions``: none for a hidden one (a Scalar, an index), which
+    stays None."""
     grads = tuple(grads)
+    hidden = node._hidden_args
+    if hidden:
+        n = len(grads)
+        grads = tuple(g for i, g in enumerate(grads) if i not in hidden)
     for h in tuple((node._post_hooks or {}).values()):
         r = h(grads, tuple(buf))
         if r is not None:
             grads = checked_hook_result(h, grads, r)
+    if hidden:
+        shown = iter(grads)
+        grads = tuple(None if i in hidden else next(shown) for i in range(n))
     return grads
 
 

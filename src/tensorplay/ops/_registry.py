@@ -94,11 +94,14 @@ class Op:
         self.exact = getattr(family, "exact", False) if exact is None else exact
         # dispatch's inline cases of _prep: one float/complex tensor, or two of one dtype
         self.plain_n = 1 if n_in == 1 and not promote else 2 if n_in == 2 else 0
+        # an input without a derivative (an index, a mask, a condition, a dimension) is
+        # no input of PyTorch's node: no slot of next_functions
+        hidden = () if self.joint else tuple(i for i, f in enumerate(self.vjp) if f is None)
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
-                             {"__slots__": (), "op": self})
+                             {"__slots__": (), "op": self, "_hidden_args": hidden})
         self.variants = None    # optional args -> node class, for PyTorch's overload names
-        self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),
-                                   {"__slots__": (), "op": self})   # for ops returning tuples
+        self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),   # for ops
+                                   {"__slots__": (), "op": self, "_hidden_args": hidden})  # returning tuples
 
     def _signature(self, kernel, args, kwonly):
         """The op's parameters: the kernel's, or ``args`` (names) for a kernel

@@ -384,10 +384,14 @@ floor_divide = binary("floor_divide", np.floor_divide,
                       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
 remainder = binary("remainder", np.remainder,
                    {"x": "grad", "y": lambda g, x, y: -g * (x / y).floor()}, family=ELEMENTWISE,
-                   inplace=True,
+                   inplace=True, node_name="RemainderBackward1",
                    operators=("__mod__", "__rmod__", "__imod__"))
 fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
-              family=ELEMENTWISE, inplace=True)
+              family=ELEMENTWISE, inplace=True, node_name="FmodBackward1")
+for _f in (remainder, fmod):        # by a number: PyTorch's Scalar overload, one slot
+    _f.op.variants = (lambda op, s: lambda a: s if type(a[1]) in (int, float, bool) else op.node_cls)(
+        _f.op, overload_node(_f.op, _f.op.node_cls.__name__[:-1] + "0", hidden=(1,)))
+del _f
 
 
 def _pow_vjp_x(g, x, e):
