@@ -21,8 +21,8 @@ class Node:
     n_out = 1               # how many forward outputs (= gradients this node takes)
     _hooked = False         # set once any hook is registered on this node
     stochastic = False      # sampling nodes that take a legacy reinforce() reward
-    _hidden_args = ()      # positions of inputs that PyTorch's overload takes as Scalars:
-    #                        no slot of next_functions (``ops._registry.overload_node``)
+    _hidden_args = ()       # positions of inputs that PyTorch's node does not have (Scalars,
+    #                         indices, masks): no slot of next_functions (ops/_registry.py)
     _pre_hooks = None       # {output_nr: [hook]} tensor hooks, run on incoming gradients
     _node_pre_hooks = None  # [hook(grad_outputs)] registered on the node
     _post_hooks = None      # [hook(grad_inputs, grad_outputs)]

@@ -1429,8 +1429,9 @@ def overload_node(op, name, hidden=()):
     """The node class of one of PyTorch's overloads of ``op``, for ``op.variants``
     (args -> node class) to pick: the same node under the overload's name;
     ``hidden``: positions of ``op``'s inputs that the overload takes as Scalars
-    (no slot of ``next_functions``)."""
-    return type(name, (op.node_cls,), {"__slots__": (), "_hidden_args": tuple(hidden)})
+    (no slot of ``next_functions``, as for the inputs without a derivative)."""
+    hidden = tuple(sorted(set(hidden) | set(op.node_cls._hidden_args)))
+    return type(name, (op.node_cls,), {"__slots__": (), "_hidden_args": hidden})
 
 
 def defop(name, kernel, derivatives=None, **kw):
