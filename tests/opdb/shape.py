@@ -190,6 +190,24 @@ CASES = [
              ref=lambda x, diagonal=0, n=n: getattr(np, n)(x, diagonal),
              errors=[E(RuntimeError, f"{n}: input tensor must have at least 2 dimensions", np.zeros(3))])
       for n in ("tril", "triu")],
+    OpCase("unfold_windows", lambda T, x, dimension=0, size=2, step=1: x.unfold(dimension, size, step),
+           [Sample([A]), Sample([A], {"dimension": 1, "size": 3, "step": 2}, desc="strided windows"),
+            Sample([A], {"dimension": -1, "size": 2, "step": 2}, desc="disjoint windows"),
+            Sample([B], {"dimension": 1, "size": 3, "step": 1}, desc="3-d"),
+            Sample([A], {"dimension": 1, "size": 0, "step": 1}, desc="empty windows"),
+            Sample([Z], {"dimension": 0, "size": 1, "step": 1}, desc="0-d")],
+           op="unfold", covers=("unfold", "unfold_backward"),   # (Tensor.unfold; F.unfold: conv.py)
+           ref=lambda x, dimension=0, size=2, step=1: (
+               np.lib.stride_tricks.sliding_window_view(x, size, axis=dimension)[
+                   (slice(None),) * (dimension % x.ndim) + (slice(None, None, step),)]
+               if x.ndim else x.reshape(1)[:size]),
+           errors=[E(RuntimeError, "maximum size for tensor at dimension 1 is 4 but size is 5", A,
+                     dimension=1, size=5, step=1, desc="window too large"),
+                   E(RuntimeError, "size is -1 but must be >= 0", A, dimension=1, size=-1, step=1,
+                     desc="negative size"),
+                   E(RuntimeError, "step is 0 but must be > 0", A, dimension=1, size=2, step=0,
+                     desc="zero step"),
+                   E(IndexError, _range(2), A, dimension=2, size=1, step=1, desc="dim out of range")]),
     OpCase("tril_triu_inplace", lambda T, x: ((x * 1).tril_(1), (x * 1).triu_()), [Sample([A])],
            covers=("tril", "triu", "mul")),
 ]

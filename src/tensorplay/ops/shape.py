@@ -498,6 +498,63 @@ unbind = defop("unbind", _unbind_k, {"x": _unbind_vjp}, upcast=False, view=True,
                node_name="UnbindBackward0", family=VIEW, dims=("dim",), linear=True)
 
 
+# ----------------------------------------------------------------------------- unfold (windows)
+def _unfold_k(x, dimension, size, step):
+    """Every window of ``size`` elements along ``dimension``, ``step`` apart, as a
+    new last dimension: a strided view of ``x`` (windows may share elements)."""
+    d = _wrap_dim(dimension, x.ndim)
+    length = x.shape[d] if x.ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if not x.ndim:
+        return x.reshape(1)[:size]
+    st = x.strides
+    return np.lib.stride_tricks.as_strided(
+        x, x.shape[:d] + ((length - size) // step + 1,) + x.shape[d + 1:] + (size,),
+        st[:d] + (st[d] * step,) + st[d + 1:] + (st[d],), writeable=x.flags.writeable)
+
+
+def _unfold_backward_k(g, input_sizes, dimension, size, step):
+    """The sum, into an input of ``input_sizes``, of the windows' gradients ``g``."""
+    if not input_sizes:
+        return g.reshape(())
+    out = np.zeros(input_sizes, g.dtype)
+    d = _wrap_dim(dimension, len(input_sizes))
+    m = g.shape[d]
+    pre = (slice(None),) * d
+    for k in range(size):       # the k-th element of every window
+        out[pre + (slice(k, k + step * (m - 1) + 1, step),)] += g[..., k]
+    return out
+
+
+def _unfold_batch(op, args, bdims):
+    """Under vmap: the batch dimension first, ``dimension`` shifted past it; a
+    0-d sample's windows are its first ``size`` (0 or 1) elements."""
+    x, dimension, size, step = args
+    if bdims[0] != 0:
+        x = x.movedim(bdims[0], 0)
+    if x.ndim == 1:
+        _unfold_k(np.zeros(()), dimension, size, step)      # (a 0-d sample's errors)
+        return x.unsqueeze(1)[:, :size], 0
+    return dispatch(op, [x, _wrap_dim(dimension, x.ndim - 1) + 1, size, step]), 0
+
+
+_unfold_backward = defop("unfold_backward", _unfold_backward_k,
+                         {"g": lambda gg, dimension, size, step: unfold(gg, dimension, size, step)},
+                         upcast=False, node_name="UnfoldBackwardBackward0", family=SHAPE,
+                         dims=("dimension",), linear=True, method=False)
+# Tensor.unfold only (torch.nn.functional.unfold is the im2col of ops/conv.py)
+unfold = defop("unfold", _unfold_k,
+               {"x": lambda g, x, dimension, size, step:
+                _unfold_backward(g, tuple(x.shape), dimension, size, step)},
+               meta=("x",), upcast=False, view=True, node_name="UnfoldBackward0", family=VIEW,
+               dims=("dimension",), linear=True, batch=_unfold_batch)
+
+
 # ----------------------------------------------------------------------------- narrow / diagonal
 @public()
 def narrow(input, dim, start, length):
