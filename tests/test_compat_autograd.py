@@ -487,6 +487,12 @@ def _index(t, values):
     (lambda t, w: t ** w, "PowBackward1", 2),
     (lambda t, w: t % 2, "RemainderBackward0", 1), (lambda t, w: t % w, "RemainderBackward1", 2),
     (lambda t, w: t.fmod(2), "FmodBackward0", 1), (lambda t, w: t.fmod(w), "FmodBackward1", 2),
+    (lambda t, w: t.clamp_min(0.), "ClampMinBackward0", 1), (lambda t, w: t.clamp_min(w), "ClampMinBackward1", 2),
+    (lambda t, w: t.clamp_max(1.), "ClampMaxBackward0", 1), (lambda t, w: t.clamp_max(w), "ClampMaxBackward1", 2),
+    (lambda t, w: t.clone().clamp_min_(0.), "ClampMinBackward0", 1),
+    (lambda t, w: t.square(), "PowBackward0", 1),
+    (lambda t, w: t.div(2, rounding_mode="floor"), "DivBackward2", 2),
+    (lambda t, w: t.div(w, rounding_mode="trunc"), "DivBackward2", 2),
     # inputs without a derivative (conditions, masks, indices, dims) have no slot either
     (lambda t, w: t.where(t > 0, w), "WhereBackward0", 2),
     (lambda t, w: t.masked_fill(t > 0, 1.), "MaskedFillBackward0", 1),

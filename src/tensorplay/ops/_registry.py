@@ -14,6 +14,7 @@ for their shape/dtype: a ``TensorMeta`` stands in for them.  ``dispatch`` is
 the general path, ``record`` builds the backward node, and ``TRANSFORMS`` is
 the one interception point for forward mode and the function transforms.
 """
+import copy
 import inspect
 import operator
 import weakref
@@ -1432,6 +1433,15 @@ def overload_node(op, name, hidden=()):
     (no slot of ``next_functions``, as for the inputs without a derivative)."""
     hidden = tuple(sorted(set(hidden) | set(op.node_cls._hidden_args)))
     return type(name, (op.node_cls,), {"__slots__": (), "_hidden_args": hidden})
+
+
+def op_spelled(op, variants):
+    """A copy of ``op`` whose ``variants`` (args -> node class) name its nodes:
+    for a spelling PyTorch records as an overload of its own (``fill_``,
+    ``clamp_min``).  Kernel, derivatives, rules and save plans are ``op``'s."""
+    spelled = copy.copy(op)
+    spelled.variants = variants
+    return spelled
 
 
 def defop(name, kernel, derivatives=None, **kw):

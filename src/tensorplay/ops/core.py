@@ -1,7 +1,6 @@
 """The ops the engine itself leans on: broadcasting back (``sum_to_size``,
 ``expand``), casts, copies and the basic reshapes, plus ``sum``/``mean`` and
 ``matmul``.  The rest of the op set lives in the sibling modules."""
-import copy
 import math
 import operator
 import warnings
@@ -14,7 +13,7 @@ from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
-from ._registry import defop, dispatch, dispatch_view, overload_node, public
+from ._registry import defop, dispatch, dispatch_view, op_spelled, overload_node, public
 from ._util import dims_arg, size_arg, star_by_keyword, tensor_arg, _tname
 from .pointwise import conj
 from .._out import call_with_out
@@ -652,8 +651,7 @@ fill.op.variants = lambda a: fill.op.node_cls if isinstance(a[1], Tensor) else _
 
 def _fill_named(pick):
     """``fill`` with ``pick`` (args -> node class) choosing its node's name."""
-    op = copy.copy(fill.op)
-    op.variants = pick
+    op = op_spelled(fill.op, pick)
     return lambda dst, value: dispatch(op, [dst, value])
 
 

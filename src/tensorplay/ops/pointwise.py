@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
-                        record_pointwise, overload_node, _NO_ARG,
+                        record_pointwise, op_spelled, overload_node, _NO_ARG,
                         _result_dtype, broadcast_error)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
@@ -354,7 +354,7 @@ def _int_div(x, y):
 # rounded division is piecewise constant: its derivative is zero (``div`` sends
 # rounding_mode=None to the plain quotient below)
 _div_rounding = binary("div_rounding", _div_kernel, {"x": lambda g: _zl(g), "y": lambda g: _zl(g)},
-                       node_name="DivBackward1", family=ELEMENTWISE)
+                       node_name="DivBackward2", family=ELEMENTWISE)
 _div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
                                       "y": lambda g, x, y: -g * conj(x / (y * y))},
               float_only=True, family=ELEMENTWISE, inplace=True)
@@ -508,7 +508,7 @@ sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMEN
 sign = unary("sign", np.sign, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE,
              inplace=True)
 square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
-               family=ELEMENTWISE, inplace=True)
+               family=ELEMENTWISE, inplace=True, node_name="PowBackward0")   # (PyTorch: x ** 2)
 reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * conj(result * result)},
                    family=ELEMENTWISE, inplace=True)
 sqrt = unary("sqrt", np.sqrt, {"x": lambda g, result: g / (2 * conj(result))}, family=ELEMENTWISE,
@@ -730,12 +730,22 @@ clip = clamp
 
 @public(inplace=True)
 def clamp_min(input, min):
-    return clamp(input, min=min)
+    return dispatch(_CLAMP_MIN, [input, min, None])
 
 
 @public(inplace=True)
 def clamp_max(input, max):
-    return clamp(input, max=max)
+    return dispatch(_CLAMP_MAX, [input, None, max])
+
+
+# clamp under the names of PyTorch's clamp_min/clamp_max overloads (one bound: the
+# other is no input of the node; a number bound is none either)
+_CLAMP_MIN = op_spelled(clamp.op, (lambda s, t: lambda a: t if isinstance(a[1], Tensor) else s)(
+    overload_node(clamp.op, "ClampMinBackward0", hidden=(1, 2)),
+    overload_node(clamp.op, "ClampMinBackward1", hidden=(2,))))
+_CLAMP_MAX = op_spelled(clamp.op, (lambda s, t: lambda a: t if isinstance(a[2], Tensor) else s)(
+    overload_node(clamp.op, "ClampMaxBackward0", hidden=(1, 2)),
+    overload_node(clamp.op, "ClampMaxBackward1", hidden=(1,))))
 
 
 # fmax/fmin share these (ties split the gradient evenly)
