@@ -195,7 +195,8 @@ CASES = [
             Sample([A], {"dimension": -1, "size": 2, "step": 2}, desc="disjoint windows"),
             Sample([B], {"dimension": 1, "size": 3, "step": 1}, desc="3-d"),
             Sample([A], {"dimension": 1, "size": 0, "step": 1}, desc="empty windows"),
-            Sample([Z], {"dimension": 0, "size": 1, "step": 1}, desc="0-d")],
+            Sample([Z], {"dimension": 0, "size": 1, "step": 1}, desc="0-d"),
+            Sample([Z], {"dimension": -1, "size": 0, "step": 2}, desc="0-d, no window")],
            op="unfold", covers=("unfold", "unfold_backward"),   # (Tensor.unfold; F.unfold: conv.py)
            ref=lambda x, dimension=0, size=2, step=1: (
                np.lib.stride_tricks.sliding_window_view(x, size, axis=dimension)[

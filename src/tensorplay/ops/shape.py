@@ -520,8 +520,8 @@ def _unfold_k(x, dimension, size, step):
 
 def _unfold_backward_k(g, input_sizes, dimension, size, step):
     """The sum, into an input of ``input_sizes``, of the windows' gradients ``g``."""
-    if not input_sizes:
-        return g.reshape(())
+    if not input_sizes:                 # a 0-d input: its one window, or none
+        return np.array(g.reshape(-1)[:1].sum(), dtype=g.dtype)
     out = np.zeros(input_sizes, g.dtype)
     d = _wrap_dim(dimension, len(input_sizes))
     m = g.shape[d]
