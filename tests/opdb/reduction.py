@@ -193,6 +193,15 @@ CASES = [
     OpCase("var_mean_std_mean", lambda T, x: T.var_mean(x, 1) + T.std_mean(x, (0, 1), keepdim=True),
            [Sample([A])], covers=("var", "std", "mean")),
     # ------------------------------------------------------------ norm
+    OpCase("dist", samples=[Sample([M, arr(3, 5, seed=18)], desc="2"),
+                            Sample([M, arr(5, seed=19)], {"p": 1}, desc="1, broadcast"),
+                            Sample([arr(5, seed=20), M], {"p": 3.5}, desc="3.5, broadcast first"),
+                            Sample([M, arr(3, 5, seed=21)], {"p": float("inf")}, desc="inf"),
+                            Sample([M, arr(3, 5, seed=22)], {"p": 0.5}, desc="0.5"),
+                            Sample([S0, M], desc="0-d and matrix")],
+           ref=lambda x, y, p=2: np.linalg.norm((x - y).reshape(-1), p),
+           errors=[E(RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at "
+                     "non-singleton dimension 1", M, arr(4, seed=23), desc="shapes")]),
     OpCase("norm", op="linalg_vector_norm", func="norm",
            samples=[Sample([A], {"p": 2}, desc="2"), Sample([A], {"p": 1}, desc="1"), Sample([A], {"p": 3}, desc="3"),
                     Sample([A], {"p": 0.5}, desc="0.5"), Sample([A], {"p": 1.5}, desc="1.5"),

@@ -25,7 +25,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
-from ._families import REDUCTION, ALONG_DIM, SHAPE
+from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise
 from ._registry import defop as _defop, dispatch as _dispatch, public as _public
 from ._util import dims_arg as _dims_arg, _tname, F32 as _F32, F64 as _F64
 from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
@@ -34,7 +34,7 @@ from .._out import call_with_out
 
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp"]
+           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist"]
 
 
 
@@ -494,6 +494,55 @@ def _vnorm_vjp(g, result, x, ord, dim, keepdim):     # PyTorch's norm_backward
 
 _vector_norm = _defop("linalg_vector_norm", _vnorm_k, {"x": _vnorm_vjp},
                       node_name="LinalgVectorNormBackward0", family=REDUCTION, dims=("dim",))
+
+
+def _dist_k(x, y, p=2):
+    d = x - y               # (a shape mismatch: dispatch words it as PyTorch does)
+    if d.dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{_tname(d.dtype)} instead.")
+    return _vnorm_k(d, float(p))
+
+
+def _dist_vjp(g, x, y, p, result):
+    """The norm's gradient at ``x - y``, summed back to ``x``'s shape."""
+    return _vnorm_vjp(g, result, x - y, float(p), None, False)
+
+
+def _dist_jvp(x_t, y_t, x, y, p, result):
+    """The norm's directional derivative at ``x - y`` along ``x_t - y_t``."""
+    t = (_conj(_dist_vjp(result.new_ones(()), x, y, p, result)) * (x_t - y_t)).sum()
+    return t.real if t.is_complex() else t
+
+
+def _dist_batch(op, args, bdims):
+    """Under vmap: the difference as an elementwise op batches it (batch first,
+    ranks lined up), then each sample's norm over all its dimensions."""
+    from .pointwise import sub
+    d, _ = batch_elementwise(sub.op, list(args[:2]), bdims)
+    if d.ndim == 1:                     # 0-d samples
+        d = d.unsqueeze(1)
+    return _vector_norm(d, float(args[2] if len(args) > 2 else 2), tuple(range(1, d.ndim)), False), 0
+
+
+_dist = _defop("dist", _dist_k,
+               {"x": lambda g, x, y, p, result: _dist_vjp(g, x, y, p, result).sum_to_size(x.shape),
+                "y": lambda g, x, y, p, result: -_dist_vjp(g, x, y, p, result).sum_to_size(y.shape)},
+               n_in=2, promote=True, node_name="DistBackward0", family=REDUCTION, jvp=_dist_jvp,
+               batch=_dist_batch)
+
+
+@_public()
+def dist(input, other, p=2):
+    """``norm(input - other, p)``, as one node (PyTorch's ``DistBackward0``)."""
+    for pos, (name, v) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(v, _Tensor):
+            raise TypeError(f"dist(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+    return _dist(input, other, p)
+
+
+dist.op = _dist.op
 
 
 @_public()
