@@ -86,6 +86,17 @@ def _slice_backward(T, g):
     return f(g, [3, 6], 1, 1, 4, 2)
 
 
+def _put_ref(x, i, s, accumulate=False):
+    out = np.array(x, order="C")
+    flat = out.reshape(-1)
+    i = np.asarray(i).reshape(-1) % flat.size
+    if accumulate:
+        np.add.at(flat, i, np.asarray(s).reshape(-1))
+    else:
+        flat[i] = np.asarray(s).reshape(-1)
+    return out
+
+
 CASES = [
     OpCase("slice_backward", _slice_backward, [Sample([arr(3, 2, seed=7)])], covers=("slice_backward",)),
     OpCase("getitem_basic", _basic, [Sample([A]), Sample([B], desc="3-d")], covers=("select", "slice", "unsqueeze"),
@@ -227,6 +238,15 @@ CASES = [
                      desc="oob"),
                    E(RuntimeError, "take(): Expected a long tensor for index, but got Float",
                      XI, np.array([1.0], np.float32), desc="float index")]),
+    OpCase("put", samples=[Sample([A, I([0, 5, 11]), arr(3, seed=71)], desc="distinct"),
+                           Sample([A, I([[-1, 2], [4, 7]]), arr(2, 2, seed=72)], desc="negative, 2-d index"),
+                           Sample([A, I([3, 3, 0]), arr(3, seed=73)], {"accumulate": True}, desc="accumulate"),
+                           Sample([Z, I(0), arr(seed=74)], desc="0-d")],
+           ref=lambda x, i, s, accumulate=False: _put_ref(x, i, s, accumulate),
+           errors=[E(IndexError, "out of range: tried to access index 12 on a tensor of 12 elements.", XI, I([12]),
+                     np.ones(1), desc="oob"),
+                   E(RuntimeError, "put_(): Expected a long tensor for index, but got Float",
+                     XI, np.array([1.0], np.float32), np.ones(1), desc="float index")]),
     OpCase("index_select", args=IDX,
            samples=[Sample([A, I(0, 3, 0)], {"dim": 1}, desc="dup"), Sample([A, I(0, 3) % 3], {"dim": -2}, desc="neg"),
                     Sample([A, np.array(0)], {"dim": 0}, desc="0-d index"),

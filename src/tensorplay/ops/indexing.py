@@ -23,14 +23,14 @@ from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
 from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
-from ._util import F32 as _F32
+from ._util import F32 as _F32, tensor_arg
 from .core import expand, unsqueeze
 from .inplace import apply_inplace, _self_overlapping, _SELF_OVERLAP
 from .._out import call_with_out
 
 __all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_along_dim", "take",
            "index_select", "index_add", "index_fill", "index_copy", "masked_fill", "masked_select",
-           "nonzero", "argwhere"]
+           "nonzero", "argwhere", "put"]
 
 _LOWP = D.LOW_PRECISION
 _FULL = slice(None)
@@ -895,6 +895,57 @@ _take = defop("take", _take_k, {"x": _take_vjp}, n_in=2, meta=("x",), upcast=Fal
 def take(input, index):
     _check_index_tensor(index, "take", msg="take(): Expected a long tensor for index, but got {t}")
     return _take(input, index)
+
+
+def _put_k(x, index, source, accumulate=False):
+    """``x`` (a copy) with the elements at flat positions ``index`` (row-major, a
+    negative one from the end) set to, or with ``accumulate`` added, ``source``."""
+    if source.size != index.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, "
+                         f"but got source.numel() = {source.size}, index.numel() = {index.size}")
+    if source.dtype != x.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {_title(x.dtype)} and source.dtype = {_title(source.dtype)}")
+    idx = _wrap_take(index, x.size).reshape(-1)
+    out = np.array(x, order="C")                # (a copy: its flat view is row-major)
+    flat = out.reshape(-1)
+    if accumulate:
+        np.add.at(flat, idx, source.reshape(-1))
+    else:
+        flat[idx] = source.reshape(-1)
+    return out
+
+
+def _put_batch(op, args, bdims):
+    """Under vmap: each sample's flat positions moved to its own part of the
+    batch-first physical tensor (checked against the sample's size first)."""
+    from ._families import batch_size, materialize
+    size = batch_size(args, bdims)
+    x, index, source = (materialize(a, b, size) for a, b in zip(args[:3], list(bdims) + [None] * 3))
+    n = x[0].numel()
+    idx = _wrap_take(index._data.reshape(size, -1), n) + (np.arange(size) * n)[:, None]
+    return dispatch(op, [x, _wrap(idx.reshape(-1)), source.reshape(-1)] + list(args[3:])), 0
+
+
+_put = defop("put", _put_k,
+             {"x": lambda g, index, accumulate: g if accumulate else
+              _put(g, index, g.new_zeros(index.shape), False),
+              "source": lambda g, index, source: _take(g, index).reshape(source.shape)},
+             n_in=3, meta=("source",), upcast=False, node_name="PutBackward0", family=INDEXING,
+             linear=True, batch=_put_batch)
+
+
+@public(inplace=True)
+def put(input, index, source, accumulate=False):
+    """``input`` with its elements at flat positions ``index`` set to (or, with
+    ``accumulate``, increased by) ``source``'s."""
+    tensor_arg("put", "index", 1, index)
+    tensor_arg("put", "source", 2, source)
+    _check_index_tensor(index, "put", msg="put_(): Expected a long tensor for index, but got {t}")
+    return _put(input, index, source, accumulate)
+
+
+put.op = _put.op
 
 
 # ----------------------------------------------------------------------------- index_* along a dim
