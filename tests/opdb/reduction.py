@@ -202,6 +202,19 @@ CASES = [
            ref=lambda x, y, p=2: np.linalg.norm((x - y).reshape(-1), p),
            errors=[E(RuntimeError, "The size of tensor a (5) must match the size of tensor b (4) at "
                      "non-singleton dimension 1", M, arr(4, seed=23), desc="shapes")]),
+    OpCase("cdist", samples=[Sample([M, arr(4, 5, seed=24)], desc="2"),
+                             Sample([M, arr(2, 5, seed=25)], {"p": 1.0}, desc="1"),
+                             Sample([arr(2, 1, 3, 5, seed=26), arr(4, 2, 5, seed=27)], {"p": 3.5},
+                                    desc="3.5, batch dims broadcast"),
+                             Sample([M, arr(4, 5, seed=28)], {"p": float("inf")}, desc="inf"),
+                             Sample([M, arr(2, 5, seed=29)], {"p": 0.0}, desc="0")],
+           complex=False,       # (PyTorch's cdist takes real floating dtypes only)
+           ref=lambda x1, x2, p=2.0: np.linalg.norm(x1[..., :, None, :] - x2[..., None, :, :], p, -1)
+           if p not in (0.0,) else (x1[..., :, None, :] != x2[..., None, :, :]).sum(-1).astype(x1.dtype),
+           errors=[E(RuntimeError, "X1 and X2 must have the same number of columns. X1: 5 X2: 4", M,
+                     arr(2, 4, seed=30), desc="columns"),
+                   E(RuntimeError, "cdist only supports at least 2D tensors, X1 got: 1D", arr(5, seed=31),
+                     M, desc="1-d")]),
     OpCase("norm", op="linalg_vector_norm", func="norm",
            samples=[Sample([A], {"p": 2}, desc="2"), Sample([A], {"p": 1}, desc="1"), Sample([A], {"p": 3}, desc="3"),
                     Sample([A], {"p": 0.5}, desc="0.5"), Sample([A], {"p": 1.5}, desc="1.5"),

@@ -34,7 +34,7 @@ from .._out import call_with_out
 
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist"]
+           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist", "cdist"]
 
 
 
@@ -543,6 +543,78 @@ def dist(input, other, p=2):
 
 
 dist.op = _dist.op
+
+
+def _cdist_k(x1, x2, p=2.0):
+    """Row-to-row p-norm distances: (..., P, M) and (..., R, M) give (..., P, R)."""
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.ndim < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {x.ndim}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} "
+                           f"X2: {x2.shape[-1]}")
+    for name, x in (("X1", x1), ("X2", x2)):
+        if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{_tname(x.dtype)}")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(x1.dtype)} but found {_tname(x2.dtype)}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    try:
+        np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+    except ValueError:
+        from ._registry import broadcast_error
+        raise broadcast_error(x1.shape[:-2], x2.shape[:-2]) from None
+    return _vnorm_k(x1[..., :, None, :] - x2[..., None, :, :], float(p), -1)
+
+
+def _cdist_pairs(g, x1, x2, p, result):
+    """The norm's gradient for every pair, (..., P, R, M)."""
+    return _vnorm_vjp(g, result, x1.unsqueeze(-2) - x2.unsqueeze(-3), float(p), -1, False)
+
+
+def _cdist_jvp(x1_t, x2_t, x1, x2, p, result):
+    d = _cdist_pairs(result.new_ones(result.shape), x1, x2, p, result)
+    return (d * (x1_t.unsqueeze(-2) - x2_t.unsqueeze(-3))).sum(-1)
+
+
+def _cdist_batch(op, args, bdims):
+    """Under vmap: both inputs batch first, ranks lined up (their batch dims
+    broadcast as the samples' do)."""
+    from ._families import batch_size, materialize, pad_rank
+    size = batch_size(args, bdims)
+    x1, x2 = (materialize(a, b, size) for a, b in zip(args[:2], bdims))
+    rank = _b.max(x1.ndim, x2.ndim) - 1
+    return _dispatch(op, [pad_rank(x1, rank), pad_rank(x2, rank)] + list(args[2:])), 0
+
+
+_cdist = _defop("cdist", _cdist_k,
+                {"x1": lambda g, x1, x2, p, result: _cdist_pairs(g, x1, x2, p, result).sum(-2)
+                 .sum_to_size(x1.shape),
+                 "x2": lambda g, x1, x2, p, result: -_cdist_pairs(g, x1, x2, p, result).sum(-3)
+                 .sum_to_size(x2.shape)},
+                n_in=2, node_name="CdistBackward0", family=REDUCTION, jvp=_cdist_jvp,
+                batch=_cdist_batch)
+
+
+@_public(method=False)
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The p-norm distance between each row of ``x1`` and each row of ``x2``
+    (batch dimensions broadcast), as one node (PyTorch's ``CdistBackward0``).
+    ``compute_mode`` is accepted for PyTorch's signature: the distances are
+    always computed directly (no matmul shortcut for p=2)."""
+    for pos, (name, v) in enumerate((("x1", x1), ("x2", x2)), 1):
+        if not isinstance(v, _Tensor):
+            raise TypeError(f"cdist(): argument '{name}' (position {pos}) must be Tensor, not "
+                            f"{type(v).__name__}")
+    if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                            "donot_use_mm_for_euclid_dist"):
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return _cdist(x1, x2, float(p))
+
+
+cdist.op = _cdist.op
 
 
 @_public()
