@@ -34,7 +34,8 @@ from .._out import call_with_out
 
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist", "cdist"]
+           "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist", "cdist",
+           "mode"]
 
 
 
@@ -99,6 +100,7 @@ def _return_type(name, fields):
 
 _max_rt = _return_type("max", ("values", "indices"))
 _min_rt = _return_type("min", ("values", "indices"))
+_mode_rt = _return_type("mode", ("values", "indices"))
 _aminmax_rt = _return_type("aminmax", ("min", "max"))
 
 
@@ -208,6 +210,19 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 
 
 # ------------------------------------------------------------------ max / min
+def _to_index_vjp(g, result, x, dim, keepdim):
+    """A (values, indices) reduction along ``dim``: each value's gradient goes to
+    the element its index names."""
+    g, idx = g[0], result[1].detach()
+    if x.ndim == 0:
+        return g
+    d = _wrap_dim(dim, x.ndim)
+    if not keepdim:
+        g, idx = g.unsqueeze(d), idx.unsqueeze(d)
+    ar = np.arange(x.shape[d]).reshape([-1 if i == d else 1 for i in range(x.ndim)])
+    return _where(_wrap(ar) == idx, g, 0.0)
+
+
 def _make_minmax(name, npred, nparg, binary, values_name):
     def full_k(x):
         if x.dtype.kind == "c":
@@ -231,19 +246,9 @@ def _make_minmax(name, npred, nparg, binary, values_name):
         mask = x.isnan() if bool(result.isnan()) else (x == result)
         return _where(mask, g / mask.sum(), 0.0)
 
-    def dim_vjp(g, result, x, dim, keepdim):      # to the index returned
-        g, idx = g[0], result[1].detach()
-        if x.ndim == 0:
-            return g
-        d = _wrap_dim(dim, x.ndim)
-        if not keepdim:
-            g, idx = g.unsqueeze(d), idx.unsqueeze(d)
-        ar = np.arange(x.shape[d]).reshape([-1 if i == d else 1 for i in range(x.ndim)])
-        return _where(_wrap(ar) == idx, g, 0.0)
-
     full = _defop(name, full_k, {"x": full_vjp}, node_name=f"{name.capitalize()}Backward1",
                   family=REDUCTION)
-    withdim = _defop(f"{name}_dim", dim_k, {"x": dim_vjp}, meta=("x",), nondiff_out=(1,),
+    withdim = _defop(f"{name}_dim", dim_k, {"x": _to_index_vjp}, meta=("x",), nondiff_out=(1,),
                      out_saved=(1,), node_name=f"{name.capitalize()}Backward0",
                      family=REDUCTION, dims=("dim",))
     rt = _max_rt if name == "max" else _min_rt
@@ -448,6 +453,60 @@ def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std_mean")
     return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
+
+
+# ------------------------------------------------------------------ mode
+def _mode_k(x, dim=-1, keepdim=False):
+    """The most frequent value along ``dim`` (the smallest of those that tie) and
+    the index of its last occurrence, as PyTorch's CPU kernel gives them."""
+    if x.dtype.kind == "c":
+        raise NotImplementedError(f"\"mode\" not implemented for '{_tname(x.dtype)}'")
+    if x.ndim == 0:
+        _wrap_dim(dim, 0)
+        return x.copy(), np.zeros((), np.int64)
+    d = _wrap_dim(dim, x.ndim)
+    length = x.shape[d]
+    if length == 0:
+        raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    a = np.moveaxis(x, d, -1)
+    rows = a.reshape(-1, length)
+    n = rows.shape[0]
+    s = np.sort(rows, axis=1)
+    new = np.ones(s.shape, bool)            # where a run of equal sorted values starts
+    if length > 1:
+        same = s[:, 1:] == s[:, :-1]
+        if s.dtype.kind == "f":
+            same |= np.isnan(s[:, 1:]) & np.isnan(s[:, :-1])
+        new[:, 1:] = ~same
+    starts = np.flatnonzero(new)
+    lengths = np.diff(np.append(starts, n * length))
+    row = starts // length
+    order = np.lexsort((starts, -lengths, row))     # per row: the longest run, the first
+    best = order[np.searchsorted(row[order], np.arange(n))]
+    values = s.reshape(-1)[starts[best]]
+    hit = rows == values[:, None]
+    if rows.dtype.kind == "f":
+        hit |= np.isnan(rows) & np.isnan(values)[:, None]
+    idx = length - 1 - np.argmax(hit[:, ::-1], axis=1)
+    shape = a.shape[:-1]
+    values, idx = values.reshape(shape), idx.reshape(shape).astype(np.int64)
+    if keepdim:
+        values, idx = np.expand_dims(values, d), np.expand_dims(idx, d)
+    return values, idx
+
+
+_mode = _defop("mode", _mode_k, {"x": _to_index_vjp}, meta=("x",), nondiff_out=(1,), out_saved=(1,),
+               upcast=False, node_name="ModeBackward0", family=REDUCTION, dims=("dim",))
+
+
+@_public()
+def mode(input, dim=-1, keepdim=False):
+    """``(values, indices)``: the most frequent value along ``dim`` and where it
+    last occurs (the smallest value where counts tie)."""
+    return _mode_rt(*_mode(input, dim, keepdim))
+
+
+mode.op = _mode.op
 
 
 # ------------------------------------------------------------------ norm
