@@ -101,8 +101,8 @@ class Op:
         self.node_cls = type(node_name or _camel(name) + "Backward0", (OpNode,),
                              {"__slots__": (), "op": self, "_hidden_args": hidden})
         self.variants = None    # optional args -> node class, for PyTorch's overload names
-        self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),   # for ops
-                                   {"__slots__": (), "op": self, "_hidden_args": hidden})  # returning tuples
+        self.multi_node_cls = type(self.node_cls.__name__, (MultiOutputNode,),  # (ops that
+                                   {"__slots__": (), "op": self, "_hidden_args": hidden})  # return tuples)
 
     def _signature(self, kernel, args, kwonly):
         """The op's parameters: the kernel's, or ``args`` (names) for a kernel
@@ -1433,6 +1433,12 @@ def overload_node(op, name, hidden=()):
     (no slot of ``next_functions``, as for the inputs without a derivative)."""
     hidden = tuple(sorted(set(hidden) | set(op.node_cls._hidden_args)))
     return type(name, (op.node_cls,), {"__slots__": (), "_hidden_args": hidden})
+
+
+def by_tensor_arg(i, tensor_node, number_node):
+    """``op.variants`` for overloads told apart by argument ``i``: a tensor
+    there, or a number (PyTorch's Scalar overload)."""
+    return lambda args: tensor_node if isinstance(args[i], Tensor) else number_node
 
 
 def op_spelled(op, variants):

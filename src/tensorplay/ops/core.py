@@ -13,7 +13,8 @@ from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
-from ._registry import defop, dispatch, dispatch_view, op_spelled, overload_node, public
+from ._registry import (by_tensor_arg, defop, dispatch, dispatch_view, op_spelled, overload_node,
+                        public)
 from ._util import dims_arg, size_arg, star_by_keyword, tensor_arg, _tname
 from .pointwise import conj
 from .._out import call_with_out
@@ -646,7 +647,7 @@ fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": lambda g: g.sum()}, n
 # PyTorch's overloads: fill(x, number) and fill(x, tensor); fill_ and zero_ record through
 # copies of the op that name their nodes as PyTorch's in-place overloads
 _FILL_SCALAR = overload_node(fill.op, "FillBackward0", hidden=(1,))
-fill.op.variants = lambda a: fill.op.node_cls if isinstance(a[1], Tensor) else _FILL_SCALAR
+fill.op.variants = by_tensor_arg(1, fill.op.node_cls, _FILL_SCALAR)
 
 
 def _fill_named(pick):
@@ -655,8 +656,7 @@ def _fill_named(pick):
     return lambda dst, value: dispatch(op, [dst, value])
 
 
-_FILL_INPLACE = (overload_node(fill.op, "FillBackward2", hidden=(1,)),
-                 overload_node(fill.op, "FillBackward3"))
 _ZERO = overload_node(fill.op, "ZeroBackward0", hidden=(1,))
-fill_for_fill_ = _fill_named(lambda a: _FILL_INPLACE[isinstance(a[1], Tensor)])
+fill_for_fill_ = _fill_named(by_tensor_arg(1, overload_node(fill.op, "FillBackward3"),
+                                           overload_node(fill.op, "FillBackward2", hidden=(1,))))
 fill_for_zero_ = _fill_named(lambda a: _ZERO)

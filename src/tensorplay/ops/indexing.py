@@ -21,7 +21,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
-from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW
+from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW, batch_size, materialize
 from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
 from ._util import F32 as _F32, tensor_arg
 from .core import expand, unsqueeze
@@ -919,7 +919,6 @@ def _put_k(x, index, source, accumulate=False):
 def _put_batch(op, args, bdims):
     """Under vmap: each sample's flat positions moved to its own part of the
     batch-first physical tensor (checked against the sample's size first)."""
-    from ._families import batch_size, materialize
     size = batch_size(args, bdims)
     x, index, source = (materialize(a, b, size) for a, b in zip(args[:3], list(bdims) + [None] * 3))
     n = x[0].numel()

@@ -17,7 +17,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
-                        record_pointwise, op_spelled, overload_node, _NO_ARG,
+                        record_pointwise, by_tensor_arg, op_spelled, overload_node, _NO_ARG,
                         _result_dtype, broadcast_error)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
@@ -388,10 +388,15 @@ remainder = binary("remainder", np.remainder,
                    operators=("__mod__", "__rmod__", "__imod__"))
 fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
               family=ELEMENTWISE, inplace=True, node_name="FmodBackward1")
-for _f in (remainder, fmod):        # by a number: PyTorch's Scalar overload, one slot
-    _f.op.variants = (lambda op, s: lambda a: s if type(a[1]) in (int, float, bool) else op.node_cls)(
-        _f.op, overload_node(_f.op, _f.op.node_cls.__name__[:-1] + "0", hidden=(1,)))
-del _f
+def _by_python_number(op):
+    """``op``'s node, or by a Python number as its second argument PyTorch's Scalar
+    overload (``...Backward0``, one slot)."""
+    number_node = overload_node(op, op.node_cls.__name__[:-1] + "0", hidden=(1,))
+    return lambda a: number_node if type(a[1]) in (int, float, bool) else op.node_cls
+
+
+remainder.op.variants = _by_python_number(remainder.op)
+fmod.op.variants = _by_python_number(fmod.op)
 
 
 def _pow_vjp_x(g, x, e):
@@ -740,12 +745,10 @@ def clamp_max(input, max):
 
 # clamp under the names of PyTorch's clamp_min/clamp_max overloads (one bound: the
 # other is no input of the node; a number bound is none either)
-_CLAMP_MIN = op_spelled(clamp.op, (lambda s, t: lambda a: t if isinstance(a[1], Tensor) else s)(
-    overload_node(clamp.op, "ClampMinBackward0", hidden=(1, 2)),
-    overload_node(clamp.op, "ClampMinBackward1", hidden=(2,))))
-_CLAMP_MAX = op_spelled(clamp.op, (lambda s, t: lambda a: t if isinstance(a[2], Tensor) else s)(
-    overload_node(clamp.op, "ClampMaxBackward0", hidden=(1, 2)),
-    overload_node(clamp.op, "ClampMaxBackward1", hidden=(1,))))
+_CLAMP_MIN = op_spelled(clamp.op, by_tensor_arg(1, overload_node(clamp.op, "ClampMinBackward1", hidden=(2,)),
+                                                overload_node(clamp.op, "ClampMinBackward0", hidden=(1, 2))))
+_CLAMP_MAX = op_spelled(clamp.op, by_tensor_arg(2, overload_node(clamp.op, "ClampMaxBackward1", hidden=(1,)),
+                                                overload_node(clamp.op, "ClampMaxBackward0", hidden=(1, 2))))
 
 
 # fmax/fmin share these (ties split the gradient evenly)
@@ -831,8 +834,8 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
              n_in=3, promote=True, family=ELEMENTWISE, inplace=True, node_name="LerpBackward1")
-_LERP_SCALAR = overload_node(lerp.op, "LerpBackward0", hidden=(2,))    # a number weight
-lerp.op.variants = lambda a: lerp.op.node_cls if isinstance(a[2], Tensor) else _LERP_SCALAR
+lerp.op.variants = by_tensor_arg(2, lerp.op.node_cls,        # a number weight: LerpBackward0
+                                 overload_node(lerp.op, "LerpBackward0", hidden=(2,)))
 lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a second backward runs
 
 

@@ -25,10 +25,12 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._autograd.grad_mode import state as _state
-from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise
-from ._registry import defop as _defop, dispatch as _dispatch, public as _public
+from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise, batch_size, materialize, pad_rank
+from ._registry import (broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
+                        public as _public)
 from ._util import dims_arg as _dims_arg, _tname, F32 as _F32, F64 as _F64
-from .pointwise import conj as _conj, where as _where, maximum as _maximum, minimum as _minimum
+from .pointwise import (conj as _conj, where as _where, maximum as _maximum, minimum as _minimum,
+                        sub as _sub)
 from .shape import cat as _cat
 from .._out import call_with_out
 
@@ -577,8 +579,7 @@ def _dist_jvp(x_t, y_t, x, y, p, result):
 def _dist_batch(op, args, bdims):
     """Under vmap: the difference as an elementwise op batches it (batch first,
     ranks lined up), then each sample's norm over all its dimensions."""
-    from .pointwise import sub
-    d, _ = batch_elementwise(sub.op, list(args[:2]), bdims)
+    d, _ = batch_elementwise(_sub.op, list(args[:2]), bdims)
     if d.ndim == 1:                     # 0-d samples
         d = d.unsqueeze(1)
     return _vector_norm(d, float(args[2] if len(args) > 2 else 2), tuple(range(1, d.ndim)), False), 0
@@ -623,8 +624,7 @@ def _cdist_k(x1, x2, p=2.0):
     try:
         np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     except ValueError:
-        from ._registry import broadcast_error
-        raise broadcast_error(x1.shape[:-2], x2.shape[:-2]) from None
+        raise _broadcast_error(x1.shape[:-2], x2.shape[:-2]) from None
     return _vnorm_k(x1[..., :, None, :] - x2[..., None, :, :], float(p), -1)
 
 
@@ -641,7 +641,6 @@ def _cdist_jvp(x1_t, x2_t, x1, x2, p, result):
 def _cdist_batch(op, args, bdims):
     """Under vmap: both inputs batch first, ranks lined up (their batch dims
     broadcast as the samples' do)."""
-    from ._families import batch_size, materialize, pad_rank
     size = batch_size(args, bdims)
     x1, x2 = (materialize(a, b, size) for a, b in zip(args[:2], bdims))
     rank = _b.max(x1.ndim, x2.ndim) - 1
