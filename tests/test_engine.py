@@ -553,8 +553,10 @@ def test_discovery_shortcut_agrees_with_the_full_pass():
             targets |= sinks                # the shortcut's case
         if not targets:
             continue
-        got = E._discover(roots, targets)
-        assert got == E._discover_pruned(roots, targets)
+        deps, needed, pruned = E._discover(roots, targets)
+        want_deps, want_needed, _ = E._discover_pruned(roots, targets)
+        assert deps == want_deps and {n for n in reach if n in needed} == want_needed
+        assert pruned == (not sinks <= targets)     # the one pass declines exactly then
         shortcut += sinks <= targets
     assert shortcut > 100
 

@@ -25,7 +25,8 @@ def _discover(root_nodes, target_nodes):
     """Count, for every node reachable from the roots, the edges into it from
     nodes that will run.  With targets, a node runs only if some target lies
     below it (it is "needed"); the rest of the graph is left out, and only
-    edges into nodes that run or are targets are counted."""
+    edges into nodes that run or are targets are counted.  Returns the counts,
+    the needed nodes (None without targets) and whether any node was left out."""
     deps = {}                   # doubles as the "seen" set for all but the roots
     roots = set(root_nodes)
     stack = list(root_nodes)
@@ -33,7 +34,6 @@ def _discover(root_nodes, target_nodes):
     # every chain of edges ends at a sink, a node that sends nothing (a leaf's
     # accumulator): when every sink reached is a target, every other node leads to
     # one and is needed, which the counting pass finds out on the way
-    needed = None if target_nodes is None else set()
     while stack:
         n = pop()
         sink = True
@@ -47,12 +47,22 @@ def _discover(root_nodes, target_nodes):
                     deps[m] = 1
                     if m not in roots:
                         push(m)
-        if needed is not None:
-            if not sink:
-                needed.add(n)
-            elif n not in target_nodes:
-                return _discover_pruned(root_nodes, target_nodes)
-    return deps, needed
+        if sink and target_nodes is not None and n not in target_nodes:
+            return _discover_pruned(root_nodes, target_nodes)
+    return deps, (None if target_nodes is None else _NON_SINKS), False
+
+
+class _NonSinks:
+    """The needed nodes of a graph whose every sink is a target: all but the
+    sinks (asked only of nodes the pass reached)."""
+    def __contains__(self, n):
+        for e in n.next_edges:
+            if e is not None:
+                return True
+        return False
+
+
+_NON_SINKS = _NonSinks()
 
 
 def _discover_pruned(root_nodes, target_nodes):
@@ -84,7 +94,7 @@ def _discover_pruned(root_nodes, target_nodes):
                                 m = e[0]
                                 deps[m] = deps.get(m, 0) + 1
                         break
-    return deps, needed
+    return deps, needed, True
 
 
 _LAST = float("inf")
@@ -174,7 +184,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_
     """
     target_nodes = None if targets is None else {e[0] for e in targets}
     root_nodes = [roots[0][0]] if len(roots) == 1 else list(dict.fromkeys(e[0] for e in roots))
-    deps, needed = _discover(root_nodes, target_nodes)
+    deps, needed, pruned = _discover(root_nodes, target_nodes)
     buffers = {}
     for (node, nr), g in zip(roots, root_grads):
         buf = buffers.get(node)
@@ -203,6 +213,16 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_
                 running.node = outer
         elif target_nodes is None:
             _run_all(ready, deps, buffers, keep_graph)
+        elif not pruned and not run_targets and _sink_targets(target_nodes, root_nodes):
+            # every node that runs leads to a target, and the targets are sinks that
+            # neither run nor have hooks: the plain loop computes the same, with one
+            # more gradient awaited by each target so that it never runs; what it
+            # received is then in ``buffers``
+            for n in target_nodes:
+                if n in deps:
+                    deps[n] += 1
+            _run_all(ready, deps, buffers, keep_graph)
+            captured = buffers
         else:
             _run_to_targets(ready, deps, buffers, keep_graph, target_nodes, needed, captured,
                             run_targets=run_targets)
@@ -218,6 +238,18 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_
         buf = captured.get(node)
         out.append(None if buf is None else buf[nr])
     return out
+
+
+def _sink_targets(target_nodes, root_nodes):
+    """Whether each target is a sink (a node that sends nothing: a leaf's
+    accumulator), is not a root and has no hooks (the common ``autograd.grad``)."""
+    for n in target_nodes:
+        if n._hooked or n in root_nodes:
+            return False
+        for e in n.next_edges:
+            if e is not None:
+                return False
+    return True
 
 
 def _send(g, e, deps, buffers, ready):
