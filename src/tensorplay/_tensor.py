@@ -1108,8 +1108,10 @@ def storage_geometry(a):
     while isinstance(root.base, np.ndarray):
         root = root.base
     itemsize = a.dtype.itemsize
-    start = root.__array_interface__["data"][0]
-    offset = (a.__array_interface__["data"][0] - start) // itemsize if a.size else 0
+    if root is a or not a.size:         # (reading an address builds a dict: ~1 us)
+        offset = 0
+    else:
+        offset = (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // itemsize
     return root, offset, tuple(s // itemsize for s in a.strides)
 
 
