@@ -561,6 +561,46 @@ def test_discovery_shortcut_agrees_with_the_full_pass():
     assert shortcut > 100
 
 
+def test_grad_of_leaves_on_the_plain_loop_matches_the_general_loop(monkeypatch):
+    """``autograd.grad`` of hook-free leaves runs the plain loop (each target awaits
+    one gradient more and never runs); an identity hook on a target sends the same
+    call through the general loop, which must give the same gradients."""
+    from tensorplay._autograd import engine as E
+    taken = []
+    plain = E._run_all
+    monkeypatch.setattr(E, "_run_all", lambda *a: (taken.append("plain"), plain(*a))[1])
+    rng = np.random.default_rng(7)
+    n_plain = 0
+    for trial in range(40):
+        leaves = [tp.tensor(rng.standard_normal(3), requires_grad=True) for _ in range(3)]
+        vals = list(leaves)
+        for _ in range(int(rng.integers(3, 9))):     # random sums, products, reuse
+            a, b = (vals[int(i)] for i in rng.integers(0, len(vals), size=2))
+            vals.append([a * b, a + b, (a * b).tanh(), a.sin() * 2.0][int(rng.integers(0, 4))])
+        out = vals[-1].sum() + vals[int(rng.integers(3, len(vals)))].sum()
+        want = [i for i in range(3) if rng.random() < 0.7] or [0]
+        inputs = [leaves[i] for i in want]
+        every = tp.autograd.grad(out, leaves, retain_graph=True, allow_unused=True)
+        reached = {i for i in range(3) if every[i] is not None}
+        del taken[:]
+        fast = tp.autograd.grad(out, inputs, retain_graph=True, allow_unused=True)
+        # (a reached leaf that is not asked for is a sink that is not a target: the
+        # general loop, which leaves out what leads only there)
+        assert taken == (["plain"] if reached <= set(want) else [])
+        n_plain += reached <= set(want)
+        handles = [x.register_hook(lambda g: g) for x in inputs]
+        del taken[:]
+        slow = tp.autograd.grad(out, inputs, allow_unused=True)
+        assert taken == []
+        for h in handles:
+            h.remove()
+        for f, s_ in zip(fast, slow):
+            assert (f is None) == (s_ is None)
+            if f is not None:
+                assert np.array_equal(f.numpy(), s_.numpy())
+    assert 10 <= n_plain <= 30, n_plain            # both loops were compared, often
+
+
 # ------------------------------------------------------------------ hooks
 def test_register_hook_replaces_gradient_and_remove(T):
     x = T.tensor([1., 2.], requires_grad=True)
