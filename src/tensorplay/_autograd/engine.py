@@ -244,11 +244,8 @@ def _sink_targets(target_nodes, root_nodes):
     """Whether each target is a sink (a node that sends nothing: a leaf's
     accumulator), is not a root and has no hooks (the common ``autograd.grad``)."""
     for n in target_nodes:
-        if n._hooked or n in root_nodes:
+        if n._hooked or n in root_nodes or n in _NON_SINKS:
             return False
-        for e in n.next_edges:
-            if e is not None:
-                return False
     return True
 
 

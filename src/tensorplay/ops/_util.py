@@ -33,6 +33,16 @@ def tensor_arg(fname, argname, pos, v):
                         f"not {type(v).__name__}")
 
 
+_BOOL = np.dtype(np.bool_)
+
+
+def no_bool_product(kernel, x, y):
+    """PyTorch has no bool matrix products: its CPU kernel ``kernel`` refuses
+    them (unless an operand is empty: then nothing is multiplied)."""
+    if x.dtype is _BOOL and x.size and y.size:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def star_by_keyword(name, args, kwargs, star="dims"):
     """The arguments of ``name(input, *dims)`` called with keywords, as PyTorch's
     signature ``name(input, dims)`` allows (``flip(x, dims=(0, 1))``,

@@ -34,8 +34,6 @@ def _sname(npdt):
     return _SCALAR_NAMES[D._FROM_NP[npdt].name]
 
 
-
-
 # ---------------------------------------------------------------- angle
 def _angle_k(x):
     if x.dtype.kind == "c":

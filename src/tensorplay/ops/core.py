@@ -15,7 +15,7 @@ from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_f
                        preserve_format)
 from ._registry import (by_tensor_arg, defop, dispatch, dispatch_view, op_spelled, overload_node,
                         public)
-from ._util import dims_arg, size_arg, star_by_keyword, tensor_arg, _tname
+from ._util import dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname
 from .pointwise import conj
 from .._out import call_with_out
 
@@ -565,9 +565,9 @@ def _matmul_k(x, y):
     if x.dtype != y.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
                            f"{D._FROM_NP[x.dtype].name} != {D._FROM_NP[y.dtype].name}")
-    if x.dtype.kind == "b" and x.size and y.size:     # (the CPU kernel PyTorch's matmul reaches)
-        kernel = "bmm" if y.ndim > 2 else "addmv_impl_cpu" if y.ndim == 1 else "addmm_impl_cpu_"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    if x.dtype.kind == "b":     # (named by the CPU kernel PyTorch's matmul reaches)
+        no_bool_product("bmm" if y.ndim > 2 else "addmv_impl_cpu" if y.ndim == 1 else
+                        "addmm_impl_cpu_", x, y)
     return np.matmul(x, y)
 
 

@@ -27,7 +27,7 @@ from .._tensor import Tensor, _wrap
 from ._families import BILINEAR, LINALG, OTHER
 from ._registry import OpNode, defop, dispatch, flat_kernel, public
 from .pointwise import conj
-from ._util import tensor_arg as _tensor_arg
+from ._util import tensor_arg as _tensor_arg, no_bool_product as _no_bool_product, _BOOL
 
 __all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm",
            "einsum", "tensordot", "inner", "cross"]
@@ -52,8 +52,6 @@ def _sname(t):
 def _cname(t):
     """The C++ type name PyTorch prints in some messages (``float``, ``c10::Half``)."""
     return _CPP_NAMES[D._FROM_NP[t._data.dtype].name]
-
-
 
 
 def _same(a, b):
@@ -99,14 +97,6 @@ def _matmul2(x, y):
 
 
 _np_dot = np.dot
-_BOOL = np.dtype(np.bool_)
-
-
-def _no_bool_product(kernel, x, y):
-    """PyTorch has no bool matrix products: its CPU kernel ``kernel`` refuses
-    them (unless an operand is empty: then nothing is multiplied)."""
-    if x.dtype is _BOOL and x.size and y.size:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _mm_k(x, y):

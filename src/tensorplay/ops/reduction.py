@@ -28,7 +28,8 @@ from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise, batch_size, materialize, pad_rank
 from ._registry import (broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
                         public as _public)
-from ._util import dims_arg as _dims_arg, _tname, F32 as _F32, F64 as _F64
+from ._util import (dims_arg as _dims_arg, tensor_arg as _tensor_arg, _tname, F32 as _F32,
+                    F64 as _F64)
 from .pointwise import (conj as _conj, where as _where, maximum as _maximum, minimum as _minimum,
                         sub as _sub)
 from .shape import cat as _cat
@@ -595,10 +596,8 @@ _dist = _defop("dist", _dist_k,
 @_public()
 def dist(input, other, p=2):
     """``norm(input - other, p)``, as one node (PyTorch's ``DistBackward0``)."""
-    for pos, (name, v) in enumerate((("input", input), ("other", other)), 1):
-        if not isinstance(v, _Tensor):
-            raise TypeError(f"dist(): argument '{name}' (position {pos}) must be Tensor, not "
-                            f"{type(v).__name__}")
+    _tensor_arg("dist", "input", 1, input)
+    _tensor_arg("dist", "other", 2, other)
     return _dist(input, other, p)
 
 
@@ -662,10 +661,8 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     (batch dimensions broadcast), as one node (PyTorch's ``CdistBackward0``).
     ``compute_mode`` is accepted for PyTorch's signature: the distances are
     always computed directly (no matmul shortcut for p=2)."""
-    for pos, (name, v) in enumerate((("x1", x1), ("x2", x2)), 1):
-        if not isinstance(v, _Tensor):
-            raise TypeError(f"cdist(): argument '{name}' (position {pos}) must be Tensor, not "
-                            f"{type(v).__name__}")
+    _tensor_arg("cdist", "x1", 1, x1)
+    _tensor_arg("cdist", "x2", 2, x2)
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
