@@ -430,6 +430,26 @@ def test_inplace_on_base_updates_live_views(T):
     assert lst(g) == [[0., 3.], [0., 7.]]
 
 
+def test_live_views_follow_their_base_after_many_dropped_views():
+    """The base's list of its views drops dead ones in bulk: views made and
+    dropped by the hundred leave the list bounded, and the live views (made
+    before, between and after them) still follow the base when it starts to
+    require grad through an in-place op."""
+    base = tp.zeros(4)
+    live = [base[:2]]
+    for i in range(500):
+        base[1:3]                       # made and dropped at once
+        if i % 100 == 99:
+            live.append(base[i // 100 % 4:])      # base[0:], base[1:], base[2:], ...
+    assert len(base._views) <= 128
+    w = tp.tensor([1., 2., 3., 4.], requires_grad=True)
+    base.add_(w)
+    assert all(v.requires_grad for v in live)
+    g, = tp.autograd.grad(sum(v.sum() for v in live), w)
+    # base[:2], then base[0:], base[1:], base[2:], base[3:], base[0:]
+    assert lst(g) == [3., 4., 4., 5.]
+
+
 def test_several_views_after_inplace_on_one():
     def run(T):
         x = T.tensor([1., 2., 3., 4.], requires_grad=True)

@@ -88,17 +88,17 @@ for _m in MODULES:
 # ------------------------------------------------------------------ _conveniences
 # Tensor attributes that are not spellings of an op
 def _T(self):
-    if self.ndim != 2:
+    n = self._data.ndim
+    if n != 2:
         warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
                       "is deprecated and it will throw an error in a future release. Consider "
                       "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
                       "-1, -1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
-    n = self._data.ndim
     return dispatch_view(core._permute_op, (self, (1, 0) if n == 2 else tuple(range(n - 1, -1, -1))))
 
 
 def _mT(self):
-    if self.ndim < 2:
+    if self._data.ndim < 2:
         raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
                            f"{self.ndim}-D tensor.")
     return dispatch_view(core.transpose.op, (self, -2, -1))

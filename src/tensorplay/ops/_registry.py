@@ -78,6 +78,10 @@ class Op:
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
         self.out_dtype, self.view, self.nondiff_out = out_dtype, view, frozenset(nondiff_out)
+        if view is True and (upcast or promote or float_only):
+            # dispatch_view hands the arrays to the kernel as they are: an op whose
+            # output is always a view converts no input
+            raise ValueError(f"{name}: a view op takes upcast=False (and no promotion)")
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
         self.spelling = Spelling(method, inplace, operators)
         self._signature(kernel, args, kwonly)
@@ -1297,15 +1301,15 @@ def dispatch_view(op, args):
     x = args[0]
     try:
         d = x._data
-    except AttributeError:
-        d = None
-    if d is None or d.dtype not in _PLAIN:
+    except AttributeError:              # (dispatch says what is wrong)
         return dispatch(op, args)
-    n = len(args)                       # (_call_unwrapped, its commonest lengths inline)
-    if n == 2:
+    n = len(args)                       # (_call_unwrapped, its commonest lengths inline:
+    if n == 2:                          # 5 is a slice's)
         r = op.kernel(d, args[1])
     elif n == 3:
         r = op.kernel(d, args[1], args[2])
+    elif n == 5:
+        r = op.kernel(d, args[1], args[2], args[3], args[4])
     else:
         r = _call_unwrapped(op.kernel, d, args)
     if type(r) is not _ndarray:
@@ -1331,13 +1335,12 @@ def dispatch_view(op, args):
             chain = x._view_chain
         o._vc, o._base, o._view_version = v, root, v[0]
         o._view_chain = chain + ((op, args[1:] if type(args) is tuple else tuple(args[1:]), None),)
-        views = root._views
-        if views is None:
-            views = root._views = ViewList()
-        refs = views.refs
+        refs = root._views
+        if refs is None:
+            refs = root._views = ViewList()
         refs.append(_weakref(o))
-        if len(refs) > views.limit:
-            views.prune()
+        if len(refs) > refs.limit:
+            refs.prune()
     if state.enabled:
         if x._rg and op.differentiable:
             record(op, args, o)
@@ -1381,10 +1384,9 @@ def _mark_view(base, outs, op, args, enabled):
         root, chain = base, ()
     else:
         chain = base._view_chain
-    views = root._views
-    if views is None:
-        views = root._views = ViewList()
-    refs = views.refs
+    refs = root._views
+    if refs is None:
+        refs = root._views = ViewList()
     params = args[1:] if type(args) is tuple else tuple(args[1:])
     if type(outs) is not tuple:
         outs._vc, outs._base, outs._view_version = v, root, v[0]
@@ -1399,31 +1401,29 @@ def _mark_view(base, outs, op, args, enabled):
             if not enabled:
                 o._nograd_view = True
             refs.append(_weakref(o))
-    if len(refs) > views.limit:
-        views.prune()
+    if len(refs) > refs.limit:
+        refs.prune()
 
 
 _weakref = weakref.ref
 
 
-class ViewList:
+class ViewList(list):
     """Weak references to the live views of a base (cheaper than a WeakSet:
-    dead references are pruned in bulk when the list has doubled)."""
-    __slots__ = ("refs", "limit")
+    dead references are dropped in bulk when the list has doubled, and not
+    before it holds 64, so that a loop that makes and drops views of one base
+    prunes rarely)."""
+    __slots__ = ("limit",)
 
     def __init__(self):
-        self.refs, self.limit = [], 8
+        self.limit = 64
 
     def prune(self):
-        refs = self.refs
-        refs[:] = [r for r in refs if r() is not None]
-        self.limit = max(8, 2 * len(refs))
+        self[:] = [r for r in list.__iter__(self) if r() is not None]
+        self.limit = max(64, 2 * len(self))
 
     def __iter__(self):
-        return iter([t for t in (r() for r in self.refs) if t is not None])
-
-    def __bool__(self):
-        return bool(self.refs)
+        return iter([t for t in (r() for r in list.__iter__(self)) if t is not None])
 
 
 def overload_node(op, name, hidden=()):

@@ -233,12 +233,14 @@ def _reshape_k(x, *shape):
 
 def _view_k(x, *shape):
     if x.flags.c_contiguous:        # NumPy's reshape is a view; it checks the sizes (our words below)
-        s = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
         try:
-            r = x.reshape(s)
+            r = x.reshape(*shape)       # (NumPy takes the sizes listed or as one sequence)
         except (TypeError, ValueError):
             pass
         else:
+            if r.shape == shape:        # the commonest: sizes listed, none inferred
+                return r
+            s = shape[0] if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else shape
             if r.shape == s or not s or min(s) >= -1:  # (NumPy reads any negative size as
                 return r                # "infer", PyTorch only -1; NumPy refuses two of them)
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):

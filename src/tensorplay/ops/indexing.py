@@ -460,6 +460,8 @@ def _getitem(self, key):
         elif tk is int:
             if -d.shape[0] <= key < d.shape[0]:
                 return dispatch_view(select.op, (self, 0, key))
+        elif key is None:
+            return dispatch_view(unsqueeze.op, (self, 0))
         elif tk is Tensor and key._data.dtype is _I64 and key._data.ndim:
             try:        # NumPy checks the bounds; an index out of them takes the general way
                 return _index(self, ((), (key._data.copy(),)))
