@@ -313,11 +313,12 @@ class Tensor:
     # ------------------------------------------------------------ storage
     def storage_offset(self):
         """Where this tensor starts in its storage, in elements."""
-        return storage_geometry(self._data)[1]
+        d = self._data
+        return storage_offset_in(d, storage_root(d))
 
     def untyped_storage(self):
         """The memory this tensor's array lives in (shared by its views), as bytes."""
-        return UntypedStorage(storage_geometry(self._data)[0])
+        return UntypedStorage(storage_root(self._data))
 
     def storage(self):
         """The storage as elements of this tensor's dtype (PyTorch's deprecated TypedStorage)."""
@@ -1101,18 +1102,28 @@ def check_device(d):
 
 
 # ------------------------------------------------------------------ storage
-def storage_geometry(a):
-    """(the array owning ``a``'s memory, ``a``'s offset in it and ``a``'s strides,
-    both in elements of ``a``'s dtype)."""
+def storage_root(a):
+    """The array owning ``a``'s memory."""
     root = a
     while isinstance(root.base, np.ndarray):
         root = root.base
-    itemsize = a.dtype.itemsize
+    return root
+
+
+def storage_offset_in(a, root):
+    """Where ``a`` starts in ``root``'s memory, in elements of ``a``'s dtype."""
     if root is a or not a.size:         # (reading an address builds a dict: ~1 us)
-        offset = 0
-    else:
-        offset = (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // itemsize
-    return root, offset, tuple(s // itemsize for s in a.strides)
+        return 0
+    return (a.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // \
+        a.dtype.itemsize
+
+
+def storage_geometry(a):
+    """(the array owning ``a``'s memory, ``a``'s offset in it and ``a``'s strides,
+    both in elements of ``a``'s dtype)."""
+    root = storage_root(a)
+    itemsize = a.dtype.itemsize
+    return root, storage_offset_in(a, root), tuple([s // itemsize for s in a.strides])
 
 
 def _as_elements(root, dt):

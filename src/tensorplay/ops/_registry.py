@@ -1310,6 +1310,8 @@ def dispatch_view(op, args):
         r = op.kernel(d, args[1], args[2])
     elif n == 5:
         r = op.kernel(d, args[1], args[2], args[3], args[4])
+    elif n == 4:
+        r = op.kernel(d, args[1], args[2], args[3])
     else:
         r = _call_unwrapped(op.kernel, d, args)
     if type(r) is not _ndarray:

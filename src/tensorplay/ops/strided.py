@@ -9,7 +9,7 @@ each one, when it overlaps itself, as PyTorch's ``as_strided_backward``).
 """
 import numpy as np
 
-from .._tensor import Tensor, _wrap, storage_geometry
+from .._tensor import Tensor, _wrap, storage_geometry, storage_root
 from ._families import VIEW
 from ._registry import defop, dispatch, public
 from .indexing import index_add, take
@@ -28,15 +28,19 @@ def _positions(shape, strides, offset):
 
 
 def _check(size, stride, offset, itemsize, storage_size):
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    size, stride = tuple(map(int, size)), tuple(map(int, stride))
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
-    if any(s < 0 for s in stride):
+    if stride and min(stride) < 0:
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
                            f"strides: {list(stride)}")
-    if any(s < 0 for s in size):
+    if size and min(size) < 0:
         raise RuntimeError(f"as_strided: negative size: {list(size)}")
-    need = 0 if 0 in size else offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1
+    need = 0
+    if 0 not in size:
+        need = offset + 1
+        for n, st in zip(size, stride):
+            need += (n - 1) * st
     if need > storage_size:
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
                            f"{offset}, and itemsize {itemsize} requiring a storage size of "
@@ -46,14 +50,14 @@ def _check(size, stride, offset, itemsize, storage_size):
 
 
 def _as_strided_k(x, size, stride, storage_offset):
-    root, offset0, _ = storage_geometry(x)
+    root = storage_root(x)
     itemsize = x.dtype.itemsize
     size, stride = _check(size, stride, storage_offset, itemsize, root.nbytes // itemsize)
     base = root.reshape(-1) if root.flags.c_contiguous else root.ravel(order="K")
     # (the ndarray constructor over the flat storage: what stride_tricks.as_strided
     # does, without its Python layers, ~5 us; writable exactly when the storage is)
     return np.ndarray(size, x.dtype, base, min(storage_offset, base.size) * itemsize,
-                      tuple(s * itemsize for s in stride))
+                      tuple([s * itemsize for s in stride]))
 
 
 def _index_tensor(a):
