@@ -1353,7 +1353,18 @@ def dispatch_view(op, args):
 
 def _view_outputs(op, args, r):
     """``dispatch_view``'s several outputs (split, unbind...) and anything else."""
-    outs = tuple(_wrap_result(x) for x in r) if type(r) is tuple else _wrap_result(r)
+    if type(r) is tuple:
+        outs = []
+        for d in r:                     # (_wrap_result inline: ~0.1 us an output)
+            o = _new(Tensor)
+            o._data = d if type(d) is _ndarray else np.asarray(d)
+            o._rg = False
+            o._gfn = None
+            o._vc = o._base = None
+            outs.append(o)
+        outs = tuple(outs)
+    else:
+        outs = _wrap_result(r)
     enabled = state.enabled
     _mark_view(args[0], outs, op, args, enabled)
     if enabled and args[0]._rg and op.differentiable:
@@ -1397,12 +1408,15 @@ def _mark_view(base, outs, op, args, enabled):
             outs._nograd_view = True
         refs.append(_weakref(outs))
     else:
-        for k, o in enumerate(outs):
-            o._vc, o._base, o._view_version = v, root, v[0]
+        version = v[0]
+        k = 0
+        for o in outs:
+            o._vc, o._base, o._view_version = v, root, version
             o._view_chain = chain + ((op, params, k),)
             if not enabled:
                 o._nograd_view = True
             refs.append(_weakref(o))
+            k += 1
     if len(refs) > refs.limit:
         refs.prune()
 

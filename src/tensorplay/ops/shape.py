@@ -391,8 +391,10 @@ def _split_k(x, split_size, dim=0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got "
                                f"dimension size of {n}")
         return (x,)
+    if d == 0:                          # (slicing stops at the end by itself)
+        return tuple([x[s:s + split_size] for s in range(0, max(n, 1), split_size)])
     pre = (slice(None),) * d
-    return tuple(x[pre + (slice(s, min(s + split_size, n)),)] for s in range(0, max(n, 1), split_size))
+    return tuple([x[pre + (slice(s, s + split_size),)] for s in range(0, max(n, 1), split_size)])
 
 
 def _split_with_sizes_k(x, split_sizes, dim=0):
@@ -487,7 +489,7 @@ def _unbind_k(x, dim=0):
     if d == 0 and x.ndim > 1:
         return tuple(x)     # (NumPy's own iteration: views of the rows)
     pre = (slice(None),) * d
-    return tuple(x[pre + (i, Ellipsis)] for i in range(x.shape[d]))
+    return tuple([x[pre + (i, Ellipsis)] for i in range(x.shape[d])])
 
 
 def _unbind_vjp(g, dim):
