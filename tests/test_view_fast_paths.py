@@ -207,6 +207,14 @@ def test_ravel_is_contiguous_then_view(T):
         T.ravel(3)
 
 
+def test_reshape_of_a_non_tensor_names_reshape(T):
+    """reshape goes through view's dispatch; its refusal of a non-tensor still
+    names reshape, as PyTorch's does."""
+    with pytest.raises(TypeError) as e:
+        T.reshape([1., 2.], (2,))
+    assert str(e.value) == "reshape(): argument 'input' (position 1) must be Tensor, not list"
+
+
 @pytest.mark.parametrize("args", [(), (1,), (0, 1), (-2, -1), (1, -1), (2, 1), (0, 5), (1, 2.0),
                                   (True,), ("a",), (None,)], ids=str)
 @pytest.mark.parametrize("layout", ["contiguous", "transposed"])

@@ -274,6 +274,9 @@ def reshape(*args, **kwargs):
     except RuntimeError as e:           # the layout needs a copy: view() said so
         if not str(e).startswith("view size is not compatible"):
             raise
+    except TypeError:
+        tensor_arg("reshape", "input", 1, args[0])      # (view() would name itself)
+        raise
     input, shape = args[0], args[1:]
     return _unsafe_view(clone(input), _infer_shape(size_arg(shape), input._data.size))
 
