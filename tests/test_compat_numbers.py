@@ -161,3 +161,48 @@ def test_numpy_scalar_operands(T, name, f):
                 "int fill_ np.float64": ("int64", [2, 2]), "bool fill_ np.int64": ("bool", [False, False])}
     dt, values = expected[name]
     assert str(r.dtype).split(".")[-1] == dt and r.tolist() == values
+
+
+# PyTorch's Scalar overloads: a number (Python bool, int, float, complex, or a
+# NumPy scalar of those kinds) in an op's place gives the overload's node, with no
+# slot for the number; a tensor gives the tensor overload's.  ``sub(number, x)``
+# takes the number as a tensor, while the operator ``number - x`` is ``rsub``.
+OVERLOADS = {
+    "x ** True": lambda T, x, y: x ** True,
+    "x ** np.float64": lambda T, x, y: x ** np.float64(2.),
+    "x ** np.int64": lambda T, x, y: x ** np.int64(2),
+    "x ** y": lambda T, x, y: x ** y,
+    "np.float64 ** x": lambda T, x, y: np.float64(2.) ** x,
+    "pow(True, x)": lambda T, x, y: T.pow(True, x),
+    "xlogy(x, True)": lambda T, x, y: T.xlogy(x, True),
+    "xlogy(True, x)": lambda T, x, y: T.xlogy(True, x),
+    "xlogy(x, np.float32)": lambda T, x, y: T.xlogy(x, np.float32(2)),
+    "remainder(x, np.int64)": lambda T, x, y: T.remainder(x, np.int64(2)),
+    "x % np.float64": lambda T, x, y: x % np.float64(2),
+    "fmod(x, np.float64)": lambda T, x, y: T.fmod(x, np.float64(2)),
+    "fmod(x, True)": lambda T, x, y: T.fmod(x, True),
+    "3 - x": lambda T, x, y: 3 - x,
+    "np.float64 - x": lambda T, x, y: np.float64(3) - x,
+    "(1+1j) - x": lambda T, x, y: (1 + 1j) - x,
+    "sub(3., x)": lambda T, x, y: T.sub(3., x),
+    "sub(np.float64, x)": lambda T, x, y: T.sub(np.float64(3), x),
+    "rsub(x, y, alpha)": lambda T, x, y: T.rsub(x, y, alpha=2),
+    "rsub(x, 3)": lambda T, x, y: T.rsub(x, 3),
+}
+
+
+@pytest.mark.parametrize("name", list(OVERLOADS))
+def test_scalar_overload_nodes_match_torch(name):
+    from conftest import torch
+    if torch is None:
+        pytest.skip("torch not installed")
+    import tensorplay as tp
+    seen = []
+    for T in (torch, tp):
+        x = T.tensor([1.5, 2.5], requires_grad=True)
+        y = T.tensor([0.5, 2.], requires_grad=True)
+        r = OVERLOADS[name](T, x, y)
+        fn = r.grad_fn
+        seen.append((fn.name(), len(fn.next_functions), str(r.dtype).split(".")[-1],
+                     [round(v, 5) if isinstance(v, float) else v for v in r.tolist()]))
+    assert seen[1] == seen[0]

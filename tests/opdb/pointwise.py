@@ -8,6 +8,7 @@ S = (3, 4)
 # NumPy references of the elementwise ops (values, and shapes without torch)
 NP = {
     "add": lambda x, y, alpha=1: x + alpha * y, "sub": lambda x, y, alpha=1: x - alpha * y,
+    "rsub": lambda x, y, alpha=1: y - alpha * x,
     "mul": np.multiply, "div": lambda x, y, rounding_mode=None: np.true_divide(x, y), "floor_divide": np.floor_divide,
     "remainder": np.remainder, "fmod": np.fmod, "pow": np.power, "neg": np.negative,
     "positive": np.positive, "abs": np.abs, "sgn": np.sign, "sign": np.sign, "square": np.square,
@@ -111,6 +112,12 @@ CASES = [
                                           ((X, BX), lambda T, x, b: T.sub(x, b, alpha=2),
                                            "alpha"),
                                           ((X,), lambda T, x: x.clone().sub_(True), "sub_"))]]),
+    binary("rsub", extra=[Sample([X, arr(4, seed=2)], {"alpha": -0.5}, desc="alpha")],
+           errors=[E(RuntimeError, "Subtraction, the `-` operator, with a bool tensor is not supported. "
+                     "If you are trying to invert a mask, use the `~` or `logical_not()` operator "
+                     "instead.", X, BX, desc="float, bool")]),
+    OpCase("rsub_scalar", lambda T, x: T.rsub(x, 2.5) * T.rsub(x, 1.5, alpha=-2), [Sample([X])],
+           covers=("rsub", "mul")),
     binary("mul", errors=[E(RuntimeError, _mismatch(4, 3), X, arr(3, 3, seed=2), desc="broadcast mismatch")]),
     binary("div", b=away0,
            extra=[Sample([X * 3, away0], {"rounding_mode": None}, desc="rounding None")],
@@ -124,7 +131,7 @@ CASES = [
     OpCase("mul_scalar", lambda T, x: x * 2.5 + 1.5 - 0.25 / (x * x + 1), [Sample([X])],
            covers=("mul", "add", "sub", "div")),
     OpCase("rsub_rdiv", lambda T, x: (2.0 - x) * (3.0 / (x + 5.0)), [Sample([X])],
-           covers=("sub", "div", "mul", "add")),
+           covers=("rsub", "div", "mul", "add")),
     binary("floor_divide", a=X * 3, b=away0, complex=False, differentiable=False,
            errors=[_zero_division(I2, np.array([0, 1]))]),
     binary("remainder", a=X * 3 + 0.05, b=away0, complex=False,

@@ -13,6 +13,16 @@ _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfl
                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
 
+_PY_NUMBERS = frozenset((bool, int, float, complex))
+
+
+def is_scalar(v):
+    """Whether PyTorch takes ``v`` as a Scalar (the overloads whose node has no
+    slot for it): a Python bool, int, float or complex, or a NumPy scalar of
+    those kinds."""
+    return type(v) in _PY_NUMBERS or (isinstance(v, np.generic) and v.dtype.kind in "biufc")
+
+
 def _tname(npdt):
     return _TORCH_NAMES.get(D._FROM_NP[np.dtype(npdt)].name, str(npdt))
 

@@ -21,9 +21,10 @@ from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, d
                         _result_dtype, broadcast_error)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
+from ._util import is_scalar
 from .._tensor import _wrap
 
-__all__ = ["conj", "conj_physical", "add", "sub", "subtract", "mul", "div", "true_divide",
+__all__ = ["conj", "conj_physical", "add", "sub", "subtract", "rsub", "mul", "div", "true_divide",
            "divide", "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
            "positive", "abs", "absolute", "sgn", "sign", "square", "reciprocal", "sqrt", "rsqrt",
            "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin",
@@ -319,14 +320,23 @@ add = binary("add", _k_with_alpha(np.add),
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
              fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
              check=_alpha_check, operators=("__add__", "__radd__", "__iadd__"))
-sub = binary("sub", _k_with_alpha(np.subtract),
+_sub_k = _k_with_alpha(np.subtract)
+sub = binary("sub", _sub_k,
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
              fast_kernel=np.subtract, family=ELEMENTWISE, linear=True, inplace=True,
              check=_sub_check, operators=("__sub__", "__rsub__", "__isub__"))
 subtract = sub
-_RSUB = overload_node(sub.op, "RsubBackward1", hidden=(0,))   # number - tensor: PyTorch's rsub
-sub.op.variants = lambda a: _RSUB if type(a[0]) in (int, float, bool, complex) else sub.op.node_cls
+# rsub(x, y) = y - alpha * x: torch.rsub, and what PyTorch records for ``number - tensor``
+# (RsubBackward1, one slot); sub(number, tensor) takes the number as a tensor (SubBackward0)
+rsub = binary("rsub", lambda x, y, alpha=1: _sub_k(y, x, alpha),
+              {"x": lambda g, alpha: -g * conj(alpha),
+               "y": "grad"},
+              fast_kernel=lambda x, y: y - x, family=ELEMENTWISE, linear=True, method=False,
+              check=lambda x, y, alpha=1: _sub_check(y, x, alpha), node_name="RsubBackward0")
+rsub.op.variants = by_tensor_arg(1, rsub.op.node_cls,
+                                 overload_node(rsub.op, "RsubBackward1", hidden=(1,)))
+sub.rfast = rsub.fast           # Tensor.__rsub__
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
                                   "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
              commutative=True, operators=("__mul__", "__rmul__", "__imul__"))
@@ -389,10 +399,10 @@ remainder = binary("remainder", np.remainder,
 fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
               family=ELEMENTWISE, inplace=True, node_name="FmodBackward1")
 def _by_python_number(op):
-    """``op``'s node, or by a Python number as its second argument PyTorch's Scalar
+    """``op``'s node, or by a number as its second argument PyTorch's Scalar
     overload (``...Backward0``, one slot)."""
     number_node = overload_node(op, op.node_cls.__name__[:-1] + "0", hidden=(1,))
-    return lambda a: number_node if type(a[1]) in (int, float, bool) else op.node_cls
+    return lambda a: number_node if is_scalar(a[1]) else op.node_cls
 
 
 remainder.op.variants = _by_python_number(remainder.op)
@@ -453,8 +463,8 @@ pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="
 # each with the one edge of its tensor argument
 _POW_TS = overload_node(pow.op, "PowBackward0", hidden=(1,))
 _POW_ST = overload_node(pow.op, "PowBackward2", hidden=(0,))
-pow.op.variants = lambda a: (_POW_TS if type(a[1]) in (int, float) else
-                             _POW_ST if type(a[0]) in (int, float) else pow.op.node_cls)
+pow.op.variants = lambda a: (_POW_TS if is_scalar(a[1]) else
+                             _POW_ST if is_scalar(a[0]) else pow.op.node_cls)
 
 
 @public(inplace=True)

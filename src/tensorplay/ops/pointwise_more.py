@@ -7,7 +7,7 @@ import numpy as np
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import defop as _defop, overload_node, public as _public
-from ._util import _key, _tname
+from ._util import _key, _tname, is_scalar
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
 from .._out import call_with_out
 
@@ -84,8 +84,8 @@ xlogy = _binary("xlogy", _xlogy_k, {"x": _xlogy_vjp_x,
                 float_only=True, family=ELEMENTWISE, inplace=True)
 _XLOGY_ST = overload_node(xlogy.op, "XlogyBackward1", hidden=(0,))
 _XLOGY_TS = overload_node(xlogy.op, "XlogyBackward2", hidden=(1,))
-xlogy.op.variants = lambda a: (_XLOGY_TS if type(a[1]) in (int, float) else
-                               _XLOGY_ST if type(a[0]) in (int, float) else xlogy.op.node_cls)
+xlogy.op.variants = lambda a: (_XLOGY_TS if is_scalar(a[1]) else
+                               _XLOGY_ST if is_scalar(a[0]) else xlogy.op.node_cls)
 
 
 def _no_int(name, *arrs):
