@@ -17,7 +17,7 @@ X, Y, V = tp.randn(3, 3), tp.randn(3, 3), tp.randn(3)
 SPELLINGS = {
     "operator *": (lambda: X * Y, ["mul"]),
     "operator + number": (lambda: X + 1, ["add"]),
-    "reflected - number": (lambda: 1 - X, ["rsub"]),       # PyTorch records rsub
+    "reflected - number": (lambda: 1 - X, ["sub"]),
     "reflected **": (lambda: 2 ** X, ["pow"]),
     "unary operator": (lambda: -X, ["neg"]),
     "abs()": (lambda: abs(X), ["abs"]),

@@ -132,14 +132,21 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     two-argument spelling used by operators, with a fast path for same-dtype
     float inputs.  Extra kernel parameters (``alpha=``) go the general way.
     A ``commutative`` op's reflected operator (``2 * x``) is ``x * 2``, as in
-    PyTorch: the tensor's edge comes first in the node."""
+    PyTorch: the tensor's edge comes first in the node.  ``reflected_node``: the
+    name of the node the reflected operator with a number records, when PyTorch
+    runs another op there (``2 - x`` is its rsub: RsubBackward1, one slot)."""
     kw.setdefault("promote", True)
     check = kw.pop("check", None)
+    reflected_node = kw.pop("reflected_node", None)
     if isinstance(kernel, np.ufunc):
         kw.setdefault("args", ("x", "y"))
     op = Op(name, kernel, derivatives, n_in=2, **kw)
     REGISTRY[name] = op
     fast_ok = op.out_dtype is None
+    rop = op        # the op the reflected operator records (number - tensor: PyTorch's rsub)
+    if reflected_node is not None:
+        rop = op_spelled(op, (lambda node: lambda a: node)(
+            overload_node(op, reflected_node, hidden=(0,))))
     kernel = fast_kernel or kernel
     diff = op.differentiable
     scalars = _SCALARS if isinstance(kernel, np.ufunc) else {}     # (see _scalar)
@@ -204,13 +211,13 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         if TRANSFORMS:
             if check is not None:
                 check(other, input)
-            return intercept(op, [other, input])
+            return intercept(rop, [other, input])
         to = type(other)
         if (to is not float and to is not int) or not fast_ok:
-            return slow(op, [other, input])
+            return slow(rop, [other, input])
         xd = input._data
         if xd.dtype not in _FAST:
-            return slow(op, [other, input])
+            return slow(rop, [other, input])
         cache = scalars.get(xd.dtype)
         if cache is not None:
             s = cache.get(other)
@@ -226,7 +233,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         out._vc = out._base = None
         if state.enabled:
             if input._rg and diff:
-                record_pointwise(op, other, input, out)
+                record_pointwise(rop, other, input, out)
         elif INFERENCE_THREADS[0] and state.inference:
             out._make_inference()
         return out
@@ -325,10 +332,10 @@ sub = binary("sub", _sub_k,
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
              fast_kernel=np.subtract, family=ELEMENTWISE, linear=True, inplace=True,
-             check=_sub_check, operators=("__sub__", "__rsub__", "__isub__"))
+             check=_sub_check, operators=("__sub__", "__rsub__", "__isub__"),
+             reflected_node="RsubBackward1")    # (sub(number, tensor): SubBackward0, two slots)
 subtract = sub
-# rsub(x, y) = y - alpha * x: torch.rsub, and what PyTorch records for ``number - tensor``
-# (RsubBackward1, one slot); sub(number, tensor) takes the number as a tensor (SubBackward0)
+# rsub(x, y) = y - alpha * x: torch.rsub (RsubBackward1 when y is a number, as ``y - x``)
 rsub = binary("rsub", lambda x, y, alpha=1: _sub_k(y, x, alpha),
               {"x": lambda g, alpha: -g * conj(alpha),
                "y": "grad"},
@@ -336,7 +343,6 @@ rsub = binary("rsub", lambda x, y, alpha=1: _sub_k(y, x, alpha),
               check=lambda x, y, alpha=1: _sub_check(y, x, alpha), node_name="RsubBackward0")
 rsub.op.variants = by_tensor_arg(1, rsub.op.node_cls,
                                  overload_node(rsub.op, "RsubBackward1", hidden=(1,)))
-sub.rfast = rsub.fast           # Tensor.__rsub__
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
                                   "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
              commutative=True, operators=("__mul__", "__rmul__", "__imul__"))
