@@ -1330,13 +1330,14 @@ def dispatch_view(op, args):
         o._vc = o._base = None
         o._make_inference()
     else:
+        step = (op, args[1:] if type(args) is tuple else tuple(args[1:]), None)
         root = x._base
         if root is None:
-            root, chain = x, ()
+            root = x
+            o._view_chain = (step,)
         else:
-            chain = x._view_chain
+            o._view_chain = x._view_chain + (step,)
         o._vc, o._base, o._view_version = v, root, v[0]
-        o._view_chain = chain + ((op, args[1:] if type(args) is tuple else tuple(args[1:]), None),)
         refs = root._views
         if refs is None:
             refs = root._views = ViewList()

@@ -133,6 +133,8 @@ def _is_int(v):
 
 # ----------------------------------------------------------------------------- the view ops
 def _select_k(x, dim, index):
+    if dim == 0 and x.ndim and -x.shape[0] <= index < x.shape[0]:     # the commonest (x[i])
+        return x[index, ...]            # (a 0-d view, not a NumPy scalar, for a 1-d x)
     if x.ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = _wrap_dim(dim, x.ndim)
