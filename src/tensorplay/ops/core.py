@@ -283,7 +283,7 @@ def reshape(*args, **kwargs):
 
 @public()
 def view_as(input, other):
-    return dispatch_view(view.op, (input, _other_shape("view_as", other)))
+    return dispatch_view(view.op, (input, *_other_shape("view_as", other)))  # (sizes listed)
 
 
 @public()
@@ -423,8 +423,10 @@ def flatten(input, start_dim=0, end_dim=-1):
         s, e = start_dim % n, end_dim % n
         if s == e:
             return input
-        if s < e:
-            return reshape(input, shape[:s] + (math.prod(shape[s:e + 1]),) + shape[e + 1:])
+        if s < e:               # (sizes listed: view's commonest call)
+            if s == 0 and e == n - 1:
+                return reshape(input, input._data.size)
+            return reshape(input, *shape[:s], math.prod(shape[s:e + 1]), *shape[e + 1:])
     return _flatten(input, start_dim, end_dim)     # (0-d, and the errors)
 
 

@@ -736,7 +736,7 @@ def unflatten(input, dim, sizes):
             and sizes and all(type(s) is int and s >= 0 for s in sizes):   # the commonest, in short
         d = dim % len(shape)
         if math.prod(sizes) == shape[d]:
-            return input.reshape(shape[:d] + sizes + shape[d + 1:])
+            return input.reshape(*shape[:d], *sizes, *shape[d + 1:])     # (sizes listed: faster)
     d = _wrap_dim(dim, input.ndim)
     sizes = [int(s) for s in sizes]
     if not sizes:
