@@ -1429,7 +1429,8 @@ class ViewList(list):
     """Weak references to the live views of a base (cheaper than a WeakSet:
     dead references are dropped in bulk when the list has doubled, and not
     before it holds 64, so that a loop that makes and drops views of one base
-    prunes rarely)."""
+    prunes rarely).  Iterating gives the live views themselves; its length
+    counts references, dead ones included."""
     __slots__ = ("limit",)
 
     def __init__(self):
@@ -1459,11 +1460,12 @@ def by_tensor_arg(i, tensor_node, number_node):
 
 
 def op_spelled(op, variants):
-    """A copy of ``op`` whose ``variants`` (args -> node class) name its nodes:
-    for a spelling PyTorch records as an overload of its own (``fill_``,
-    ``clamp_min``).  Kernel, derivatives, rules and save plans are ``op``'s."""
+    """A copy of ``op`` whose ``variants`` (args -> node class, or one node class
+    for every call) name its nodes: for a spelling PyTorch records as an overload
+    of its own (``fill_``, ``clamp_min``, ``2 - x``).  Kernel, derivatives, rules
+    and save plans are ``op``'s."""
     spelled = copy.copy(op)
-    spelled.variants = variants
+    spelled.variants = (lambda args: variants) if isinstance(variants, type) else variants
     return spelled
 
 

@@ -658,12 +658,11 @@ fill.op.variants = by_tensor_arg(1, fill.op.node_cls, _FILL_SCALAR)
 
 
 def _fill_named(pick):
-    """``fill`` with ``pick`` (args -> node class) choosing its node's name."""
+    """``fill`` with ``pick`` (args -> node class, or one class) naming its node."""
     op = op_spelled(fill.op, pick)
     return lambda dst, value: dispatch(op, [dst, value])
 
 
-_ZERO = overload_node(fill.op, "ZeroBackward0", hidden=(1,))
 fill_for_fill_ = _fill_named(by_tensor_arg(1, overload_node(fill.op, "FillBackward3"),
                                            overload_node(fill.op, "FillBackward2", hidden=(1,))))
-fill_for_zero_ = _fill_named(lambda a: _ZERO)
+fill_for_zero_ = _fill_named(overload_node(fill.op, "ZeroBackward0", hidden=(1,)))

@@ -145,8 +145,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     fast_ok = op.out_dtype is None
     rop = op        # the op the reflected operator records (number - tensor: PyTorch's rsub)
     if reflected_node is not None:
-        rop = op_spelled(op, (lambda node: lambda a: node)(
-            overload_node(op, reflected_node, hidden=(0,))))
+        rop = op_spelled(op, overload_node(op, reflected_node, hidden=(0,)))
     kernel = fast_kernel or kernel
     diff = op.differentiable
     scalars = _SCALARS if isinstance(kernel, np.ufunc) else {}     # (see _scalar)
@@ -404,15 +403,15 @@ remainder = binary("remainder", np.remainder,
                    operators=("__mod__", "__rmod__", "__imod__"))
 fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
               family=ELEMENTWISE, inplace=True, node_name="FmodBackward1")
-def _by_python_number(op):
+def _by_scalar(op):
     """``op``'s node, or by a number as its second argument PyTorch's Scalar
     overload (``...Backward0``, one slot)."""
     number_node = overload_node(op, op.node_cls.__name__[:-1] + "0", hidden=(1,))
     return lambda a: number_node if is_scalar(a[1]) else op.node_cls
 
 
-remainder.op.variants = _by_python_number(remainder.op)
-fmod.op.variants = _by_python_number(fmod.op)
+remainder.op.variants = _by_scalar(remainder.op)
+fmod.op.variants = _by_scalar(fmod.op)
 
 
 def _pow_vjp_x(g, x, e):

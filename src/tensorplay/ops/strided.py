@@ -9,7 +9,7 @@ each one, when it overlaps itself, as PyTorch's ``as_strided_backward``).
 """
 import numpy as np
 
-from .._tensor import Tensor, _wrap, storage_geometry, storage_root
+from .._tensor import Tensor, _wrap, _as_elements, storage_geometry, storage_root
 from ._families import VIEW
 from ._registry import defop, dispatch, public
 from .indexing import index_add, take
@@ -50,10 +50,9 @@ def _check(size, stride, offset, itemsize, storage_size):
 
 
 def _as_strided_k(x, size, stride, storage_offset):
-    root = storage_root(x)
     itemsize = x.dtype.itemsize
-    size, stride = _check(size, stride, storage_offset, itemsize, root.nbytes // itemsize)
-    base = root.reshape(-1) if root.flags.c_contiguous else root.ravel(order="K")
+    base = _as_elements(storage_root(x), x.dtype)      # the whole storage, flat, in x's dtype
+    size, stride = _check(size, stride, storage_offset, itemsize, base.size)
     # (the ndarray constructor over the flat storage: what stride_tricks.as_strided
     # does, without its Python layers, ~5 us; writable exactly when the storage is)
     return np.ndarray(size, x.dtype, base, min(storage_offset, base.size) * itemsize,
