@@ -124,14 +124,19 @@ def _expand_k(x, *size):
     if size == shape:                   # nothing broadcast: a plain (writable) view
         return x.view()
     lead = len(size) - len(shape)
-    if lead >= 0 and x.flags.c_contiguous and (not lead or min(size[:lead]) >= 0):
+    if lead > 0 and size[lead:] == shape and x.flags.c_contiguous:
         # the commonest, over contiguous memory: new leading dims only (a reduction's
-        # gradient), or any sizes that fit, in one pass
-        if lead and size[lead:] == shape:
+        # gradient), stride 0 there
+        for s in size[:lead]:
+            if s < 1:
+                break                   # (the general path below says what is wrong)
+        else:
             r = np.ndarray(size, x.dtype, x, 0, (0,) * lead + x.strides)
-            if math.prod(size) != x.size:     # elements repeat (see below)
+            if x.size and r.size != x.size:     # elements repeat (see below)
                 r.setflags(write=False)
             return r
+    if lead >= 0 and x.flags.c_contiguous and (not lead or min(size[:lead]) >= 0):
+        # any other sizes that fit, over contiguous memory, in one pass
         full, strides = list(size[:lead]), [0] * lead
         for s, n, st in zip(size[lead:], shape, x.strides):
             if s == n or s == -1:
