@@ -227,7 +227,11 @@ CASES = [
     unary("conj_physical"),
     OpCase("clamp", samples=[Sample([X], {"min": -0.5, "max": 0.7}),
                              Sample([X], {"min": -0.5}, desc="min only"),
-                             Sample([X, arr(4, seed=2) - 1.0, arr(4, seed=3) + 1.0], desc="tensor bounds")],
+                             Sample([X, arr(4, seed=2) - 1.0, arr(4, seed=3) + 1.0], desc="tensor bounds"),
+                             # min > max in columns 0 and 2: the result is max there, and
+                             # so is the gradient (it once went to max only where x > max)
+                             Sample([X, np.array([0.3, -0.2, 1.1, -1.4]), np.array([-0.3, 0.9, 0.2, -0.6])],
+                                    desc="crossed bounds")],
            complex=False,
            ref=lambda x, lo=None, hi=None, min=None, max=None: np.clip(
                x, lo if lo is not None else min, hi if hi is not None else max),

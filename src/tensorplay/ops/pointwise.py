@@ -729,15 +729,20 @@ def _clamp_vjp_x(g, x, min, max):
     return where(mask, g, 0.0)
 
 
+# where min > max the result is max everywhere (the maximum is taken first), so the
+# gradient goes to max whatever x is; where min == max, to neither (PyTorch's rule)
 def _clamp_vjp_min(g, x, min, max):
     m = x < min
     if max is not None:
-        m = m & (min <= max)
+        m = m & (min < max)
     return where(m, g, 0.0)
 
 
-def _clamp_vjp_max(g, x, max):
-    return where(x > max, g, 0.0)
+def _clamp_vjp_max(g, x, min, max):
+    m = x > max
+    if min is not None:
+        m = m | (max < min)
+    return where(m, g, 0.0)
 
 
 clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
