@@ -266,8 +266,9 @@ def logsigmoid(input):
     return _pw.logsigmoid(input)
 
 
+# the masks below are PyTorch's: a NaN is in no range, so it stays NaN and passes the gradient
 def hardshrink(input, lambd=0.5):
-    return _pw.where(input.abs() > lambd, input, 0.0)
+    return _pw.where((input >= -lambd) & (input <= lambd), 0.0, input)
 
 
 def tanhshrink(input):
@@ -293,7 +294,8 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return _pw.where(input > lambd, input - lambd, _pw.where(input < -lambd, input + lambd, 0.0))
+    return _pw.where((input >= -lambd) & (input <= lambd), 0.0,
+                     _pw.where(input > lambd, input - lambd, input + lambd))
 
 
 @_sampling()
@@ -348,7 +350,7 @@ def hardswish(input, inplace=False):
 
 
 def _threshold(x, threshold, value):
-    return _pw.where(x > threshold, x, value)
+    return _pw.where(x <= threshold, value, x)
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -752,7 +754,12 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     ad = d.abs()
     if beta == 0:
         return _reduce(ad, reduction)
-    loss = _pw.where(ad < beta, (0.5 / beta) * d * d, ad - 0.5 * beta)
+    # PyTorch's branches: |d| >= beta is linear, anything else (NaN too) quadratic; the
+    # quadratic side sees 0 where it is not taken (d itself would make 0 * inf = NaN in
+    # the gradient at an infinite d)
+    big = ad >= beta
+    dq = _pw.where(big, 0.0, d)
+    loss = _pw.where(big, ad - 0.5 * beta, (0.5 / beta) * dq * dq)
     return _reduce(loss, reduction)
 
 
@@ -763,7 +770,9 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     d = input - target
     ad = d.abs()
-    loss = _pw.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
+    big = ad >= delta               # (as in smooth_l1_loss)
+    dq = _pw.where(big, 0.0, d)
+    loss = _pw.where(big, delta * (ad - 0.5 * delta), 0.5 * dq * dq)
     return _weighted(loss, weight, reduction, input, mean_by_weight=False)
 
 

@@ -512,7 +512,15 @@ def _sgn_kernel(x):
     if x.dtype.kind == "c":
         a = np.abs(x)
         return np.where(a == 0, 0, x / np.where(a == 0, 1, a)).astype(x.dtype)
-    return np.sign(x)
+    return _sign_k(x)
+
+
+def _sign_k(x):
+    """PyTorch's sign: ``(0 < x) - (x < 0)``, so 0 for NaN (and +0 for -0)."""
+    s = np.sign(x)
+    if x.dtype.kind == "f":
+        s = np.where(s == s, s, 0).astype(x.dtype, copy=False) + 0.0
+    return s
 
 
 def _sgn_vjp(g, result, x):
@@ -525,7 +533,7 @@ def _sgn_vjp(g, result, x):
 # d sgn(z) = (dz - Re(conj(sgn z) dz) sgn z) / |z|: a real-symmetric map, its own adjoint
 sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
             jvp=lambda x_t, result, x: _sgn_vjp(x_t, result, x))
-sign = unary("sign", np.sign, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE,
+sign = unary("sign", _sign_k, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE,
              inplace=True)
 square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
                family=ELEMENTWISE, inplace=True, node_name="PowBackward0")   # (PyTorch: x ** 2)
@@ -601,8 +609,15 @@ atanh = unary("atanh", np.arctanh, {"x": lambda g, x: g / conj(1 - x * x)}, fami
               inplace=True)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 # atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
-atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y / (y * y + x * x),
-                                     "y": lambda g, x, y: -g * x / (y * y + x * x)},
+def _atan2_recip(x, y):
+    """1 / (x^2 + y^2), and 0 where that is 1/0 (the origin, or squares that underflow):
+    PyTorch's rule, a zero gradient there rather than NaN."""
+    r = (y * y + x * x).reciprocal()
+    return r.masked_fill(r.isinf(), 0.0)
+
+
+atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y * _atan2_recip(x, y),
+                                     "y": lambda g, x, y: -g * x * _atan2_recip(x, y)},
                float_only=True, family=ELEMENTWISE, inplace=True)
 arctan2 = atan2
 
@@ -625,8 +640,8 @@ def _logsigmoid_k(x):
 
 logsigmoid = unary("log_sigmoid", _logsigmoid_k, {"x": lambda g, x: g * (-x).sigmoid()},
                    node_name="LogSigmoidBackward0", family=ELEMENTWISE, method=False)
-def _relu_bw_k(g, y):
-    return _np_where(y > 0, g, np.zeros((), g.dtype))
+def _relu_bw_k(g, y):     # (y <= 0, not y > 0: a NaN passes the gradient, as in PyTorch)
+    return _np_where(y <= 0, np.zeros((), g.dtype), g)
 
 
 # PyTorch's threshold_backward: the output is an input of this node, so a second
@@ -771,15 +786,33 @@ _CLAMP_MAX = op_spelled(clamp.op, by_tensor_arg(2, overload_node(clamp.op, "Clam
                                                 overload_node(clamp.op, "ClampMaxBackward0", hidden=(1, 2))))
 
 
-# fmax/fmin share these (ties split the gradient evenly)
-_MAXIMUM_DERIVATIVES = {"x": lambda g, x, y: where(x == y, g / 2, where(x > y, g, 0.0)),
-                        "y": lambda g, x, y: where(x == y, g / 2, where(y > x, g, 0.0))}
-_MINIMUM_DERIVATIVES = {"x": lambda g, x, y: where(x == y, g / 2, where(x < y, g, 0.0)),
-                        "y": lambda g, x, y: where(x == y, g / 2, where(y < x, g, 0.0))}
-maximum = binary("maximum", np.maximum, _MAXIMUM_DERIVATIVES, family=ELEMENTWISE)
-minimum = binary("minimum", np.minimum, _MINIMUM_DERIVATIVES, family=ELEMENTWISE)
-fmax = binary("fmax", np.fmax, _MAXIMUM_DERIVATIVES, family=ELEMENTWISE)
-fmin = binary("fmin", np.fmin, _MINIMUM_DERIVATIVES, family=ELEMENTWISE)
+# PyTorch's masks, NaN included: maximum/minimum split a tie evenly and give a NaN
+# (which both comparisons reject) the whole gradient on both sides; fmax/fmin send
+# it to the input they return, x on a tie or where y is NaN
+def _unless(mask, g):
+    return where(mask, 0.0, g)
+
+
+maximum = binary("maximum", np.maximum,
+                 {"x": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g)),
+                  "y": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g))}, family=ELEMENTWISE)
+minimum = binary("minimum", np.minimum,
+                 {"x": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g)),
+                  "y": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g))}, family=ELEMENTWISE)
+def _fmax_takes_x(x, y):
+    return (x >= y) | (y.isnan() if isinstance(y, Tensor) else y != y)
+
+
+def _fmin_takes_x(x, y):
+    return (x <= y) | (y.isnan() if isinstance(y, Tensor) else y != y)
+
+
+fmax = binary("fmax", np.fmax, {"x": lambda g, x, y: where(_fmax_takes_x(x, y), g, 0.0),
+                                "y": lambda g, x, y: _unless(_fmax_takes_x(x, y), g)},
+              family=ELEMENTWISE)
+fmin = binary("fmin", np.fmin, {"x": lambda g, x, y: where(_fmin_takes_x(x, y), g, 0.0),
+                                "y": lambda g, x, y: _unless(_fmin_takes_x(x, y), g)},
+              family=ELEMENTWISE)
 
 
 def _where_k(condition, input, other):

@@ -296,11 +296,13 @@ def _make_amaxmin(name, npred, values_kernel_name):
         _check_nonempty(name, x, axes)
         return npred(x, axis=axes, keepdims=keepdim)
 
-    def vjp(g, result, x, dim, keepdim):          # ties share the gradient evenly
+    def vjp(g, result, x, dim, keepdim):
+        # ties share the gradient evenly; a slice whose result is NaN matches
+        # nothing, and its gradient is NaN (0 / 0), as PyTorch's scale_grad_by_count
         axes = _axes(dim, x.ndim)
         mask = x == _restore(result, x.shape, axes, keepdim)
         count = mask.sum(axes, keepdim=True)
-        return _where(mask, _restore(g, x.shape, axes, keepdim) / count, 0.0)
+        return _restore(g, x.shape, axes, keepdim) / count * mask
 
     return _defop(name, k, {"x": vjp}, node_name=f"{name.capitalize()}Backward0",
                   family=REDUCTION, dims=("dim",))
