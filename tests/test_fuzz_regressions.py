@@ -71,3 +71,35 @@ def test_values_and_gradients_at_nan_inf_and_piece_ends(T, name, f, a, value, gr
     if grad is not None:
         (y * T.arange(1, y.numel() + 1, dtype=y.dtype).reshape(y.shape)).sum().backward()
         np.testing.assert_array_equal(lst(a.grad), grad)
+
+
+@pytest.mark.parametrize("name", ["sort", "topk", "kthvalue", "median", "cummax", "cummin"])
+def test_index_gradients_let_the_values_change_in_place(T, name):
+    # only the indices are saved: writing into the returned values is no error
+    f = {"sort": lambda x: x.sort()[0], "topk": lambda x: x.topk(2)[0],
+         "kthvalue": lambda x: x.kthvalue(2)[0], "median": lambda x: x.median(0)[0],
+         "cummax": lambda x: x.cummax(0)[0], "cummin": lambda x: x.cummin(0)[0]}[name]
+    x = T.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    v = f(x * 1)
+    v.mul_(2)
+    v.sum().backward()
+    expected = {"sort": [2.0, 2.0, 2.0], "topk": [2.0, 0.0, 2.0], "kthvalue": [0.0, 0.0, 2.0],
+                "median": [0.0, 0.0, 2.0], "cummax": [6.0, 0.0, 0.0], "cummin": [2.0, 4.0, 0.0]}
+    assert lst(x.grad) == expected[name]
+
+
+def test_float32_scans_accumulate_in_double_and_are_contiguous(T):
+    x = T.full((10000,), 0.1)
+    assert T.cumsum(x, 0)[-1].item() == 1000.0            # float32 running sums drift to 999.9
+    assert T.cumprod(T.full((10000,), 1.0001), 0)[-1].item() == pytest.approx(2.718596966, rel=1e-7)
+    assert T.logcumsumexp(T.zeros(100000), 0)[-1].item() == pytest.approx(11.512925465, rel=1e-6)
+    t = T.arange(6.0).reshape(2, 3).t()
+    for y in (T.cumsum(t, 0), T.cumprod(t, 0), T.logcumsumexp(t, 0), T.cummax(t, 0)[0]):
+        assert y.is_contiguous()
+        assert y.view(-1).shape == (6,)
+
+
+def test_sign_of_bool_is_bool(T):
+    b = T.tensor([True, False])
+    assert lst(T.sign(b)) == [True, False] and T.sign(b).dtype == T.bool
+    assert lst(T.sgn(b)) == [True, False]

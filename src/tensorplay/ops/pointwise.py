@@ -516,7 +516,9 @@ def _sgn_kernel(x):
 
 
 def _sign_k(x):
-    """PyTorch's sign: ``(0 < x) - (x < 0)``, so 0 for NaN (and +0 for -0)."""
+    """PyTorch's sign: ``(0 < x) - (x < 0)``, so 0 for NaN (and +0 for -0); a bool is its own."""
+    if x.dtype.kind == "b":
+        return x.copy()
     s = np.sign(x)
     if x.dtype.kind == "f":
         s = np.where(s == s, s, 0).astype(x.dtype, copy=False) + 0.0

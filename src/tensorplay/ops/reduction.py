@@ -730,11 +730,27 @@ logsumexp = _defop("logsumexp", _logsumexp_k, {"x": _logsumexp_vjp}, float_only=
 
 
 # ------------------------------------------------------------------ cumsum / cumprod
+_WIDE = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+
+
+def _scan(f, x, d):
+    """``f(x, axis=d)`` (cumsum, cumprod, logaddexp.accumulate) as PyTorch's CPU
+    kernels run it: integers in int64, float32/complex64 accumulated in double
+    precision (a long float32 running sum drifts otherwise), and a C-contiguous
+    result whatever the input's layout (NumPy keeps a transposed one)."""
+    if x.dtype.kind in "biu":
+        return np.ascontiguousarray(f(x, axis=d, dtype=np.int64))
+    wide = _WIDE.get(x.dtype)
+    if wide is None:
+        return np.ascontiguousarray(f(x, axis=d))
+    return f(x, axis=d, dtype=wide).astype(x.dtype, order="C")
+
+
 def _cumsum_k(x, dim):
     d = _one_dim(dim, x.ndim)
     if d is None:
         return x.astype(np.int64) if x.dtype.kind in "biu" else x.copy()
-    return np.cumsum(x, axis=d, dtype=_int64_if_integral(x))
+    return _scan(np.cumsum, x, d)
 
 
 def _cumsum_vjp(g, x, dim):
@@ -760,7 +776,7 @@ def _cumprod_k(x, dim):
     d = _one_dim(dim, x.ndim)
     if d is None:
         return x.astype(np.int64) if x.dtype.kind in "biu" else x.copy()
-    return np.cumprod(x, axis=d, dtype=_int64_if_integral(x))
+    return _scan(np.cumprod, x, d)
 
 
 def _cumprod_vjp(g, result, x, dim):
@@ -1073,9 +1089,9 @@ def _logcumsumexp_k(x, dim):
                     m = np.where(np.isinf(m), 0, m)
                     cur = m + np.log(np.exp(cur - m) + np.exp(v - m))
                     out[..., i] = cur
-        return np.moveaxis(out, -1, d)
+        return np.ascontiguousarray(np.moveaxis(out, -1, d))
     with np.errstate(all="ignore"):
-        return np.logaddexp.accumulate(x, axis=d)
+        return _scan(np.logaddexp.accumulate, x, d)
 
 
 def _logcumsumexp_vjp(g, result, x, dim):

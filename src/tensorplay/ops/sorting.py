@@ -61,9 +61,15 @@ def _sort_vjp(g, result, x, dim):
                          _wrap_dim(dim, max(x.ndim, 1)) if x.ndim else 0)
 
 
-_sort = _defop("sort", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+# (values, indices) ops whose gradient goes where the indices say: the indices are
+# no differentiable output, and the vjps read only them, so the values may be
+# changed in place before backward (PyTorch saves only the indices)
+_BY_INDEX = dict(nondiff_out=(1,), out_saved=(1,))
+
+
+_sort = _defop("sort", _sort_k, {"x": _sort_vjp}, meta=("x",), **_BY_INDEX, upcast=False,
                node_name="SortBackward0", family=ALONG_DIM, dims=("dim",), jvp=jvp_select_along)
-_sort_stable = _defop("sort_stable", _sort_k, {"x": _sort_vjp}, meta=("x",), nondiff_out=(1,),
+_sort_stable = _defop("sort_stable", _sort_k, {"x": _sort_vjp}, meta=("x",), **_BY_INDEX,
                       upcast=False, node_name="SortBackward1", family=ALONG_DIM, dims=("dim",),
                       jvp=jvp_select_along)
 
@@ -101,7 +107,7 @@ def _topk_vjp(g, result, x, dim):
     return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim) if x.ndim else 0)
 
 
-_topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+_topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), **_BY_INDEX, upcast=False,
                node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",), jvp=jvp_select_along)
 
 
@@ -134,7 +140,7 @@ def _kthvalue_vjp(g, result, x, dim, keepdim):
     return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
 
 
-_kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), nondiff_out=(1,),
+_kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), **_BY_INDEX,
                    upcast=False, node_name="KthvalueBackward0", family=REDUCTION, dims=("dim",))
 
 
@@ -193,7 +199,7 @@ def _median_dim_vjp(g, result, x, dim, keepdim):
 _median_all = _defop("median", _median_all_k, {"x": _median_all_vjp}, upcast=False,
                      node_name="MedianBackward0", family=REDUCTION)
 _median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=("x",),
-                     nondiff_out=(1,), upcast=False, node_name="MedianBackward1",
+                     **_BY_INDEX, upcast=False, node_name="MedianBackward1",
                      family=REDUCTION, dims=("dim",))
 
 
@@ -230,7 +236,8 @@ def _make_cum(name, better):
                 cur = np.where(take, v, cur)
                 ci = np.where(take, i, ci)
                 vals[..., i], idx[..., i] = cur, ci
-        return np.moveaxis(vals, -1, d).astype(x.dtype), np.moveaxis(idx, -1, d)
+        return (np.moveaxis(vals, -1, d).astype(x.dtype, order="C"),
+                np.ascontiguousarray(np.moveaxis(idx, -1, d)))
 
     def vjp(g, result, x, dim):           # PyTorch's cummaxmin_backward: scatter_add
         g, idx = g[0], result[1].detach()
@@ -239,7 +246,7 @@ def _make_cum(name, better):
         z = _wrap(np.zeros(x.shape, g._data.dtype))
         return z.scatter_add(_wrap_dim(dim, x.ndim), idx, g)
 
-    op = _defop(name, k, {"x": vjp}, meta=("x",), nondiff_out=(1,), upcast=False,
+    op = _defop(name, k, {"x": vjp}, meta=("x",), **_BY_INDEX, upcast=False,
                 node_name=f"{name.capitalize()}Backward0", family=ALONG_DIM, dims=("dim",),
                 jvp=jvp_select_along)
     rt = _cummax_rt if name == "cummax" else _cummin_rt
