@@ -103,3 +103,23 @@ def test_sign_of_bool_is_bool(T):
     b = T.tensor([True, False])
     assert lst(T.sign(b)) == [True, False] and T.sign(b).dtype == T.bool
     assert lst(T.sgn(b)) == [True, False]
+
+
+@pytest.mark.parametrize("how", ["grad", "backward_inputs"])
+def test_reentrant_checkpoint_refuses_a_pass_towards_inputs(T, how):
+    # its inner backward would accumulate into every leaf's .grad (w here), which a
+    # pass asked for x alone must not touch: PyTorch's error instead
+    import importlib
+    cp = importlib.import_module(T.__name__ + ".utils.checkpoint")
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    w = T.tensor([3.0, 4.0], requires_grad=True)
+    y = cp.checkpoint(lambda a: (a * w).sin(), x, use_reentrant=True)
+    with pytest.raises(RuntimeError, match="When use_reentrant=True, torch.utils.checkpoint is "
+                                           "incompatible with .grad()"):
+        if how == "grad":
+            T.autograd.grad(y.sum(), x)
+        else:
+            y.sum().backward(inputs=[x])
+    assert w.grad is None
+    y.sum().backward()                  # (a plain backward still works)
+    assert w.grad is not None and x.grad is not None

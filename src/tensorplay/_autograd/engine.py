@@ -151,7 +151,9 @@ def _run_pre_hooks(node, buf, runs=True):
 
 class _Callbacks(threading.local):
     def __init__(self):
-        self.stack = []         # (pass id, [callbacks]) per backward pass running in this thread
+        # (pass id, [callbacks], whether it runs to targets) per backward pass
+        # running in this thread
+        self.stack = []
 
 
 _pass_ids = itertools.count()
@@ -170,6 +172,13 @@ def queue_callback(fn):
 def current_pass():
     """A number naming the backward pass running in this thread (None outside one)."""
     return _callbacks.stack[-1][0] if _callbacks.stack else None
+
+
+def runs_everything():
+    """False while the backward pass running in this thread computes only what
+    leads to some targets (``grad``, ``backward(inputs=)``): a node that runs a
+    backward of its own inside (the reentrant checkpoint) cannot honour them."""
+    return not _callbacks.stack or not _callbacks.stack[-1][2]
 
 
 def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_targets=False):
@@ -202,7 +211,7 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_
     prev_mode = state.enabled
     state.enabled = create_graph
     callbacks = _callbacks.stack
-    callbacks.append((next(_pass_ids), []))
+    callbacks.append((next(_pass_ids), [], targets is not None))
     try:
         if anomaly.enabled or _PROFILER[0] is not None:
             outer = running.node    # set when this pass runs inside a node of another

@@ -306,6 +306,12 @@ class _ReentrantCheckpoint(_Function):
 
     @staticmethod
     def backward(ctx, *grads):
+        if not _engine.runs_everything():     # (its inner backward would fill every .grad)
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or "
+                "passing an `inputs` parameter to .backward(). To resolve this error, you can "
+                "either set use_reentrant=False, or call .backward() without passing the `inputs` "
+                "argument.")
         inputs = list(ctx.inputs)
         for i, t in zip(ctx.tensor_indices, ctx.saved_tensors):
             inputs[i] = t
