@@ -123,3 +123,49 @@ def test_reentrant_checkpoint_refuses_a_pass_towards_inputs(T, how):
     assert w.grad is None
     y.sum().backward()                  # (a plain backward still works)
     assert w.grad is not None and x.grad is not None
+
+
+def test_in_place_on_distinct_elements_of_an_expand(T):
+    # a row of an expand has no element twice: writable with grad, as without
+    x = T.tensor([[1.0, 2.0]], requires_grad=True)
+    a = x * 1
+    e = a.expand(3, 2)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        e.add_(1)
+    e[1].mul_(3)
+    w = T.tensor([[1.0, 10.0], [100.0, 1000.0], [3.0, 7.0]])
+    ((a * a).sum() + (e * w).sum()).backward()
+    assert lst(a) == [[3.0, 6.0]]
+    assert lst(x.grad) == [[330.0, 3087.0]]
+
+
+def test_in_place_through_a_reshape_with_a_broadcast_gradient(T):
+    # the gradient reaching the base is an expand: the view chain (reshape(-1), a view
+    # of the contiguous base) is replayed on it laid out as the base was
+    x = T.tensor([[0.5, -1.0, 2.0], [0.1, 0.2, 0.9]], dtype=T.float64, requires_grad=True)
+    c = x * 1.0
+    c.reshape(-1).clamp_(-0.3, 0.8)
+    y = c.sum(0) * T.tensor([1.0, 2.0, 3.0], dtype=T.float64)
+    (g,) = T.autograd.grad(y.sum(), x)
+    assert lst(g) == [[1.0, 0.0, 0.0], [1.0, 2.0, 0.0]]
+
+
+@pytest.mark.parametrize("root", ["contiguous", "transposed"])
+def test_in_place_through_as_strided(T, root):
+    # AsStridedBackward keeps the input's geometry, not the input (no version error
+    # when it is written later), and the strides are read on a gradient laid out as
+    # the base was, also when the gradient arrives transposed
+    import numpy as np
+    x = T.tensor(np.arange(9.0).reshape(3, 3), requires_grad=True)
+    w = T.tensor(np.arange(9.0).reshape(3, 3) ** 2)
+    if root == "contiguous":
+        c = x * 1
+        c.as_strided((2, 2), (1, 3)).mul_(2)
+        (c.t() * w).sum().backward()
+        assert lst(x.grad) == [[0.0, 18.0, 36.0], [2.0, 32.0, 49.0], [4.0, 25.0, 64.0]]
+    else:
+        c = x.t() * 1                   # its memory is x's order: strides (1, 3)
+        c.as_strided((2, 2), (1, 3), 1).mul_(3)
+        (c * w).sum().backward()
+        assert lst(c) == [[0.0, 3.0, 6.0], [3.0, 12.0, 7.0], [6.0, 15.0, 8.0]]
+        assert lst(x.grad) == [[0.0, 27.0, 108.0], [1.0, 48.0, 147.0], [4.0, 25.0, 64.0]]

@@ -68,6 +68,7 @@ class Op:
     #                         (index arrays: its saved tensors; copy_slices' view chain)
     wraps_numbers = True    # a Python number in a tensor position is a wrapped tensor in
     #                         PyTorch (freed after use); False where PyTorch takes a Scalar
+    meta_type = TensorMeta  # what is kept of an input named in ``meta=`` (as_strided: more)
 
     def __init__(self, name, kernel, derivatives=None, *, n_in, args=None, family=None,
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
@@ -817,7 +818,7 @@ def record(op, args, outs):
         for i in plan.metas:
             t = args[i]
             if isinstance(t, Tensor):
-                saved[i] = TensorMeta(t._data)
+                saved[i] = op.meta_type(t._data)
         n = len(args)               # (the pointwise fast paths pass no defaulted parameters)
         for i in plan.values:
             t = args[i] if i < n else None

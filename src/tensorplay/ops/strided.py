@@ -9,7 +9,7 @@ each one, when it overlaps itself, as PyTorch's ``as_strided_backward``).
 """
 import numpy as np
 
-from .._tensor import Tensor, _wrap, _as_elements, storage_geometry, storage_root
+from .._tensor import Tensor, TensorMeta, _wrap, _as_elements, storage_geometry, storage_root
 from ._families import VIEW
 from ._registry import defop, dispatch, public
 from .indexing import index_add, take
@@ -66,7 +66,7 @@ def _index_tensor(a):
 def _storage_maps(x, size, stride, storage_offset):
     """(positions the input reads, positions the output reads, storage length,
     how often the input reads each position or None when it never repeats one)."""
-    _, offset0, strides0 = storage_geometry(x._data) if isinstance(x, Tensor) else x
+    offset0, strides0 = storage_geometry(x._data)[1:] if isinstance(x, Tensor) else x.geometry
     p_in = _positions(x.shape, strides0, offset0)
     p_out = _positions(size, stride, storage_offset)
     n = int(max(p_in.max(initial=-1), p_out.max(initial=-1))) + 1
@@ -112,9 +112,21 @@ def _as_strided_batch(op, args, bdims):
     return dispatch(op, [x, (x.shape[0],) + tuple(size), (bstride,) + tuple(stride), offset]), 0
 
 
-_as_strided = defop("as_strided", _as_strided_k, {"x": _as_strided_vjp}, upcast=False, view=True,
-                    node_name="AsStridedBackward0", family=VIEW, jvp=_as_strided_jvp,
+class _GeometryMeta(TensorMeta):
+    """What AsStridedBackward0 keeps of its input: its shape and dtype and where it
+    lies in its storage (offset and strides, in elements), not the tensor, as
+    PyTorch keeps its geometry alone: the input may be written in place later."""
+    __slots__ = ("geometry",)
+
+    def __init__(self, data):
+        TensorMeta.__init__(self, data)
+        self.geometry = storage_geometry(data)[1:]
+
+
+_as_strided = defop("as_strided", _as_strided_k, {"x": _as_strided_vjp}, meta=("x",), upcast=False,
+                    view=True, node_name="AsStridedBackward0", family=VIEW, jvp=_as_strided_jvp,
                     linear=True, batch=_as_strided_batch)
+_as_strided.op.meta_type = _GeometryMeta
 
 
 @public(inplace=True)

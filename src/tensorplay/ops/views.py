@@ -25,7 +25,8 @@ from .._autograd.grad_mode import enable_grad
 from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import TRANSFORMS, defop, dispatch
-from .inplace import FN_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt, inplace_tangents, _move_retain_grad
+from .inplace import (FN_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt, inplace_tangents,
+                      _move_retain_grad, _writable)
 
 
 def apply_chain(t, chain):
@@ -44,23 +45,52 @@ def _apply_chain_np(a, chain):
     return a
 
 
-def _copy_slices_k(base, src, chain):
-    out = base.copy()
+def _copy_slices_k(base, src, chain, layout=None):
+    out = base.copy(order="K")          # (base's layout: the chain may read strides, as_strided)
     region = _apply_chain_np(out, chain)
     if region.size and not np.shares_memory(region, out):
         raise RuntimeError("internal error: a view chain did not produce a view")
+    if not region.flags.writeable:      # distinct elements of an expand (checked before)
+        region = _writable(region)
     region[...] = src
     return out
 
 
-copy_slices = defop(
+def _layout(d):
+    """How the memory of a base is laid out, for remaking a gradient like it: None
+    when C-contiguous, else its dims from the largest stride to the smallest."""
+    if d.flags.c_contiguous:
+        return None
+    st = d.strides
+    return tuple(sorted(range(d.ndim), key=lambda i: -st[i]))
+
+
+def _laid_out(g, layout):
+    """``g`` (shaped like a base) laid out in memory as the base was, which is what
+    its view chain was made on: a chain may hold a ``view`` that only that layout
+    allows (an incoming gradient may be an expand) or an ``as_strided`` that reads
+    the strides themselves (PyTorch's CopySlices restrides its gradient likewise).
+    A base whose memory has gaps gets the same order of strides without the gaps."""
+    if layout is None:
+        return g.contiguous()
+    inverse = sorted(range(len(layout)), key=layout.__getitem__)
+    return g.permute(layout).contiguous().permute(inverse)
+
+
+_copy_slices = defop(
     "copy_slices", _copy_slices_k,
-    {"base": lambda g, chain: copy_slices(g, 0, chain),     # the region was overwritten
-     "src": lambda g, chain: apply_chain(g, chain)},
+    {"base": lambda g, chain, layout: _copy_slices(_laid_out(g, layout), 0, chain, layout),
+     "src": lambda g, chain, layout: apply_chain(_laid_out(g, layout), chain)},
     n_in=2, upcast=False, node_name="CopySlices", family=OTHER, linear=True)
 # PyTorch's CopySlices lets go of the node it wraps after a backward: a second pass
 # through an in-place write on a view raises without retain_graph, as there
-copy_slices.op.saves_arrays = True
+_copy_slices.op.saves_arrays = True
+
+
+def copy_slices(base, src, chain):
+    """``base`` with the region its view ``chain`` selects replaced by ``src``
+    (the region was overwritten: the region's gradient goes to ``src`` only)."""
+    return _copy_slices(base, src, chain, _layout(base._data))
 
 
 def rebase_inplace_view(self, f, args, kwargs, name):
@@ -105,9 +135,7 @@ def check_view_inplace(self, chain):
     """PyTorch's refusals before an in-place op on a view is differentiated."""
     _refuse_multi_output(chain, "is being", self._gfn is not None)
     if not self._data.flags.writeable:
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
-                           "refers to a single memory location. Please clone() the tensor before "
-                           "performing the operation.")
+        _writable(self._data)           # (raises unless its elements are distinct memory)
 
 
 def views_follow_requires_grad(base):
