@@ -169,3 +169,45 @@ def test_in_place_through_as_strided(T, root):
         (c * w).sum().backward()
         assert lst(c) == [[0.0, 3.0, 6.0], [3.0, 12.0, 7.0], [6.0, 15.0, 8.0]]
         assert lst(x.grad) == [[0.0, 27.0, 108.0], [1.0, 48.0, 147.0], [4.0, 25.0, 64.0]]
+
+
+def test_hooks_on_a_view_written_in_place_do_not_fire(T):
+    # the region's gradient goes to the base without passing the view's old node
+    x = T.ones(2, 3, requires_grad=True)
+    a = x * 1
+    v = a[0]
+    log = []
+    v.register_hook(lambda g: (log.append("tensor"), g * 100)[1])
+    v.grad_fn.register_hook(lambda gi, go: log.append("node"))
+    v.mul_(2)
+    a.sum().backward()
+    assert lst(x.grad) == [[2.0, 2.0, 2.0], [1.0, 1.0, 1.0]] and log == []
+    w = T.ones(2, 3, requires_grad=True)
+    b = w * 1
+    u = b[0]
+    u.mul_(2)
+    u.register_hook(lambda g: log.append(lst(g)))     # a hook on the new history fires
+    (u * 3).sum().backward()
+    assert lst(w.grad) == [[6.0, 6.0, 6.0], [0.0, 0.0, 0.0]] and log == [[3.0, 3.0, 3.0]]
+
+
+def test_grad_modes_inside_inference_mode_record_nothing(T):
+    # enable_grad inside inference_mode turns grad mode on (is_grad_enabled says so)
+    # but ops still make inference tensors without history, as in PyTorch
+    x = T.ones(2, requires_grad=True)
+    seen = []
+    with T.inference_mode():
+        seen.append(T.is_grad_enabled())
+        with T.enable_grad():
+            seen.append(T.is_grad_enabled())
+            y = x * 2
+            with T.no_grad():
+                seen.append(T.is_grad_enabled())
+            with T.inference_mode(False):
+                z = x * 2
+            seen.append(T.is_grad_enabled())
+        seen.append(T.is_grad_enabled())
+    seen.append(T.is_grad_enabled())
+    assert seen == [False, True, False, True, False, True]
+    assert (y.requires_grad, y.is_inference(), y.grad_fn) == (False, True, None)
+    assert (z.requires_grad, z.is_inference()) == (True, False)

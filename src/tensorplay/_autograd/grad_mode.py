@@ -13,6 +13,10 @@ import warnings
 class _GradState(threading.local):
     enabled = True       # class attributes are each new thread's defaults
     inference = False
+    # Recording is ``enabled``.  In inference mode it stays off whatever the grad
+    # mode (PyTorch makes inference tensors there even under enable_grad): the grad
+    # modes then set only ``inference_grad``, what ``is_grad_enabled`` reports.
+    inference_grad = False
 
 
 state = _GradState()
@@ -33,8 +37,27 @@ def _set_inference(flag):
 
 
 def is_grad_enabled():
-    """True if gradient recording is on in this thread."""
-    return state.enabled
+    """True if grad mode is on in this thread (in inference mode nothing is recorded
+    even then)."""
+    return state.enabled or (state.inference and state.inference_grad)
+
+
+def _set_grad_mode(mode):
+    """Set this thread's grad mode; returns what ``_restore_grad_mode`` takes."""
+    if state.inference:
+        prev = (True, state.inference_grad)
+        state.inference_grad = mode
+    else:
+        prev = (False, state.enabled)
+        state.enabled = mode
+    return prev
+
+
+def _restore_grad_mode(prev):
+    if prev[0]:
+        state.inference_grad = prev[1]
+    else:
+        state.enabled = prev[1]
 
 
 def is_inference_mode_enabled():
@@ -117,14 +140,13 @@ class no_grad(_NoParamDecoratorContextManager):
     """
 
     def __init__(self, orig_func=None):
-        self.prev = False
+        self.prev = None
 
     def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = False
+        self.prev = _set_grad_mode(False)
 
     def __exit__(self, *exc):
-        state.enabled = self.prev
+        _restore_grad_mode(self.prev)
 
 
 class enable_grad(_NoParamDecoratorContextManager):
@@ -140,14 +162,13 @@ class enable_grad(_NoParamDecoratorContextManager):
     """
 
     def __init__(self, orig_func=None):
-        self.prev = False
+        self.prev = None
 
     def __enter__(self):
-        self.prev = state.enabled
-        state.enabled = True
+        self.prev = _set_grad_mode(True)
 
     def __exit__(self, *exc):
-        state.enabled = self.prev
+        _restore_grad_mode(self.prev)
 
 
 class set_grad_enabled(_DecoratorContextManager):
@@ -164,19 +185,18 @@ class set_grad_enabled(_DecoratorContextManager):
         if not isinstance(mode, bool):
             raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
                             f"not {type(mode).__name__}")
-        self.prev = state.enabled
         self.mode = mode
-        state.enabled = mode
+        self.prev = _set_grad_mode(mode)
 
     def __call__(self, func):
-        state.enabled = self.prev        # decorating must not change the mode now
+        _restore_grad_mode(self.prev)    # decorating must not change the mode now
         return super().__call__(func)
 
     def __enter__(self):
-        state.enabled = self.mode
+        _set_grad_mode(self.mode)
 
     def __exit__(self, *exc):
-        state.enabled = self.prev
+        _restore_grad_mode(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)
@@ -197,12 +217,13 @@ class inference_mode(_DecoratorContextManager):
         self.mode = mode
 
     def __enter__(self):
-        self.prev = (state.enabled, state.inference)
+        self.prev = (state.enabled, state.inference, state.inference_grad)
         state.enabled = not self.mode
+        state.inference_grad = False
         _set_inference(self.mode)
 
     def __exit__(self, *exc):
-        state.enabled = self.prev[0]
+        state.enabled, _, state.inference_grad = self.prev
         _set_inference(self.prev[1])
 
     def clone(self):

@@ -98,6 +98,14 @@ def rebase_inplace_view(self, f, args, kwargs, name):
     chain = self._view_chain
     check_view_inplace(self, chain)
     v_src = _standin(self)
+    node = v_src._gfn
+    if node is not None and node._hooked:
+        # PyTorch's CopySlices sends the region's gradient to the base without
+        # passing the view's node, so hooks on it (the view's tensor hooks, the
+        # node's own) do not fire: the pre-op value takes a history of its own
+        with enable_grad():
+            fresh = apply_chain(_standin(base), chain)
+        v_src._gfn, v_src._out_nr = fresh._gfn, fresh._out_nr
     new_v = f(v_src, *args, **kwargs)
     _own_saved_copy(v_src, new_v)
     new_b = copy_slices(_standin(base), new_v, chain)
