@@ -279,6 +279,12 @@ CASES = [
              errors=[E(NotImplementedError, f"\"{n}_cpu\" not implemented for 'Double'", X, X, desc="float",
                        xfail="NumPy's TypeError for a bitwise op on float arrays gets through")])
       for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
+    *[binary(n, a=INTS[0] * np.array([1, -1, 1, -1]), b=np.array([1, 0, 3, 70]), ref=f,
+             errors=[E(NotImplementedError, f"\"{k}_cpu\" not implemented for 'Double'", X, X,
+                       desc="float")])
+      for n, k, f in (("bitwise_left_shift", "lshift", lambda x, y: np.where(y < 64, np.left_shift(x, y % 64), 0)),
+                      ("bitwise_right_shift", "rshift",
+                       lambda x, y: np.where(y < 64, np.right_shift(x, y % 64), np.where(x < 0, -1, 0))))],
     OpCase("bitwise_not", samples=[Sample([INTS[0]]), Sample([INTS[0] > 2], desc="bool")], ref=np.invert,
            errors=[E(NotImplementedError, "\"bitwise_not_cpu\" not implemented for 'Double'", X,
                      xfail="NumPy's TypeError for invert of a float array gets through")]),

@@ -21,7 +21,7 @@ from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, d
                         _result_dtype, broadcast_error)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
-from ._util import is_scalar
+from ._util import is_scalar, _tname
 from .._tensor import _wrap
 
 __all__ = ["conj", "conj_physical", "add", "sub", "subtract", "rsub", "mul", "div", "true_divide",
@@ -34,7 +34,7 @@ __all__ = ["conj", "conj_physical", "add", "sub", "subtract", "rsub", "mul", "di
            "clamp_min", "clamp_max", "maximum", "minimum", "fmax", "fmin", "where", "lerp", "eq",
            "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
-           "bitwise_or", "bitwise_xor", "bitwise_not", "isnan", "isinf", "isfinite", "isposinf",
+           "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isfinite", "isposinf",
            "isneginf", "signbit"]
 
 _asarray = np.asarray
@@ -919,6 +919,31 @@ bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None, family=ELEMENTWISE, in
                      operators=("__xor__", "__rxor__", "__ixor__"))
 bitwise_not = unary("bitwise_not", np.invert, None, float_only=False, upcast=False,
                     family=ELEMENTWISE, inplace=True)
+
+
+def _shift_kernel(name, f):
+    def k(x, y):
+        for a in (x, y):
+            if a.dtype.kind not in "biu":
+                raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(a.dtype)}'")
+        # PyTorch: a shift by the width or more (or by a negative amount) gives 0, or
+        # -1 for a negative number shifted right; NumPy's is undefined there
+        bits = 8 * np.result_type(x, y).itemsize
+        big = (y < 0) | (y >= bits)
+        r = f(x, np.where(big, 0, y))
+        if big.any():
+            fill = np.where(x < 0, -1, 0) if f is np.right_shift else 0
+            r = np.where(big, fill, r).astype(r.dtype)
+        return r
+    return k
+
+
+bitwise_left_shift = binary("bitwise_left_shift", _shift_kernel("lshift", np.left_shift), None,
+                            family=ELEMENTWISE, inplace=True,
+                            operators=("__lshift__", "__rlshift__", "__ilshift__"))
+bitwise_right_shift = binary("bitwise_right_shift", _shift_kernel("rshift", np.right_shift), None,
+                             family=ELEMENTWISE, inplace=True,
+                             operators=("__rshift__", "__rrshift__", "__irshift__"))
 
 
 @public(method=False, operators=("__invert__",))
