@@ -34,7 +34,8 @@ from . import _batch_rules                          # noqa: E402
 _batch_rules.attach()
 
 # the binary operators Python reflects (__radd__) and updates in place (__iadd__)
-_BINARY_OPERATORS = frozenset("add sub mul truediv floordiv mod pow matmul and or xor lshift rshift".split())
+_BINARY_OPERATORS = frozenset(
+    "add sub mul truediv floordiv mod pow matmul and or xor lshift rshift".split())
 
 
 def _swap(f):

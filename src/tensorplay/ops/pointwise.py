@@ -34,8 +34,8 @@ __all__ = ["conj", "conj_physical", "add", "sub", "subtract", "rsub", "mul", "di
            "clamp_min", "clamp_max", "maximum", "minimum", "fmax", "fmin", "where", "lerp", "eq",
            "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
-           "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isfinite", "isposinf",
-           "isneginf", "signbit"]
+           "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+           "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"]
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -801,6 +801,8 @@ maximum = binary("maximum", np.maximum,
 minimum = binary("minimum", np.minimum,
                  {"x": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g)),
                   "y": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g))}, family=ELEMENTWISE)
+
+
 def _fmax_takes_x(x, y):
     return (x >= y) | (y.isnan() if isinstance(y, Tensor) else y != y)
 
