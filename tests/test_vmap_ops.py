@@ -35,7 +35,7 @@ FALLBACK = {
                    "physical tensor instead, so only a forward-mode tangent update reaches it",
 }
 # ops whose output shape depends on the values: PyTorch's vmap refuses them too
-DYNAMIC = {"nonzero", "masked_select"}
+DYNAMIC = {"nonzero", "masked_select", "unique", "unique_consecutive", "bincount"}
 
 
 _GAPS_FILE = os.path.join(os.path.dirname(__file__), "data", "vmap_known_gaps.txt")

@@ -528,8 +528,27 @@ def batch_dynamic(op, args, bdims):
                        f"https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
+def batch_searchsorted(op, args, bdims):
+    """One sorted sequence for every sample: the values keep their batch
+    dimension.  Otherwise a sequence per sample: the batch becomes a leading
+    dimension that the sequence and the values share (the values of a 1-d
+    sequence flattened to one row per sample)."""
+    seq, vals, params = args[0], args[1], list(args[2:])
+    if bdims[0] is None and seq.ndim <= 1:
+        return _call(op, [seq, vals] + params), bdims[1]
+    n = batch_size(args, bdims)
+    s = materialize(seq, bdims[0], n)
+    v = materialize(vals, bdims[1], n) if hasattr(vals, "_data") else \
+        materialize(s.new_tensor(vals), None, n)
+    if s.ndim == 2:
+        return _call(op, [s, v.reshape(n, -1)] + params).reshape(v.shape), 0
+    return _call(op, [s, v] + params), 0
+
+
 RULES = {
-    "nonzero": batch_dynamic, "masked_select": batch_dynamic,
+    "nonzero": batch_dynamic, "masked_select": batch_dynamic, "unique": batch_dynamic,
+    "unique_consecutive": batch_dynamic, "bincount": batch_dynamic,
+    "searchsorted": batch_searchsorted,
     "prod": batch_full_reduction("prod"), "max": batch_full_reduction("amax"),
     "min": batch_full_reduction("amin"), "median": batch_full_reduction("median"),
     "argmax": batch_arg_reduction, "argmin": batch_arg_reduction, "aminmax": batch_aminmax,

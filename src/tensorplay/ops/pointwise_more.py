@@ -1,18 +1,22 @@
 """Pointwise ops beyond arithmetic and elementary functions: comparisons with
-a tolerance (isclose, allclose, equal, heaviside), xlogy, hypot, logaddexp,
-logit, deg2rad/rad2deg and the fused addcmul/addcdiv.
+a tolerance (isclose, allclose, equal, heaviside), xlogy, hypot, logaddexp(2),
+logit, deg2rad/rad2deg, copysign, sinc, nan_to_num and the fused
+addcmul/addcdiv.
 """
+import math
+
+import ml_dtypes
 import numpy as np
 
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
-from ._registry import defop as _defop, overload_node, public as _public
+from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public
 from ._util import _key, _tname, is_scalar
-from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary
+from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary, _zl
 from .._out import call_with_out
 
-__all__ = ["isclose", "allclose", "equal", "heaviside", "xlogy", "hypot", "logaddexp", "logit",
-           "deg2rad", "rad2deg", "addcmul", "addcdiv"]
+__all__ = ["isclose", "allclose", "equal", "heaviside", "xlogy", "hypot", "logaddexp", "logaddexp2",
+           "logit", "deg2rad", "rad2deg", "addcmul", "addcdiv", "copysign", "sinc", "nan_to_num"]
 
 
 def _check_same_dtype(x, y):
@@ -120,6 +124,69 @@ logaddexp = _binary("logaddexp", _logaddexp_k,
                     {"x": lambda g, x, y: g * _conj((x - y).sigmoid()),
                      "y": lambda g, x, y: g * _conj((y - x).sigmoid())},
                     family=ELEMENTWISE)
+
+
+def _logaddexp2_k(x, y):
+    _no_int("logaddexp2", x, y)
+    return np.logaddexp2(x, y)
+
+
+# d/dx log2(2^x + 2^y) = 2^x / (2^x + 2^y) = sigmoid((x - y) ln 2)
+logaddexp2 = _binary("logaddexp2", _logaddexp2_k,
+                     {"x": lambda g, x, y: g * ((x - y) * math.log(2.0)).sigmoid(),
+                      "y": lambda g, x, y: g * ((y - x) * math.log(2.0)).sigmoid()},
+                     family=ELEMENTWISE)
+
+
+def _copysign_k(x, y):
+    for a in (x, y):
+        if np.asarray(a).dtype.kind == "c":
+            raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{_tname(np.asarray(a).dtype)}'")
+    return np.copysign(x, y)
+
+
+def _copysign_vjp_x(g, result, x):      # PyTorch: result / x, and 0 where x is 0
+    return g * _where(x == 0, 0.0, result / _where(x == 0, 1.0, x))
+
+
+copysign = _binary("copysign", _copysign_k, {"x": _copysign_vjp_x, "y": lambda g: _zl(g)},
+                   float_only=True, family=ELEMENTWISE, inplace=True)
+copysign.op.variants = by_tensor_arg(1, copysign.op.node_cls,
+                                     overload_node(copysign.op, "CopysignBackward1", hidden=(1,)))
+
+
+def _sinc_vjp(g, x):
+    # d/dx sin(pi x) / (pi x) = pi (pi x cos(pi x) - sin(pi x)) / (pi x)^2; at 0 it is 0,
+    # written as -(pi^2 / 3) x there so that its own derivative (for double backward)
+    # is sinc''(0) = -pi^2 / 3 (PyTorch's is NaN there)
+    z = _where(x == 0, 1.0, x * math.pi)
+    d = (z * z.cos() - z.sin()) / (z * z) * math.pi
+    return g * _conj(_where(x == 0, (0 - x) * (math.pi ** 2 / 3), d))
+
+
+sinc = _unary("sinc", np.sinc, {"x": _sinc_vjp}, family=ELEMENTWISE, inplace=True)
+
+
+def _finite_range(dt):
+    f = ml_dtypes.finfo(dt) if dt.name == "bfloat16" else np.finfo(dt)
+    return f.max, f.min
+
+
+def _nan_to_num_k(x, nan=0.0, posinf=None, neginf=None):
+    if x.dtype.kind in "biu":
+        return x.copy()
+    if x.dtype.kind == "c":
+        return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+    big, small = _finite_range(x.dtype)     # (in x's own dtype: half's largest for half)
+    r = x.copy()
+    r[x != x] = nan
+    r[x == np.inf] = big if posinf is None else posinf
+    r[x == -np.inf] = small if neginf is None else neginf
+    return r
+
+
+nan_to_num = _defop("nan_to_num", _nan_to_num_k, {"x": lambda g, x: _where(x.isfinite(), g, 0.0)},
+                    upcast=False, node_name="NanToNumBackward0", family=ELEMENTWISE, inplace=True)
 
 
 def _logit_k(x, eps=None):

@@ -38,7 +38,7 @@ from .._out import call_with_out
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
            "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist", "cdist",
-           "mode"]
+           "mode", "count_nonzero", "bincount"]
 
 
 
@@ -1121,3 +1121,40 @@ def _logcumsumexp_jvp(x_t, result, x, dim):
 logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, {"x": _logcumsumexp_vjp},
                       node_name="LogcumsumexpBackward0", family=ALONG_DIM, dims=("dim",),
                       jvp=_logcumsumexp_jvp)
+
+
+# ------------------------------------------------------------------ counting
+def _count_nonzero_k(x, dim=None):
+    axes = _axes(dim, x.ndim) if dim is not None else None
+    return np.asarray(np.count_nonzero(x, axis=axes), np.int64)
+
+
+count_nonzero = _defop("count_nonzero", _count_nonzero_k, None, upcast=False, family=REDUCTION,
+                       dims=("dim",))
+
+
+def _bincount_k(x, weights=None, minlength=0):
+    if x.dtype.kind not in "biu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_tname(x.dtype)}'")
+    if x.ndim != 1 or (x.size and x.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return np.bincount(x, minlength=minlength).astype(np.int64)
+    if weights.shape != x.shape:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    r = np.bincount(x, weights=weights, minlength=minlength)     # (accumulated in double)
+    return r.astype(np.float64 if weights.dtype.kind in "biu" else weights.dtype)
+
+
+_bincount = _defop("bincount", _bincount_k, None, upcast=False)
+
+
+@_public()
+def bincount(input, weights=None, minlength=0):
+    """How often each non-negative integer occurs in the 1-d ``input`` (the sum of
+    ``weights`` at its occurrences, with weights).  Not differentiable."""
+    if weights is not None:
+        weights = weights._data if isinstance(weights, _Tensor) else np.asarray(weights)
+    return _bincount(input, weights, minlength)

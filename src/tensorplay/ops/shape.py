@@ -7,6 +7,7 @@ return tuples of views of their input; ``cat``/``stack`` are variadic ops
 (``kernel(*tensors, dim=)``) behind wrappers that take a sequence.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -21,7 +22,7 @@ __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "c
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
            "row_stack", "dstack", "split_with_sizes", "split", "chunk", "tensor_split", "unbind",
            "narrow", "diagonal", "tril", "triu", "diag", "diag_embed", "repeat_interleave",
-           "unflatten", "rot90"]
+           "unflatten", "rot90", "meshgrid"]
 
 
 # ----------------------------------------------------------------------------- movedim
@@ -777,3 +778,37 @@ def rot90(input, k=1, dims=(0, 1)):
     if k == 3:
         return input.flip(d0).transpose(d0, d1)
     return input.clone()
+
+
+@public(method=False)
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids of 0-d/1-d tensors: output ``k`` holds ``tensors[k]``
+    along dim ``k`` (``indexing="ij"``), or with the first two dims swapped
+    (``"xy"``, NumPy's default); views (expands) of the inputs."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    if indexing is None:
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                      "indexing argument.", UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+                           f'{indexing}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+                               f"got: {t}")
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    ts = list(tensors)
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = tuple(t.numel() for t in ts)
+    n = len(ts)
+    outs = [t.reshape([-1 if i == k else 1 for i in range(n)]).expand(shape) for k, t in enumerate(ts)]
+    if swap:
+        outs[0], outs[1] = outs[1], outs[0]
+    return tuple(outs)

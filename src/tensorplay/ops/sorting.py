@@ -1,4 +1,5 @@
-"""Sorting and selection: sort, argsort, topk, kthvalue, median, cummax/cummin.
+"""Sorting and selection: sort, argsort, topk, kthvalue, median, cummax/cummin,
+and searching sorted values: searchsorted, bucketize, unique, unique_consecutive.
 
 Selection ops send the gradient to the indices they return (PyTorch's
 ``value_selecting_reduction_backward``); ``median()`` without ``dim`` shares
@@ -6,7 +7,7 @@ it evenly among ties, as PyTorch does.
 """
 import numpy as np
 
-from .._tensor import _wrap, _wrap_dim
+from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ._families import REDUCTION, ALONG_DIM, jvp_select_along
 from ._registry import defop as _defop, public as _public
 from ._util import _key, _isfloat, _tname
@@ -14,7 +15,8 @@ from .pointwise import where as _where
 from .reduction import _return_type
 from .._out import call_with_out
 
-__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "cummax", "cummin"]
+__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "cummax", "cummin", "searchsorted",
+           "bucketize", "unique", "unique_consecutive"]
 
 
 _sort_rt = _return_type("sort", ("values", "indices"))
@@ -262,3 +264,114 @@ def _make_cum(name, better):
 
 cummax = _make_cum("cummax", np.greater_equal)
 cummin = _make_cum("cummin", np.less_equal)
+
+
+# ------------------------------------------------------------------ searching sorted values
+def _searchsorted_k(seq, values, right=False, out_int32=False, sorter=None):
+    side = "right" if right else "left"
+    dt = np.int32 if out_int32 else np.int64
+    v = np.asarray(values)
+    if seq.ndim <= 1:
+        return np.asarray(np.searchsorted(seq, v, side=side, sorter=sorter), dt)
+    if v.ndim != seq.ndim or v.shape[:-1] != seq.shape[:-1]:
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           f"first N-1 dimensions of boundaries tensor and input value tensor must "
+                           f"match, but we got boundaries tensor {list(seq.shape)} and input value "
+                           f"tensor {list(v.shape)}")
+    rows, vals = seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1])
+    srt = None if sorter is None else np.broadcast_to(sorter, seq.shape).reshape(-1, seq.shape[-1])
+    out = np.empty(vals.shape, dt)
+    for i in range(rows.shape[0]):                   # (one search per row of boundaries)
+        out[i] = np.searchsorted(rows[i], vals[i], side=side, sorter=None if srt is None else srt[i])
+    return out.reshape(v.shape)
+
+
+_searchsorted = _defop("searchsorted", _searchsorted_k, None, n_in=2, upcast=False, method=False)
+
+
+@_public(method=False)
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None,
+                 out=None):
+    """Where ``input``'s values would go in the last dimension of ``sorted_sequence``
+    to keep it sorted: the first such index, or the last with ``right``/``side="right"``."""
+    if out is not None:
+        return call_with_out("searchsorted", searchsorted, (sorted_sequence, input),
+                             {"out_int32": out_int32, "right": right, "side": side, "sorter": sorter},
+                             out)
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                               f"{side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got "
+                               "side of left while right was True")
+        right = side == "right"
+    if sorter is not None:
+        sorter = sorter._data if isinstance(sorter, _Tensor) else np.asarray(sorter)
+    return _searchsorted(sorted_sequence, input, right, out_int32, sorter)
+
+
+@_public(method=False)
+def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    """The bucket of each of ``input``'s values among the 1-d ``boundaries``:
+    ``boundaries[i-1] < x <= boundaries[i]`` (``<=`` on the left with ``right``)."""
+    if out is not None:
+        return call_with_out("bucketize", bucketize, (input, boundaries),
+                             {"out_int32": out_int32, "right": right}, out)
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return _searchsorted(boundaries, input, right, out_int32, None)
+
+
+def _unique_k(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if dim is None:
+        vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True,
+                                      equal_nan=False)       # (each NaN is its own value)
+        inv = inv.reshape(x.shape)
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=d)
+        inv = inv.reshape(-1)
+    return vals, inv.astype(np.int64), counts.astype(np.int64)
+
+
+_unique = _defop("unique", _unique_k, None, upcast=False)
+
+
+@_public()
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values of ``input`` (or its distinct slices along ``dim``),
+    sorted; with ``return_inverse`` where each element went, with
+    ``return_counts`` how often each value occurs.  Not differentiable."""
+    vals, inv, counts = _unique(input, sorted, return_inverse, return_counts, dim)
+    out = (vals,) + ((inv,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
+
+
+def _unique_consecutive_k(x, return_inverse=False, return_counts=False, dim=None):
+    if dim is None:
+        flat = x.reshape(-1)
+        starts = np.ones(flat.shape, bool)
+        starts[1:] = flat[1:] != flat[:-1]
+        vals = flat[starts]
+        inv = (np.cumsum(starts) - 1).reshape(x.shape)
+    else:
+        d = _wrap_dim(dim, x.ndim)
+        m = np.moveaxis(x, d, 0)
+        starts = np.ones(m.shape[0], bool)
+        starts[1:] = (m[1:] != m[:-1]).reshape(m.shape[0] - 1, -1).any(axis=1) if m.shape[0] else []
+        vals = np.moveaxis(m[starts], 0, d)
+        inv = np.cumsum(starts) - 1
+    counts = np.diff(np.append(np.flatnonzero(starts), starts.size))
+    return (np.ascontiguousarray(vals), inv.astype(np.int64), counts.astype(np.int64))
+
+
+_unique_consecutive = _defop("unique_consecutive", _unique_consecutive_k, None, upcast=False)
+
+
+@_public()
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """``unique`` of each run of equal consecutive values (or slices along ``dim``)."""
+    vals, inv, counts = _unique_consecutive(input, return_inverse, return_counts, dim)
+    out = (vals,) + ((inv,) if return_inverse else ()) + ((counts,) if return_counts else ())
+    return out[0] if len(out) == 1 else out
