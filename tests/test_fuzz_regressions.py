@@ -211,3 +211,26 @@ def test_grad_modes_inside_inference_mode_record_nothing(T):
     assert seen == [False, True, False, True, False, True]
     assert (y.requires_grad, y.is_inference(), y.grad_fn) == (False, True, None)
     assert (z.requires_grad, z.is_inference()) == (True, False)
+
+
+@pytest.mark.parametrize("spec", [("SGD", {"lr": 0.1, "weight_decay": 0.1}), ("SGD", {"lr": 0.1, "momentum": 0.5}),
+                                  ("Adam", {"lr": 0.1, "eps": 1e-3}), ("AdamW", {"lr": 0.1, "weight_decay": 0.1}),
+                                  ("RMSprop", {"lr": 0.01, "momentum": 0.5, "alpha": 0.9}),
+                                  ("Adagrad", {"lr": 0.1, "eps": 1e-3, "initial_accumulator_value": 0.1}),
+                                  ("Adadelta", {"lr": 1.0, "rho": 0.8})], ids=lambda s: s[0] + "-" + "-".join(s[1]))
+def test_tensor_hyperparameters_update_as_numbers_do(T, spec):
+    # a 0-d tensor for any hyper-parameter: the same steps as the number (once,
+    # d -= wd * g with a tensor wd rebound d and the parameter never moved)
+    name, kw = spec
+    runs = []
+    for as_tensor in (False, True):
+        p = T.tensor([1.0, -2.0, 0.5], dtype=T.float64, requires_grad=True)
+        opts = {k: T.tensor(v, dtype=T.float64) if as_tensor and k != "lr" else v for k, v in kw.items()}
+        opt = getattr(T.optim, name)([p], **opts)
+        for i in range(3):
+            opt.zero_grad()
+            ((p - i) ** 2).sum().backward()
+            opt.step()
+        runs.append(lst(p))
+    assert runs[0] != [1.0, -2.0, 0.5]
+    assert runs[1] == pytest.approx(runs[0], rel=1e-12, abs=1e-12)

@@ -2,8 +2,8 @@
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
-                        _grad_for_update, _no_differentiable, _real, _scalar, _step_tensor)
+from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
+                        _grad_for_update, _no_differentiable, _real, _step_tensor)
 
 __all__ = ["Adadelta"]
 
@@ -26,8 +26,8 @@ class Adadelta(Optimizer):
 
     def step(self, closure=None):
         loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = _scalar(group["lr"])
+        for group in map(_numbers, self.param_groups):
+            lr = group["lr"]
             rho, eps = group["rho"], group["eps"]
             for p, g in self._with_grad(group):
                 state = self.state[p]

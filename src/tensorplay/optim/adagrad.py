@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
+from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                         _grad_for_update, _no_differentiable, _real, _scalar, _step_tensor)
 
 __all__ = ["Adagrad"]
@@ -32,13 +32,13 @@ class Adagrad(Optimizer):
     def _init_state(self, p, group):
         state = self.state[p]
         state["step"] = _step_tensor()
-        v = group["initial_accumulator_value"]
+        v = _scalar(group["initial_accumulator_value"])
         state["sum"] = _wrap(np.full_like(p._data, complex(v, v) if p.is_complex() else v))
 
     def step(self, closure=None):
         loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = _scalar(group["lr"])
+        for group in map(_numbers, self.param_groups):
+            lr = group["lr"]
             lr_decay, eps = group["lr_decay"], group["eps"]
             for p, g in self._with_grad(group):
                 state = self.state[p]

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .optimizer import (Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
+from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                         _grad_for_update, _lerp_, _no_differentiable, _real, _scalar,
                         _step_tensor)
 
@@ -44,9 +44,9 @@ class Adam(Optimizer):
 
     def step(self, closure=None):
         loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = _scalar(group["lr"])
-            beta1, beta2 = (_scalar(b) for b in group["betas"])
+        for group in map(_numbers, self.param_groups):
+            lr = group["lr"]
+            beta1, beta2 = group["betas"]
             eps, wd, amsgrad = group["eps"], group["weight_decay"], group["amsgrad"]
             decoupled = group["decoupled_weight_decay"]
             for p, g in self._with_grad(group):

@@ -9,7 +9,7 @@ round as PyTorch's do.
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .optimizer import Optimizer, _check_lr, _closure_loss, _scalar
+from .optimizer import _numbers, Optimizer, _check_lr, _closure_loss
 
 __all__ = ["LBFGS"]
 
@@ -202,8 +202,8 @@ class LBFGS(Optimizer):
     def step(self, closure):
         """Run up to ``max_iter`` iterations; returns the loss ``closure``
         returned at the starting point."""
-        group = self.param_groups[0]
-        lr = _scalar(group["lr"])
+        group = _numbers(self.param_groups[0])
+        lr = group["lr"]
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]

@@ -342,6 +342,21 @@ def _scalar(x):
     return x.item() if isinstance(x, Tensor) else x
 
 
+def _numbers(group):
+    """A parameter group's options as a step computes with them: a one-element
+    tensor (PyTorch accepts one for any hyper-parameter) as a Python number, also
+    inside a tuple (``betas``).  The steps compute on NumPy arrays in place, where
+    a tensor would not mix: ``d -= wd * g`` with a tensor ``wd`` rebinds ``d``
+    instead of writing the parameter."""
+    out = dict(group)
+    for k, v in group.items():
+        if isinstance(v, Tensor):
+            out[k] = v.item()
+        elif type(v) is tuple and any(isinstance(b, Tensor) for b in v):
+            out[k] = tuple(_scalar(b) for b in v)
+    return out
+
+
 def _check_lr(lr):
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")

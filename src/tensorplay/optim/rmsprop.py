@@ -2,8 +2,8 @@
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
-                        _grad_for_update, _lerp_, _no_differentiable, _real, _scalar,
+from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
+                        _grad_for_update, _lerp_, _no_differentiable, _real,
                         _step_tensor)
 
 __all__ = ["RMSprop"]
@@ -30,8 +30,8 @@ class RMSprop(Optimizer):
 
     def step(self, closure=None):
         loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = _scalar(group["lr"])
+        for group in map(_numbers, self.param_groups):
+            lr = group["lr"]
             alpha, eps, momentum = group["alpha"], group["eps"], group["momentum"]
             centered = group["centered"]
             for p, g in self._with_grad(group):

@@ -3,8 +3,8 @@ L2 weight decay and maximization: PyTorch's ``torch.optim.SGD``."""
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (Optimizer, _check_lr, _closure_loss, _check_nonneg, _grad_for_update,
-                        _no_differentiable, _scalar)
+from .optimizer import (_numbers, Optimizer, _check_lr, _closure_loss, _check_nonneg, _grad_for_update,
+                        _no_differentiable)
 
 __all__ = ["SGD"]
 
@@ -46,8 +46,8 @@ class SGD(Optimizer):
 
     def step(self, closure=None):
         loss = _closure_loss(closure)
-        for group in self.param_groups:
-            lr = _scalar(group["lr"])
+        for group in map(_numbers, self.param_groups):
+            lr = group["lr"]
             momentum, dampening = group["momentum"], group["dampening"]
             nesterov, wd, maximize = group["nesterov"], group["weight_decay"], group["maximize"]
             for p, g in self._with_grad(group):
