@@ -14,6 +14,10 @@ def _es(eq, *shapes, desc=None, **kw):
                   desc=desc or eq.replace("...", "E").replace("->", "_to_").replace(",", "_") or "empty")
 
 
+_WELL = arr(3, 3, seed=3) + 3 * np.eye(3)                       # well away from singular
+_WELL_B = arr(2, 3, 3, seed=4) + 3 * np.eye(3)
+
+
 def f32(*shape):
     return np.ones(shape, np.float32)
 
@@ -246,4 +250,38 @@ CASES = [
                      desc="dtype"),
                    E(RuntimeError, "Input dtypes must be the same, got: input double, batch1: float, batch2: float",
                      f64(3), f32(2, 2, 3), f32(2, 3, 3), desc="dtype input")]),
+    # ------------------------------------------------------------ ops/matrices.py, tensorplay.linalg
+    OpCase("linalg_inv", lambda T, a: T.linalg.inv(a), [Sample([_WELL]), Sample([_WELL_B], desc="batch")],
+           low_precision=False,                 # (PyTorch refuses half: "Low precision dtypes")
+           errors=[E(RuntimeError, "linalg.inv: A must be batches of square matrices, but they are 2 by 3 "
+                     "matrices", f64(2, 3)),
+                   E(RuntimeError, "linalg.inv: Expected a floating point or complex tensor as input. Got "
+                     "Long", np.ones((2, 2), np.int64), desc="int")]),
+    OpCase("inverse", lambda T, a: (T.inverse(a), a.inverse()), [Sample([_WELL])], covers=("linalg_inv",),
+           low_precision=False),
+    OpCase("linalg_det", lambda T, a: (T.linalg.det(a), T.det(a), a.det()),
+           [Sample([_WELL]), Sample([_WELL_B], desc="batch")], low_precision=False,
+           errors=[E(RuntimeError, "linalg.det: The input tensor A must have at least 2 dimensions.",
+                     f64(3))]),
+    OpCase("linalg_slogdet", lambda T, a: tuple(T.linalg.slogdet(a)) + tuple(T.slogdet(a)),
+           [Sample([_WELL]), Sample([-_WELL_B], desc="batch, negative")], low_precision=False),
+    OpCase("logdet", lambda T, a: T.logdet(a @ a.mT + 0.5 * T.eye(3, dtype=a.dtype)),
+           [Sample([_WELL])], covers=("linalg_slogdet",), complex=False, low_precision=False),
+    OpCase("linalg_solve", lambda T, a, b: T.linalg.solve(a, b),
+           [Sample([_WELL, arr(3, 2, seed=5)]), Sample([_WELL_B, arr(3, seed=6)], desc="vector, broadcast"),
+            Sample([_WELL_B, arr(2, 3, seed=7)], desc="batch of vectors")], low_precision=False,
+           errors=[E(RuntimeError, "linalg.solve: Incompatible shapes of A and B for the equation AX = B "
+                     "(3x3 and 2x1)", _WELL, f64(2))]),
+    OpCase("linalg_solve_left", lambda T, a, b: T.linalg.solve(a, b, left=False).resolve_conj(),
+           [Sample([_WELL, arr(2, 3, seed=5)])], covers=("linalg_solve",), low_precision=False),
+    OpCase("matrix_power", lambda T, a: (T.linalg.matrix_power(a, 3), a.matrix_power(-2),
+                                         T.linalg.matrix_power(a, 0)),
+           [Sample([_WELL]), Sample([_WELL_B], desc="batch")], covers=("mm", "linalg_inv"), low_precision=False),
+    OpCase("matrix_norm", lambda T, a: tuple(T.linalg.matrix_norm(a, o) for o in ("fro", 1, -1)) +
+           (T.linalg.matrix_norm(a, float("inf"), keepdim=True), T.linalg.norm(a[0], -float("inf"))),
+           [Sample([_WELL_B])], covers=("linalg_vector_norm", "amax", "amin"), complex=False),
+    OpCase("vecdot", lambda T, x, y: (T.linalg.vecdot(x, y), T.linalg.vecdot(x, y, dim=0)),
+           [Sample([arr(3, 4, seed=8), arr(3, 4, seed=9)])], covers=("mul", "sum")),
+    OpCase("multi_dot", lambda T, a, b, v: T.linalg.multi_dot([a, b, a, v]),
+           [Sample([_WELL, arr(3, 3, seed=10), arr(3, seed=11)])], covers=("mm",)),
 ]
