@@ -234,3 +234,34 @@ def test_tensor_hyperparameters_update_as_numbers_do(T, spec):
         runs.append(lst(p))
     assert runs[0] != [1.0, -2.0, 0.5]
     assert runs[1] == pytest.approx(runs[0], rel=1e-12, abs=1e-12)
+
+
+def test_max_pool_window_in_the_padding_sends_no_gradient(T):
+    # the window covers only padding: its output is -inf and its index -1, which
+    # once sent the gradient to the last element (NumPy's negative indexing)
+    x = T.tensor([[[1.0, 2.0]]], requires_grad=True)
+    y = T.nn.functional.max_pool1d(x, 2, 3, 1, 3, ceil_mode=True)
+    assert lst(y) == [[[-float("inf")]]]
+    y.sum().backward()
+    assert lst(x.grad) == [[[0.0, 0.0]]]
+
+
+@pytest.mark.parametrize("mode,expected", [("nearest", [0.0, 0.0, 1.0]), ("nearest-exact", [0.0, 1.0, 1.0]),
+                                           ("linear", [0.0, 1.0, 2.0])])
+def test_interpolate_with_a_scale_that_keeps_the_size(T, mode, expected):
+    # floor(3 * 1.3) = 3: the nearest modes still map by 1/scale, linear copies
+    x = T.arange(3.0).reshape(1, 1, 3).requires_grad_()
+    y = T.nn.functional.interpolate(x, scale_factor=1.3, mode=mode)
+    assert lst(y) == [[expected]]
+    y.backward(T.tensor([[[1.0, 10.0, 100.0]]]))
+    grads = {"nearest": [11.0, 100.0, 0.0], "nearest-exact": [1.0, 110.0, 0.0], "linear": [1.0, 10.0, 100.0]}
+    if T.__name__ == "torch" and mode == "nearest":
+        grads["nearest"] = [1.0, 10.0, 100.0]   # torch 2.13's backward copies: not its forward's
+    assert lst(x.grad) == [[grads[mode]]]
+
+
+def test_instance_norm_momentum_none_keeps_the_running_stats(T):
+    m = T.nn.InstanceNorm1d(2, track_running_stats=True, momentum=None)
+    for i in range(2):
+        m(T.arange(12.0).reshape(2, 2, 3) * (i + 1))
+    assert lst(m.running_mean) == [0.0, 0.0] and lst(m.running_var) == [1.0, 1.0]

@@ -151,7 +151,8 @@ def _max_pool_bwd_k(grad, indices, size):
     if not planes or not indices.size:
         return gx.reshape(lead + tuple(size))
     flat = indices.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * hw)[:, None]
-    np.add.at(gx, flat.ravel(), grad.reshape(-1))
+    keep = indices.reshape(planes, -1) >= 0     # (-1: a window with no input in it sends nothing)
+    np.add.at(gx, flat[keep], grad.reshape(planes, -1)[keep])
     return gx.reshape(lead + tuple(size))
 
 
@@ -160,7 +161,10 @@ def _pool_gather(t, indices):
     adjoint of the max-pool backward, written with ``gather`` so that it is
     differentiable again."""
     flat = t.flatten(-2)
-    return flat.gather(-1, indices.flatten(-2)).view(indices.shape)
+    idx = indices.flatten(-2)
+    none = idx < 0                              # (a window with no input in it: a constant)
+    got = flat.gather(-1, idx.clamp_min(0)).view(indices.shape)
+    return got.masked_fill(none.view(indices.shape), 0) if bool(none.any()) else got
 
 
 def _max_pool_vjp(g, result, x):

@@ -227,8 +227,8 @@ def _scale(n, out, scale, align_corners=False, linear=False):
 
 @functools.lru_cache(maxsize=256)
 def _nearest_index(n, out, scale, exact):
-    if out == n:
-        return np.arange(n)
+    # (no shortcut for out == n: a scale_factor that keeps the size still maps by
+    # 1/scale in PyTorch's nearest modes, unlike its linear ones)
     s = np.float32(_scale(n, out, scale))          # PyTorch computes these in float
     i = np.arange(out, dtype=np.float32)
     src = np.floor((i + np.float32(0.5)) * s) if exact else np.floor(i * s)
@@ -239,6 +239,9 @@ def _nearest_index(n, out, scale, exact):
 def _linear_weights(n, out, scale, align_corners, dtype):
     """The two source positions of each output position and their weights."""
     dt = np.dtype(dtype)
+    if out == n:                # PyTorch's linear kernels copy a dimension that keeps its size,
+        i = np.arange(n)        # whatever the scale_factor
+        return i, i, np.ones(n, dt), np.zeros(n, dt)
     s = dt.type(_scale(n, out, scale, align_corners, linear=True))
     i = np.arange(out, dtype=dt)
     if align_corners:

@@ -201,8 +201,10 @@ class _InstanceNorm(_NormBase):
             raise ValueError(f"expected input's size at dim={cdim} to match num_features "
                              f"({self.num_features}), but got: {input.shape[cdim]}.")
         out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
-                              self.training or not self.track_running_stats, self.momentum
-                              if self.momentum is not None else 0.1, self.eps)
+                              self.training or not self.track_running_stats,
+                              # (PyTorch's: None means 0 here, the running stats stay as they
+                              # are, where BatchNorm's None is a cumulative average)
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
         return out.squeeze(0) if unbatched else out
 
 
