@@ -608,3 +608,49 @@ def test_training_frees_everything_by_reference_counting(name):
         if was:
             gc.enable()
     assert after - before < 20, (before, after)
+
+
+# ------------------------------------------------------------------ Adamax, NAdam, RAdam
+def _variant_run(T, name, kw, cplx):
+    rng = np.random.default_rng(0)
+    init = rng.standard_normal((3, 4))
+    if cplx:
+        init = init + 1j * rng.standard_normal((3, 4))
+    p = T.tensor(init, requires_grad=True)
+    opt = getattr(T.optim, name)([p], **kw)
+    out = []
+    for i in range(15):
+        g = np.random.default_rng(i + 1).standard_normal((3, 4)) * (1 + 0.1 * i)
+        if cplx:
+            g = g + 1j * np.random.default_rng(i + 100).standard_normal((3, 4))
+        p.grad = T.tensor(g)
+        opt.step()
+        out.append(p.detach().numpy().copy())
+    return np.array(out), opt
+
+
+@pytest.mark.parametrize("cplx", [False, True], ids=["real", "complex"])
+@pytest.mark.parametrize("name,kw", [
+    ("Adamax", {}), ("Adamax", {"lr": 0.1, "weight_decay": 0.1, "maximize": True}),
+    ("NAdam", {}), ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "momentum_decay": 0.1}),
+    ("NAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+    ("RAdam", {}), ("RAdam", {"lr": 0.1, "betas": (0.5, 0.9), "weight_decay": 0.1}),
+    ("RAdam", {"lr": 0.1, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),
+], ids=lambda v: v if isinstance(v, str) else "-".join(f"{k}={v[k]}" for k in v) or "defaults")
+def test_adam_variants_step_as_torch(torch_or_skip, name, kw, cplx):
+    mine, opt = _variant_run(tp, name, kw, cplx)
+    theirs, topt = _variant_run(torch_or_skip, name, kw, cplx)
+    np.testing.assert_allclose(mine, theirs, rtol=1e-10, atol=1e-12)
+    assert sorted(opt.state_dict()["state"][0]) == sorted(topt.state_dict()["state"][0])
+    assert not np.allclose(mine[-1], mine[0])
+
+
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam"])
+def test_adam_variants_refuse_bad_hyperparameters(T, name):
+    p = [T.zeros(2, requires_grad=True)]
+    with pytest.raises(ValueError, match="Invalid learning rate: -1"):
+        getattr(T.optim, name)(p, lr=-1)
+    with pytest.raises(ValueError, match="Invalid beta parameter at index 1: 1.0"):
+        getattr(T.optim, name)(p, betas=(0.9, 1.0))
+    with pytest.raises(ValueError, match="Invalid epsilon value: -1"):
+        getattr(T.optim, name)(p, eps=-1)

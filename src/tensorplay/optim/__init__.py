@@ -2,6 +2,7 @@
 from .optimizer import Optimizer  # noqa: F401
 from .sgd import SGD  # noqa: F401
 from .adam import Adam, AdamW  # noqa: F401
+from .adam_variants import Adamax, NAdam, RAdam  # noqa: F401
 from .rmsprop import RMSprop  # noqa: F401
 from .adagrad import Adagrad  # noqa: F401
 from .adadelta import Adadelta  # noqa: F401
@@ -9,8 +10,9 @@ from .lbfgs import LBFGS  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 
 # as in PyTorch, the algorithms' modules are importable but not attributes of the package
-for _name in ("adadelta", "adagrad", "adam", "lbfgs", "optimizer", "rmsprop", "sgd"):
+for _name in ("adadelta", "adagrad", "adam", "adam_variants", "lbfgs", "optimizer", "rmsprop", "sgd"):
     globals().pop(_name)
 del _name
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "LBFGS", "Optimizer", "RMSprop", "SGD"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "SGD"]
