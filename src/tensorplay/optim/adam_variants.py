@@ -4,7 +4,7 @@ variance).  Each follows PyTorch's single-tensor algorithm step by step, in
 the same order of operations, so that float64 runs agree to rounding."""
 import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._tensor import _wrap
 from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                         _grad_for_update, _lerp_, _no_differentiable, _real, _scalar,
                         _step_tensor)
@@ -18,10 +18,6 @@ def _check_betas(betas):
             raise ValueError(f"Invalid beta parameter at index {i}: {betas[i]}")
 
 
-def _zeros_state(p):
-    return _wrap(np.zeros_like(p._data))
-
-
 def _decayed_grad(g, d, group):
     """The gradient a step uses, after weight decay: decoupled (the parameter
     shrinks by ``1 - lr * wd`` first) or L2 (``wd * p`` added to the gradient)."""
@@ -32,99 +28,98 @@ def _decayed_grad(g, d, group):
     return _grad_for_update(g, d, group["maximize"], wd)
 
 
-class Adamax(Optimizer):
-    """Adam with the infinity norm: ``u = max(beta2 * u, |g| + eps)`` and
-    ``p -= lr / (1 - beta1^t) * m / u``."""
+class _AdamLike(Optimizer):
+    """What the three share: the checks of ``lr``, ``betas``, ``eps`` and
+    ``weight_decay``, and a step that keeps a ``step`` count and the zeroed
+    buffers ``_buffers`` per parameter, applies weight decay and ``maximize``,
+    sees complex tensors as real pairs and leaves the rest to ``_update``."""
+    _buffers = ("exp_avg", "exp_avg_sq")
 
-    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None,
-                 *, maximize=False, differentiable=False, capturable=False):
+    def __init__(self, params, lr, betas, eps, weight_decay, differentiable, **defaults):
         _check_lr(lr)
         _check_nonneg(eps, "epsilon")
         _check_betas(betas)
         _check_nonneg(weight_decay, "weight_decay")
         _no_differentiable(differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
-                        maximize=maximize, differentiable=differentiable, capturable=capturable)
-        super().__init__(params, defaults)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      differentiable=differentiable, **defaults))
+
+    def _init_state(self, state):
+        """Per-parameter state besides ``step`` and the buffers."""
 
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in map(_numbers, self.param_groups):
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
             for p, g in self._with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = _step_tensor()
-                    state["exp_avg"] = _zeros_state(p)
-                    state["exp_inf"] = _zeros_state(p)
+                    self._init_state(state)
+                    for k in self._buffers:
+                        state[k] = _wrap(np.zeros_like(p._data))
                 step = _bump_step(state)
                 d = p._data
                 g = _decayed_grad(g, d, group)
-                d, g = _real(d), _real(g)
-                m, u = _real(state["exp_avg"]._data), _real(state["exp_inf"]._data)
-                _lerp_(m, g, 1 - beta1)
-                u *= beta2
-                np.maximum(u, np.abs(g) + eps, out=u)
-                clr = lr / (1 - beta1 ** step)
-                d += (m * -clr) / u             # (addcdiv's order: value * m, then / u)
+                self._update(group, state, step, _real(d), _real(g),
+                             *(_real(state[k]._data) for k in self._buffers))
                 p._bump()
         return loss
 
 
-class NAdam(Optimizer):
+class Adamax(_AdamLike):
+    """Adam with the infinity norm: ``u = max(beta2 * u, |g| + eps)`` and
+    ``p -= lr / (1 - beta1^t) * m / u``."""
+    _buffers = ("exp_avg", "exp_inf")
+
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, foreach=None,
+                 *, maximize=False, differentiable=False, capturable=False):
+        super().__init__(params, lr, betas, eps, weight_decay, differentiable, foreach=foreach,
+                         maximize=maximize, capturable=capturable)
+
+    @staticmethod
+    def _update(group, state, step, d, g, m, u):
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        _lerp_(m, g, 1 - beta1)
+        u *= beta2
+        np.maximum(u, np.abs(g) + eps, out=u)
+        d += (m * (-lr / (1 - beta1 ** step))) / u      # (addcdiv's order: value * m, then / u)
+
+
+class NAdam(_AdamLike):
     """Adam with Nesterov momentum whose coefficient follows the schedule
     ``mu_t = beta1 * (1 - 0.5 * 0.96^(t * momentum_decay))``."""
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):
-        _check_lr(lr)
-        _check_nonneg(eps, "epsilon")
-        _check_betas(betas)
-        _check_nonneg(weight_decay, "weight_decay")
         _check_nonneg(momentum_decay, "momentum_decay")
-        _no_differentiable(differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                        momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
-                        maximize=maximize, foreach=foreach, capturable=capturable,
-                        differentiable=differentiable)
-        super().__init__(params, defaults)
+        super().__init__(params, lr, betas, eps, weight_decay, differentiable,
+                         momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
+                         maximize=maximize, foreach=foreach, capturable=capturable)
 
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in map(_numbers, self.param_groups):
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            decay = group["momentum_decay"]
-            for p, g in self._with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["mu_product"] = _wrap(np.ones((), np.float32))   # (float32, as PyTorch's)
-                    state["exp_avg"] = _zeros_state(p)
-                    state["exp_avg_sq"] = _zeros_state(p)
-                step = _bump_step(state)
-                d = p._data
-                g = _decayed_grad(g, d, group)
-                d, g = _real(d), _real(g)
-                m, v = _real(state["exp_avg"]._data), _real(state["exp_avg_sq"]._data)
-                bias_correction2 = 1 - beta2 ** step
-                mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
-                mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
-                mp = state["mu_product"]._data
-                mp *= np.float32(mu)
-                mu_product = float(mp)
-                _lerp_(m, g, 1 - beta1)
-                v *= beta2
-                v += g * g * (1 - beta2)
-                denom = np.sqrt(v / bias_correction2)
-                denom += eps
-                d += (g * (-lr * (1.0 - mu) / (1.0 - mu_product))) / denom
-                d += (m * ((-lr * mu_next) / (1.0 - mu_product * mu_next))) / denom
-                p._bump()
-        return loss
+    def _init_state(self, state):
+        state["mu_product"] = _wrap(np.ones((), np.float32))   # (float32, as PyTorch's)
+
+    @staticmethod
+    def _update(group, state, step, d, g, m, v):
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        decay = group["momentum_decay"]
+        bias_correction2 = 1 - beta2 ** step
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
+        mp = state["mu_product"]._data
+        mp *= np.float32(mu)
+        mu_product = float(mp)
+        _lerp_(m, g, 1 - beta1)
+        v *= beta2
+        v += g * g * (1 - beta2)
+        denom = np.sqrt(v / bias_correction2)
+        denom += eps
+        d += (g * (-lr * (1.0 - mu) / (1.0 - mu_product))) / denom
+        d += (m * ((-lr * mu_next) / (1.0 - mu_product * mu_next))) / denom
 
 
-class RAdam(Optimizer):
+class RAdam(_AdamLike):
     """Adam whose adaptive step is switched on (and scaled) only once the
     variance of its estimate is tractable (``rho_t > 5``); plain momentum SGD
     with bias correction before."""
@@ -132,45 +127,23 @@ class RAdam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):
-        _check_lr(lr)
-        _check_nonneg(eps, "epsilon")
-        _check_betas(betas)
-        _check_nonneg(weight_decay, "weight_decay")
-        _no_differentiable(differentiable)
-        defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                        foreach=foreach, capturable=capturable,
-                        decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable)
-        super().__init__(params, defaults)
+        super().__init__(params, lr, betas, eps, weight_decay, differentiable, maximize=maximize,
+                         foreach=foreach, capturable=capturable,
+                         decoupled_weight_decay=decoupled_weight_decay)
 
-    def step(self, closure=None):
-        loss = _closure_loss(closure)
-        for group in map(_numbers, self.param_groups):
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            for p, g in self._with_grad(group):
-                state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _step_tensor()
-                    state["exp_avg"] = _zeros_state(p)
-                    state["exp_avg_sq"] = _zeros_state(p)
-                step = _bump_step(state)
-                d = p._data
-                g = _decayed_grad(g, d, group)
-                d, g = _real(d), _real(g)
-                m, v = _real(state["exp_avg"]._data), _real(state["exp_avg_sq"]._data)
-                _lerp_(m, g, 1 - beta1)
-                v *= beta2
-                v += g * g * (1 - beta2)
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2 = 1 - beta2 ** step
-                corrected = m / bias_correction1
-                rho_inf = 2 / (1 - beta2) - 1
-                rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
-                if rho_t > 5.0:
-                    rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
-                            / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
-                    adaptive = (bias_correction2 ** 0.5) / (np.sqrt(v) + eps)
-                    d -= corrected * lr * adaptive * rect
-                else:
-                    d -= corrected * lr
-                p._bump()
-        return loss
+    @staticmethod
+    def _update(group, state, step, d, g, m, v):
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        _lerp_(m, g, 1 - beta1)
+        v *= beta2
+        v += g * g * (1 - beta2)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2 = 1 - beta2 ** step
+        corrected = m / bias_correction1
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias_correction2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            d -= corrected * lr * ((bias_correction2 ** 0.5) / (np.sqrt(v) + eps)) * rect
+        else:
+            d -= corrected * lr
