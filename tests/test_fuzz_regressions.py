@@ -265,3 +265,18 @@ def test_instance_norm_momentum_none_keeps_the_running_stats(T):
     for i in range(2):
         m(T.arange(12.0).reshape(2, 2, 3) * (i + 1))
     assert lst(m.running_mean) == [0.0, 0.0] and lst(m.running_var) == [1.0, 1.0]
+
+
+def test_prelu_channels_and_smaller_refusals(T):
+    with pytest.raises(RuntimeError, match="Found parameter numbers = 4 and channel size = 1."):
+        T.nn.PReLU(4)(T.ones(4))                       # a 1-d input has one channel
+    y = T.nn.functional.prelu(-T.ones(()), T.ones(1) * 0.5)
+    assert y.shape == () and y.item() == -0.5
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument 'target'"):
+        T.nn.functional.soft_margin_loss(T.ones(3), T.ones(3, requires_grad=True))
+    with pytest.raises(RuntimeError, match="`fused` and `foreach` cannot be `True` together."):
+        T.optim.Adam([T.zeros(1, requires_grad=True)], fused=True, foreach=True)
+    a = T.tensor([3.0, 4.0], dtype=T.float32, requires_grad=True)
+    b = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
+    a.grad, b.grad = T.tensor([3.0, 4.0]), T.tensor([1.0, 2.0], dtype=T.float64)
+    assert T.nn.utils.clip_grad_norm_([a, b], 1.0).dtype == T.float64    # (the dtypes promoted)

@@ -215,18 +215,19 @@ def leaky_relu_(input, negative_slope=0.01):
 
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``, ``weight`` of one value or one per
-    channel (dimension 1; 0 for a 1-D input)."""
+    channel (dimension 1; an input of fewer dimensions has one channel)."""
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
                            f"{weight.ndim}")
     n = weight.numel()
     if n != 1:
-        cdim = 0 if input.ndim == 1 else 1
-        if input.ndim == 0 or input.shape[cdim] != n:
+        channels = input.shape[1] if input.ndim >= 2 else 1      # (dim 1; PyTorch's 1 below that)
+        if channels != n:
             raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter "
-                               f"numbers = {n} and channel size = "
-                               f"{input.shape[cdim] if input.ndim else 1}.")
-        weight = weight.reshape((n,) + (1,) * (input.ndim - cdim - 1))
+                               f"numbers = {n} and channel size = {channels}.")
+        weight = weight.reshape((n,) + (1,) * (input.ndim - 2))
+    elif weight.ndim:
+        weight = weight.reshape(())     # (one value: the output keeps input's shape, 0-d too)
     return _pw.where(input > 0, input, weight * input)
 
 
@@ -964,6 +965,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _not_differentiable(target, "soft_margin_loss", "target")
     reduction = _reduction(reduction, size_average, reduce)
     return _reduce(_pw.softplus(-target * input), reduction)
 

@@ -1,9 +1,11 @@
 """Gradient clipping (``torch.nn.utils.clip_grad_*``): in place, unrecorded."""
+import functools
 import math
 import warnings
 
 import numpy as np
 
+from ... import _dtype
 from ..._autograd.grad_mode import no_grad
 from ..._tensor import Tensor, _wrap
 
@@ -53,8 +55,9 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
                            f"non-finite, so it cannot be clipped. To disable this error and scale the "
                            f"gradients by the non-finite norm anyway, set "
                            f"`error_if_nonfinite=False`")
-    dt = tensors[0]._data.dtype
-    return _wrap(np.asarray(total, dt if dt.kind == "f" else np.float32))
+    # the dtype PyTorch's stack of the norms has: all the tensors' dtypes promoted
+    dt = functools.reduce(_dtype.promote_types, (_dtype._FROM_NP[t._data.dtype] for t in tensors))
+    return _wrap(np.asarray(total, dt.np if dt.is_floating_point else np.float32))
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
