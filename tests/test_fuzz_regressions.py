@@ -280,3 +280,11 @@ def test_prelu_channels_and_smaller_refusals(T):
     b = T.tensor([1.0, 2.0], dtype=T.float64, requires_grad=True)
     a.grad, b.grad = T.tensor([3.0, 4.0]), T.tensor([1.0, 2.0], dtype=T.float64)
     assert T.nn.utils.clip_grad_norm_([a, b], 1.0).dtype == T.float64    # (the dtypes promoted)
+
+
+@pytest.mark.parametrize("which", ["attn_mask", "key_padding_mask"])
+def test_attention_refuses_integer_masks(T, which):
+    mha = T.nn.MultiheadAttention(4, 2)
+    mask = T.ones(3, 5, dtype=T.int64) if which == "attn_mask" else T.ones(2, 5, dtype=T.int64)
+    with pytest.raises(AssertionError, match=f"only bool and floating types of {which} are supported"):
+        mha(T.ones(3, 2, 4), T.ones(5, 2, 4), T.ones(5, 2, 4), **{which: mask})

@@ -1080,6 +1080,9 @@ def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bia
     ``batch_first``, (N, L, E).  The projections run in the input's own layout
     and the heads are strided views of them (no copies before the attention
     products; one before the output projection)."""
+    for mask, name in ((attn_mask, "attn_mask"), (key_padding_mask, "key_padding_mask")):
+        if mask is not None and not (mask.dtype == _D.bool_ or mask.is_floating_point()):
+            raise AssertionError(f"only bool and floating types of {name} are supported")
     if batch_first:
         bsz, tgt_len, embed_dim = query.shape
         src_len = key.shape[1]
