@@ -22,24 +22,27 @@ def test_atan2_gradient_at_the_origin_is_zero(T):
 nan, inf = float("nan"), float("inf")
 
 # (name, f(T, a), a, f's value, gradient of (f * [1, 2, 3...]).sum()): PyTorch's
-# masks at NaN and at the ends of each piece.  A NaN is in no range, so in the
-# piecewise activations it stays NaN and passes the gradient on; sign(NaN) is 0;
+# masks at NaN and at the ends of each piece, as its vectorized kernels give them
+# (the inputs are padded to 64 elements: on a few elements PyTorch's scalar code
+# runs, and for hardtanh, the shrinks and elu it answers differently at NaN).  A
+# NaN stays NaN; relu and threshold pass its gradient on, hardtanh and the shrinks
+# give 0, elu gives NaN; sign(NaN) is 0;
 # a max/min reduction whose result is NaN sends NaN to all of its slice; where a
 # loss is infinite its gradient is that of the linear piece (not 0 * inf = NaN)
 SPECIAL_POINTS = [
     ("sign", lambda T, a: T.sign(a), [nan, -0.0, 2.0], [0.0, 0.0, 1.0], None),
     ("relu", lambda T, a: a.relu(), [nan, 0.0, 2.0], [nan, 0.0, 2.0], [1.0, 0.0, 3.0]),
-    ("relu6", lambda T, a: T.nn.functional.relu6(a), [nan, 6.0, 2.0], [nan, 6.0, 2.0], [1.0, 0.0, 3.0]),
+    ("relu6", lambda T, a: T.nn.functional.relu6(a), [nan, 6.0, 2.0], [nan, 6.0, 2.0], [0.0, 0.0, 3.0]),
     ("hardtanh", lambda T, a: T.nn.functional.hardtanh(a), [nan, 1.0, 0.5], [nan, 1.0, 0.5],
-     [1.0, 0.0, 3.0]),
+     [0.0, 0.0, 3.0]),
     ("elu", lambda T, a: T.nn.functional.elu(a), [nan, -1.0, 2.0], [nan, -0.6321205588285577, 2.0],
-     [1.0, 0.7357588823428847, 3.0]),
+     [nan, 0.7357588823428847, 3.0]),
     ("threshold", lambda T, a: T.nn.functional.threshold(a, 0.5, -1.0), [nan, 0.5, 2.0],
      [nan, -1.0, 2.0], [1.0, 0.0, 3.0]),
     ("softshrink", lambda T, a: T.nn.functional.softshrink(a), [nan, 0.5, -2.0], [nan, 0.0, -1.5],
-     [1.0, 0.0, 3.0]),
+     [0.0, 0.0, 3.0]),
     ("hardshrink", lambda T, a: T.nn.functional.hardshrink(a), [nan, -0.5, 2.0], [nan, 0.0, 2.0],
-     [1.0, 0.0, 3.0]),
+     [0.0, 0.0, 3.0]),
     ("abs", lambda T, a: a.abs(), [nan, -1.0, 2.0], [nan, 1.0, 2.0], [0.0, -2.0, 3.0]),
     ("amax", lambda T, a: a.amax(), [nan, 1.0, 2.0], [nan], [nan, nan, nan]),
     ("amin_dim", lambda T, a: T.stack([T.tensor([nan, 1.0, 2.0], dtype=a.dtype), a]).amin(1),
@@ -62,15 +65,20 @@ SPECIAL_POINTS = [
 ]
 
 
+_ACTIVATIONS = {"sign", "relu", "relu6", "hardtanh", "elu", "threshold", "softshrink", "hardshrink", "abs"}
+
+
 @pytest.mark.parametrize("name,f,a,value,grad", SPECIAL_POINTS, ids=[c[0] for c in SPECIAL_POINTS])
 def test_values_and_gradients_at_nan_inf_and_piece_ends(T, name, f, a, value, grad):
     import numpy as np
+    if name in _ACTIVATIONS:
+        a = a + [0.25] * 61
     a = T.tensor(a, dtype=T.float64, requires_grad=grad is not None)
     y = f(T, a)
-    np.testing.assert_array_equal(np.ravel(lst(y)), value)
+    np.testing.assert_array_equal(np.ravel(lst(y))[:len(value)], value)
     if grad is not None:
         (y * T.arange(1, y.numel() + 1, dtype=y.dtype).reshape(y.shape)).sum().backward()
-        np.testing.assert_array_equal(lst(a.grad), grad)
+        np.testing.assert_array_equal(lst(a.grad)[:len(grad)], grad)
 
 
 @pytest.mark.parametrize("name", ["sort", "topk", "kthvalue", "median", "cummax", "cummin"])
@@ -288,3 +296,61 @@ def test_attention_refuses_integer_masks(T, which):
     mask = T.ones(3, 5, dtype=T.int64) if which == "attn_mask" else T.ones(2, 5, dtype=T.int64)
     with pytest.raises(AssertionError, match=f"only bool and floating types of {which} are supported"):
         mha(T.ones(3, 2, 4), T.ones(5, 2, 4), T.ones(5, 2, 4), **{which: mask})
+
+
+def test_casts_to_integer_or_bool_are_constants(T):
+    # only floating point and complex tensors require grad: no gradient flows through
+    # x.long() (it once did: d/dx sum(x * x.long()) came out 2x, 4x...)
+    x = T.tensor([1.5, 2.5, -0.7], requires_grad=True)
+    q = x.long()
+    assert not q.requires_grad and q.grad_fn is None
+    assert not any(t.requires_grad for t in (x.bool(), x.to(T.int32), x.type_as(T.tensor([1]))))
+    c = T.zeros(3, dtype=T.int64)
+    c[:] = x
+    assert not c.requires_grad
+    (x * q.float()).sum().backward()
+    assert lst(x.grad) == [1.0, 2.0, 0.0]
+
+
+def test_sum_and_mean_with_a_dtype(T):
+    x = T.full((4096,), 3.0)
+    assert x.sum(dtype=T.bfloat16).item() == 12288.0     # (accumulated in bfloat16: 1024)
+    assert x.mean(dtype=T.bfloat16).item() == 3.0
+    assert x.half().sum(dtype=T.float32).dtype == T.float32
+    assert x.to(T.bfloat16).mean(dtype=T.float64).dtype == T.float64
+    assert T.tensor([1, 2], dtype=T.uint8).sum(dtype=T.uint8).dtype == T.uint8
+
+
+def test_a_grad_mode_restored_inside_inference_mode_records_nothing(T):
+    ctx = T.set_grad_enabled(False)
+    with T.inference_mode():
+        with ctx:
+            pass
+        assert not (T.ones(1, requires_grad=True) * 2).requires_grad
+    assert not T.is_grad_enabled()
+    T.set_grad_enabled(True)
+
+
+def test_logdet_of_a_negative_determinant_is_nan_without_gradient(T):
+    A = T.tensor([[[0.0, 1.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 1.0]]], dtype=T.float64, requires_grad=True)
+    r = T.logdet(A)
+    assert r[0].isnan().item() and r[1].item() == pytest.approx(0.6931471805599453)
+    r.nan_to_num().sum().backward()
+    assert lst(A.grad) == [[[0.0, 0.0], [0.0, 0.0]], [[0.5, 0.0], [0.0, 1.0]]]
+
+
+def test_tensor_betas_in_a_list(T):
+    p = T.zeros(2, requires_grad=True)
+    p.grad = T.ones(2)
+    T.optim.NAdam([p], lr=0.01, betas=[T.tensor(0.8), T.tensor(0.99)]).step()
+    assert lst(p) == pytest.approx([-0.010952780954539776] * 2)
+
+
+def test_nearest_2d_copies_a_size_kept_by_its_scale(T):
+    # PyTorch's 2-d nearest kernel copies such a dimension; its 1-d and 3-d ones remap
+    x = T.arange(20.0).reshape(1, 1, 4, 5)
+    assert lst(T.nn.functional.interpolate(x, scale_factor=(1.1, 1.1), mode="nearest")) == lst(x)
+    y = T.nn.functional.interpolate(x, scale_factor=(2.0, 1.1), mode="nearest")
+    assert lst(y[0, 0, 0]) == [0.0, 1.0, 2.0, 3.0, 4.0]
+    z = T.nn.functional.interpolate(T.arange(5.0).reshape(1, 1, 5), scale_factor=1.1, mode="nearest")
+    assert lst(z) == [[[0.0, 0.0, 1.0, 2.0, 3.0]]]

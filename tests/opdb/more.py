@@ -275,6 +275,7 @@ CASES = [
                                 Sample([np.array([2, 0])], {"minlength": 5}, desc="minlength")],
            ref=lambda x, w=None, minlength=0: np.bincount(x, w, minlength),
            noncontig=False, zero_size=False,        # (1-d input only: no 2-d sample to derive them from)
+           low_precision=False,                     # (half weights give float64, as in PyTorch)
            errors=[E(RuntimeError, "bincount only supports 1-d non-negative integral inputs.",
                      np.array([-1, 1]), desc="negative"),
                    E(NotImplementedError, "\"bincount_cpu\" not implemented for 'Double'", V, desc="float")]),

@@ -43,21 +43,19 @@ def is_grad_enabled():
 
 
 def _set_grad_mode(mode):
-    """Set this thread's grad mode; returns what ``_restore_grad_mode`` takes."""
-    if state.inference:
-        prev = (True, state.inference_grad)
-        state.inference_grad = mode
-    else:
-        prev = (False, state.enabled)
-        state.enabled = mode
+    """Set this thread's grad mode; returns the one before (for ``_restore_grad_mode``)."""
+    prev = is_grad_enabled()
+    _restore_grad_mode(mode)
     return prev
 
 
-def _restore_grad_mode(prev):
-    if prev[0]:
-        state.inference_grad = prev[1]
+def _restore_grad_mode(mode):
+    """Set the grad mode where it lives now: inside inference mode only what is
+    reported (a mode saved outside and restored inside never starts recording)."""
+    if state.inference:
+        state.inference_grad = mode
     else:
-        state.enabled = prev[1]
+        state.enabled = mode
 
 
 def is_inference_mode_enabled():

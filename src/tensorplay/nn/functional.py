@@ -267,9 +267,9 @@ def logsigmoid(input):
     return _pw.logsigmoid(input)
 
 
-# the masks below are PyTorch's: a NaN is in no range, so it stays NaN and passes the gradient
+# the shrinks as PyTorch's vectorized kernels give them: a NaN stays NaN, with gradient 0
 def hardshrink(input, lambd=0.5):
-    return _pw.where((input >= -lambd) & (input <= lambd), 0.0, input)
+    return input * ((input > lambd) | (input < -lambd))
 
 
 def tanhshrink(input):
@@ -295,8 +295,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    return _pw.where((input >= -lambd) & (input <= lambd), 0.0,
-                     _pw.where(input > lambd, input - lambd, input + lambd))
+    return (input - lambd * input.sign()) * ((input > lambd) | (input < -lambd))
 
 
 @_sampling()

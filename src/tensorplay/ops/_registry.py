@@ -751,6 +751,9 @@ def record(op, args, outs):
     4. the outputs take the node as their history.
     """
     single = type(outs) is not tuple
+    if single and outs._data.dtype.kind in "biu":
+        return None         # an integer or bool result is a constant (PyTorch: only floating
+        #                     point and complex tensors require grad): x.long(), x.to(bool)
     if not single:
         node = op.multi_node_cls()
     elif op.variants is None:
@@ -867,7 +870,7 @@ def record(op, args, outs):
         node.n_out = len(outs)          # instance value shadows the class default of 1
         nd = op.nondiff_out
         for k, o in enumerate(outs):
-            if k in nd:
+            if k in nd or o._data.dtype.kind in "biu":
                 continue
             o._rg = True
             o._gfn = node

@@ -5,6 +5,7 @@ import math
 import operator
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 from .. import _dtype as D
@@ -32,10 +33,26 @@ def _sum_dtype(x):
     return np.int64 if x.dtype.kind in "biu" else None
 
 
+_LOW = frozenset(np.dtype(t) for t in (np.float16, ml_dtypes.bfloat16))
+
+
+def _low_sum(x, axes, keepdim, n=1):
+    """A sum (over ``n``: a mean) of half/bfloat16 elements accumulated in float32,
+    as PyTorch's (in their own precision a long sum stalls: 4096 x 3.0 gave 1024
+    in bfloat16), rounded once at the end."""
+    return (np.add.reduce(x, axis=axes, dtype=np.float32, keepdims=keepdim) / n).astype(x.dtype)
+
+
 def _sum_k(x, dim=None, keepdim=False, dtype=None):
+    # (not upcast by dispatch: a requested dtype is the result's, half input included)
     axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
-    npdt = D.to_dtype(dtype).np if dtype is not None else _sum_dtype(x)
-    return np.add.reduce(x, axis=axes, dtype=npdt, keepdims=keepdim)   # np.sum minus its wrapper
+    if dtype is not None:                   # PyTorch casts the input to dtype first
+        x = x.astype(D.to_dtype(dtype).np, copy=False)
+    elif x.dtype.kind in "biu":
+        return np.add.reduce(x, axis=axes, dtype=np.int64, keepdims=keepdim)
+    if x.dtype in _LOW:
+        return _low_sum(x, axes, keepdim)
+    return np.add.reduce(x, axis=axes, dtype=x.dtype, keepdims=keepdim)     # (np.sum minus its wrapper)
 
 
 def _unreduce(g, shape, dim, keepdim):
@@ -52,7 +69,7 @@ def _unreduce(g, shape, dim, keepdim):
 
 sum = defop("sum", _sum_k,
             {"x": lambda g, x, dim, keepdim: _unreduce(g, x.shape, dim, keepdim)},
-            meta=("x",), family=REDUCTION, dims=("dim",), linear=True, kwonly=("dtype",))
+            meta=("x",), family=REDUCTION, dims=("dim",), linear=True, kwonly=("dtype",), upcast=False)
 _SUM_DIM = overload_node(sum.op, "SumBackward1")      # sum(x, dim): PyTorch's overload
 sum.op.variants = lambda a: sum.op.node_cls if a[1] is None else _SUM_DIM
 
@@ -74,6 +91,8 @@ def _mean_k(x, dim=None, keepdim=False, dtype=None):
         x = x.astype(dtype.np, copy=False)
     axes = dims_arg(dim, x.ndim) if x.ndim else (dims_arg(dim, 0) and None)
     n = x.size if axes is None else math.prod([x.shape[a] for a in axes])
+    if x.dtype in _LOW:
+        return _low_sum(x, axes, keepdim, n)
     total = np.add.reduce(x, axis=axes, keepdims=keepdim)     # (np.mean: ~5 us more)
     if n == 0:
         with np.errstate(invalid="ignore"):
@@ -88,7 +107,7 @@ def _mean_vjp(g, x, dim, keepdim):
 
 
 mean = defop("mean", _mean_k, {"x": _mean_vjp}, meta=("x",), family=REDUCTION, dims=("dim",),
-             linear=True, kwonly=("dtype",))
+             linear=True, kwonly=("dtype",), upcast=False)
 _MEAN_DIM = overload_node(mean.op, "MeanBackward1")
 mean.op.variants = lambda a: mean.op.node_cls if a[1] is None else _MEAN_DIM
 

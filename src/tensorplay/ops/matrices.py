@@ -154,7 +154,9 @@ def slogdet(input):
 def logdet(input):
     """log(det): NaN for a real matrix with a negative determinant, -inf for a singular one."""
     sign, logabs = _slogdet_op(input)
-    return logabs + sign.log() if input.is_complex() else logabs + sign.log().detach()
+    if input.is_complex():
+        return logabs + sign.log()
+    return where(sign < 0, float("nan"), logabs)    # (PyTorch's: no gradient where it is NaN)
 
 
 @public()

@@ -528,7 +528,7 @@ def _elu_k(x, alpha=1.0, scale=1.0, input_scale=1.0):
 def _elu_vjp(g, x, alpha, scale, input_scale):
     # exp of the clamped input: the unused branch never overflows (no inf * 0 later)
     neg = (x.clamp_max(0) * input_scale).exp() * (scale * alpha * input_scale)
-    return _where(x <= 0, g * neg, g * scale)     # (a NaN takes the linear side, as in PyTorch)
+    return _where(x > 0, g * scale, g * neg)  # (a NaN gets NaN, as PyTorch's vectorized kernel)
 
 
 elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False)
@@ -539,7 +539,8 @@ def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
 
 
 hardtanh = defop("hardtanh", _hardtanh_k,
-                 {"x": lambda g, x, min_val, max_val: _where((x <= min_val) | (x >= max_val), 0.0, g)},
+                 # (a NaN gets 0, as PyTorch's vectorized kernel; its scalar tail differs)
+                 {"x": lambda g, x, min_val, max_val: _where((x > min_val) & (x < max_val), g, 0.0)},
                  family=ELEMENTWISE, method=False)
 
 

@@ -521,7 +521,10 @@ def _sign_k(x):
         return x.copy()
     s = np.sign(x)
     if x.dtype.kind == "f":
-        s = np.where(s == s, s, 0).astype(x.dtype, copy=False) + 0.0
+        s = np.asarray(s)
+        nan = s != s
+        if nan.any():
+            s[nan] = 0                  # (np.sign's result is fresh: ours to write)
     return s
 
 
@@ -612,10 +615,10 @@ atanh = unary("atanh", np.arctanh, {"x": lambda g, x: g / conj(1 - x * x)}, fami
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
 # atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
 def _atan2_recip(x, y):
-    """1 / (x^2 + y^2), and 0 where that is 1/0 (the origin, or squares that underflow):
-    PyTorch's rule, a zero gradient there rather than NaN."""
-    r = (y * y + x * x).reciprocal()
-    return r.masked_fill(r.isinf(), 0.0)
+    """1 / (x^2 + y^2), and 0 where x^2 + y^2 is 0 (the origin, or squares that
+    underflow): PyTorch's rule, a zero gradient there rather than NaN."""
+    d = y * y + x * x
+    return where(d == 0, 0.0, d.reciprocal())
 
 
 atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y * _atan2_recip(x, y),

@@ -1134,7 +1134,7 @@ count_nonzero = _defop("count_nonzero", _count_nonzero_k, None, upcast=False, fa
 
 
 def _bincount_k(x, weights=None, minlength=0):
-    if x.dtype.kind not in "biu":
+    if x.dtype.kind not in "iu":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_tname(x.dtype)}'")
     if x.ndim != 1 or (x.size and x.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
@@ -1144,8 +1144,10 @@ def _bincount_k(x, weights=None, minlength=0):
         return np.bincount(x, minlength=minlength).astype(np.int64)
     if weights.shape != x.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
+    if weights.dtype.kind == "c":
+        weights = weights.real
     r = np.bincount(x, weights=weights, minlength=minlength)     # (accumulated in double)
-    return r.astype(np.float64 if weights.dtype.kind in "biu" else weights.dtype)
+    return r.astype(np.float32) if weights.dtype == np.float32 else r   # (PyTorch keeps float32 only)
 
 
 _bincount = _defop("bincount", _bincount_k, None, upcast=False)

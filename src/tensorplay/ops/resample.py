@@ -226,9 +226,11 @@ def _scale(n, out, scale, align_corners=False, linear=False):
 
 
 @functools.lru_cache(maxsize=256)
-def _nearest_index(n, out, scale, exact):
-    # (no shortcut for out == n: a scale_factor that keeps the size still maps by
-    # 1/scale in PyTorch's nearest modes, unlike its linear ones)
+def _nearest_index(n, out, scale, exact, spatial=1):
+    # a scale_factor that keeps a size still maps by 1/scale in PyTorch's 1-d and 3-d
+    # nearest kernels; its 2-d ones (and the linear ones) copy such a dimension
+    if out == n and (spatial == 2 or scale is None):
+        return np.arange(n)
     s = np.float32(_scale(n, out, scale))          # PyTorch computes these in float
     i = np.arange(out, dtype=np.float32)
     src = np.floor((i + np.float32(0.5)) * s) if exact else np.floor(i * s)
@@ -271,7 +273,7 @@ def _nearest_k(exact):
         nd = len(output_size)
         for i in range(nd):
             ax = x.ndim - nd + i
-            x = _take(x, _nearest_index(x.shape[ax], output_size[i], scales[i], exact), ax)
+            x = _take(x, _nearest_index(x.shape[ax], output_size[i], scales[i], exact, nd), ax)
         return _fresh(x)
     return k
 
@@ -281,8 +283,8 @@ def _nearest_bwd_k(exact):
         nd = len(input_size)
         for i in range(nd):
             ax = grad.ndim - nd + i
-            grad = _index_adjoint(grad, _nearest_index(input_size[i], grad.shape[ax], scales[i], exact),
-                                  input_size[i], ax)
+            grad = _index_adjoint(grad, _nearest_index(input_size[i], grad.shape[ax], scales[i], exact,
+                                                       nd), input_size[i], ax)
         return grad
     return k
 

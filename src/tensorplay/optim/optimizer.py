@@ -352,9 +352,11 @@ def _numbers(group):
     instead of writing the parameter."""
     out = dict(group)
     for k, v in group.items():
+        if k == "params":
+            continue
         if isinstance(v, Tensor):
             out[k] = v.item()
-        elif type(v) is tuple and any(isinstance(b, Tensor) for b in v):
+        elif type(v) in (tuple, list) and any(isinstance(b, Tensor) for b in v):
             out[k] = tuple(_scalar(b) for b in v)
     return out
 
