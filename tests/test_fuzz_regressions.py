@@ -354,3 +354,18 @@ def test_nearest_2d_copies_a_size_kept_by_its_scale(T):
     assert lst(y[0, 0, 0]) == [0.0, 1.0, 2.0, 3.0, 4.0]
     z = T.nn.functional.interpolate(T.arange(5.0).reshape(1, 1, 5), scale_factor=1.1, mode="nearest")
     assert lst(z) == [[[0.0, 0.0, 1.0, 2.0, 3.0]]]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_numbers_meet_half_tensors_in_their_dtype(T, dtype):
+    # PyTorch converts every operand to the result's dtype before computing (in
+    # float32): a half tensor holding 0.1 equals the number 0.1
+    dt = getattr(T, dtype)
+    h = T.tensor([0.1, 1 / 3], dtype=dt)
+    assert lst(h == T.tensor([0.1, 1 / 3])[0].item()) == [True, False]
+    assert (h[1] == 1 / 3).item() and not (h[0] < 0.1).item()
+    assert (h[0] - 0.1).item() == 0.0 and h[0].fmod(0.1).item() == 0.0
+    assert lst(h == T.tensor(0.1)) == [True, False]     # (a 0-d float32 tensor: rounded too)
+    assert not (h[0] == T.tensor(0.1)).item()            # (two 0-d tensors: compared in float32)
+    if dtype == "float16":                              # (1e-8 is 0 in half: 0 ** 0)
+        assert (T.zeros(1, dtype=dt) ** 1e-8).item() == 1.0

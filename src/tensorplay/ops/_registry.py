@@ -1107,12 +1107,18 @@ def _prep(op, args):
             a = args[i]
             if isinstance(a, Tensor):
                 d = a._data
-                kargs[i] = d if d.dtype == npdt else d.astype(npdt)
+                if back is not None and d.dtype != back:
+                    d = d.astype(back)              # (every operand in the result's dtype first,
+                kargs[i] = d if d.dtype == npdt else d.astype(npdt)     # then computed in float32)
             elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):
                 if isinstance(a, _np_generic):      # a NumPy scalar: a weak Python number
                     a = D.operand_scalar(a)
                 if rdt.category == D._INT and type(a) is int:
                     a = np.array(a).astype(npdt)[()]     # wraps like a C cast, as PyTorch does
+                elif back is not None:
+                    # a number in half/bfloat16 arithmetic is rounded to that dtype first,
+                    # as PyTorch converts it (half(0.1) == 0.1 holds there)
+                    a = np.array(a).astype(back).astype(npdt)[()]
                 kargs[i] = a
         _numpy_scalar_params(kargs, n_in)
         if op.out_dtype is not None:
