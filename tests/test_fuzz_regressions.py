@@ -369,3 +369,19 @@ def test_numbers_meet_half_tensors_in_their_dtype(T, dtype):
     assert not (h[0] == T.tensor(0.1)).item()            # (two 0-d tensors: compared in float32)
     if dtype == "float16":                              # (1e-8 is 0 in half: 0 ** 0)
         assert (T.zeros(1, dtype=dt) ** 1e-8).item() == 1.0
+
+
+def test_mixed_dtype_log_gradients_in_the_results_precision(T):
+    # the log in pow's exponent gradient and xlogy's gradient is taken in the result's
+    # dtype (float32 here), not in the half input's (1e-4 relative error before)
+    import math
+    base = T.tensor([1.7, 2.9], dtype=T.float16)
+    e = T.tensor([1.3, 0.6], requires_grad=True)
+    (base ** e).sum().backward()
+    b = [float(v) for v in base.float().tolist()]
+    want = [bi ** ei * math.log(bi) for bi, ei in zip(b, [1.2999999523162842, 0.6000000238418579])]
+    assert lst(e.grad) == pytest.approx(want, rel=1e-6)
+    x = T.tensor([0.5, 2.0], requires_grad=True)
+    y = T.tensor([1.7, 2.9], dtype=T.float16)
+    T.xlogy(x, y).sum().backward()
+    assert lst(x.grad) == pytest.approx([math.log(v) for v in y.float().tolist()], rel=1e-6)

@@ -426,8 +426,8 @@ def _pow_vjp_x(g, x, e):
 
 def _pow_vjp_e(g, result, x, e):
     if isinstance(x, Tensor):
-        if result.is_complex() and not x.is_complex():
-            x = x.to(result.dtype)      # a real negative base has a complex log (not nan)
+        if x.dtype != result.dtype:     # log in the result's precision (not a half base's), and
+            x = x.to(result.dtype)      # a real negative base with a complex result: a complex log
         ge = g * conj(result * x.log())
         # 0**e has slope 0 in e for a real e >= 0 (PyTorch: a complex e counts when it is real)
         nonneg = ((e.imag == 0) & (e.real >= 0)) if e.is_complex() else e >= 0

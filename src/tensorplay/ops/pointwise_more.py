@@ -77,6 +77,8 @@ def _xlogy_k(x, y):
 
 
 def _xlogy_vjp_x(g, x, y):             # PyTorch: xlogy(g, y), 0 where x == 0 and y <= 0
+    if isinstance(y, _Tensor) and y.dtype != g.dtype:
+        y = y.to(g.dtype)                   # (the log in the result's precision)
     r = g * _lg(y)
     if isinstance(y, _Tensor):
         return _where((x == 0) & (y <= 0), 0.0, r)
