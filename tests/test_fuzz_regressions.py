@@ -385,3 +385,12 @@ def test_mixed_dtype_log_gradients_in_the_results_precision(T):
     y = T.tensor([1.7, 2.9], dtype=T.float16)
     T.xlogy(x, y).sum().backward()
     assert lst(x.grad) == pytest.approx([math.log(v) for v in y.float().tolist()], rel=1e-6)
+
+
+def test_remainder_divisor_gradient_agrees_with_the_forward(T):
+    # 6 % 1.2f leaves 1.1999998: the quotient is 4 (floor division's), though
+    # floor(6 / 1.2f) rounds to 5 in float32
+    a = T.tensor([6.0])
+    b = T.tensor([1.2], requires_grad=True)
+    (g,) = T.autograd.grad(T.remainder(a, b).sum(), b)
+    assert g.item() == -4.0

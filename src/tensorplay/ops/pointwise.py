@@ -398,7 +398,10 @@ floor_divide = binary("floor_divide", np.floor_divide,
                       family=ELEMENTWISE, inplace=True,
                       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
 remainder = binary("remainder", np.remainder,
-                   {"x": "grad", "y": lambda g, x, y: -g * (x / y).floor()}, family=ELEMENTWISE,
+                   # (the quotient as floor division computes it, which agrees with the
+                   # remainder: floor(6 / 1.2f) is 5 in float32 but 6 % 1.2f leaves 1.2 of a 5th)
+                   {"x": "grad", "y": lambda g, x, y: -g * div(x, y, rounding_mode="floor")},
+                   family=ELEMENTWISE,
                    inplace=True, node_name="RemainderBackward1",
                    operators=("__mod__", "__rmod__", "__imod__"))
 fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
