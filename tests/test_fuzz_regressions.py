@@ -394,3 +394,15 @@ def test_remainder_divisor_gradient_agrees_with_the_forward(T):
     b = T.tensor([1.2], requires_grad=True)
     (g,) = T.autograd.grad(T.remainder(a, b).sum(), b)
     assert g.item() == -4.0
+
+
+def test_linalg_refusals(T):
+    A = T.eye(3).expand(2, 3, 3)
+    with pytest.raises(RuntimeError, match=r"Incompatible shapes of A and B for the equation XA = B \(3x3 and 3x1\)"):
+        T.linalg.solve(A, T.ones(2, 3), left=False)
+    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype"):
+        T.linalg.solve(T.eye(3), T.ones(3, dtype=T.float64))
+    with pytest.raises(RuntimeError, match="linalg.inv: Low precision dtypes not supported. Got Half"):
+        T.linalg.inv(T.eye(3, dtype=T.float16))
+    with pytest.raises(RuntimeError, match="singular"):
+        T.linalg.inv(T.zeros(2, 2))

@@ -10,7 +10,7 @@ that need singular values (``ord`` 2, -2, ``'nuc'``), ``pinv``, ``lstsq``,
 import math
 
 from .ops import matrices as _m
-from .ops.linalg import cross as _cross, _linalg_cross
+from .ops.linalg import cross as _cross
 from .ops.reduction import _vector_norm, norm as _norm, _return_type
 from .ops.core import matmul as _matmul
 from .ops.shape import diagonal as _diagonal
@@ -39,9 +39,17 @@ def solve(A, B, *, left=True):
     """``X`` with ``A X = B`` (``X A = B`` when ``left=False``).  ``B`` is a batch of
     vectors when it has one dimension fewer than ``A`` and ``A``'s shape without
     its last dimension (or is 1-d)."""
-    if not left:
-        return solve(A.mT, B.mT).mT
+    if A.dtype != B.dtype:
+        from .ops._util import _tname
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of "
+                           f"type {_tname(A._data.dtype)} and B of type {_tname(B._data.dtype)} instead")
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    if not left:
+        if vector:                  # (a vector is a column: X A = B has no such B)
+            n = A.shape[-1]
+            raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                               f"XA = B ({n}x{n} and {B.shape[-1]}x1)")
+        return solve(A.mT, B.mT).mT
     if vector:
         return _m.solve(A, B.unsqueeze(-1)).squeeze(-1)
     return _m.solve(A, B)
@@ -64,7 +72,7 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     if dtype is not None:
         A = A.to(dtype)
     if A.dim() < 2:
-        raise RuntimeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if ord == "fro":
         return _vector_norm(A, 2.0, dim, keepdim)
     if ord in (1, -1, math.inf, -math.inf):

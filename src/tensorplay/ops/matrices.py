@@ -38,6 +38,8 @@ def _square(name, a, what="A"):
     if a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.{name}: {what} must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
+    if a.dtype.itemsize == 2 and a.dtype.kind != "i":      # (half, bfloat16: no LAPACK for them)
+        raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got {_tname(a.dtype)}")
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
                            f"Got {_tname(a.dtype)}")
@@ -45,7 +47,7 @@ def _square(name, a, what="A"):
 
 def _singular(name):
     return LinAlgError(f"linalg.{name}: The input matrix is singular, the inversion could not be "
-                       "completed (a determinant's gradient needs the inverse here too).")
+                       "completed.")
 
 
 def _inv_k(x):
@@ -58,7 +60,7 @@ def _inv_k(x):
 
 inv = defop("linalg_inv", _inv_k, {"x": lambda g, result: -(result.mH @ g @ result.mH)},
             jvp=lambda x_t, result: -(result @ x_t @ result),
-            node_name="LinalgInvExBackward0", family=LINALG, method=False)
+            node_name="LinalgInvExBackward0", family=LINALG, method=False, upcast=False)
 
 
 def _trace_of_inv_times(x, x_t):
@@ -77,7 +79,7 @@ def _det_vjp(g, result, x):
 
 det = defop("linalg_det", _det_k, {"x": _det_vjp},
             jvp=lambda x_t, result, x: result * _trace_of_inv_times(x, x_t),
-            node_name="LinalgDetBackward0", family=LINALG)
+            node_name="LinalgDetBackward0", family=LINALG, upcast=False)
 
 
 def _slogdet_k(x):
@@ -103,7 +105,7 @@ def _slogdet_jvp(x_t, result, x):
 
 
 _slogdet_op = defop("linalg_slogdet", _slogdet_k, {"x": _slogdet_vjp}, jvp=_slogdet_jvp,
-                    node_name="LinalgSlogdetBackward0", family=LINALG, method=False)
+                    node_name="LinalgSlogdetBackward0", family=LINALG, method=False, upcast=False)
 
 
 def _solve_k(a, b):
@@ -128,7 +130,7 @@ def _solve_vjp_a(g, result, a):
 
 solve = defop("linalg_solve", _solve_k, {"a": _solve_vjp_a, "b": _solve_vjp_b}, n_in=2, promote=True,
               jvp=lambda a_t, b_t, result, a: solve(a, b_t - a_t @ result),
-              node_name="LinalgSolveExBackward0", family=LINALG, method=False)
+              node_name="LinalgSolveExBackward0", family=LINALG, method=False, upcast=False)
 
 
 _slogdet_rt = _return_type("slogdet", ("sign", "logabsdet"))
@@ -141,7 +143,6 @@ def inverse(input, *, out=None):
         from .._out import call_with_out
         return call_with_out("inverse", inverse, (input,), {}, out)
     return inv(input)
-
 
 
 @public(method=True)

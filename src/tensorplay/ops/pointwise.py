@@ -616,7 +616,6 @@ acosh = unary("acosh", np.arccosh,
 atanh = unary("atanh", np.arctanh, {"x": lambda g, x: g / conj(1 - x * x)}, family=ELEMENTWISE,
               inplace=True)
 arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh
-# atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
 def _atan2_recip(x, y):
     """1 / (x^2 + y^2), and 0 where x^2 + y^2 is 0 (the origin, or squares that
     underflow): PyTorch's rule, a zero gradient there rather than NaN."""
@@ -624,6 +623,7 @@ def _atan2_recip(x, y):
     return where(d == 0, 0.0, d.reciprocal())
 
 
+# atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
 atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y * _atan2_recip(x, y),
                                      "y": lambda g, x, y: -g * x * _atan2_recip(x, y)},
                float_only=True, family=ELEMENTWISE, inplace=True)
