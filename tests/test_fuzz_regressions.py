@@ -406,3 +406,14 @@ def test_linalg_refusals(T):
         T.linalg.inv(T.eye(3, dtype=T.float16))
     with pytest.raises(RuntimeError, match="singular"):
         T.linalg.inv(T.zeros(2, 2))
+
+
+@pytest.mark.parametrize("f", [lambda T, a, b: a // b, lambda T, a, b: a % b, lambda T, a, b: T.fmod(a, b),
+                               lambda T, a, b: T.div(a, b, rounding_mode="floor"),
+                               lambda T, a, b: T.remainder(5, b)], ids=["floordiv", "mod", "fmod", "div_floor",
+                                                                       "rremainder"])
+def test_integer_division_by_zero_raises(T, f):
+    # NumPy gives 0 there: silently
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        f(T, T.tensor([1, 2]), T.tensor([0, 1]))
+    assert lst(f(T, T.tensor([7, -7]), T.tensor([2, 3]))) == lst(f(T, T.tensor([7, -7]), T.tensor([2, 3])))

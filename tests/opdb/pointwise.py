@@ -71,8 +71,7 @@ def _no_complex(kernel, *arrays, msg=None, xfail=ACCEPTS, exc=NotImplementedErro
 
 
 def _zero_division(*arrays):
-    return E(RuntimeError, "ZeroDivisionError", *arrays, desc="integer division by zero",
-             xfail="integer division by zero returns NumPy's 0 (with a RuntimeWarning)")
+    return E(RuntimeError, "ZeroDivisionError", *arrays, desc="integer division by zero")
 
 
 def _mismatch(a, b):

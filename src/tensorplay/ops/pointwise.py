@@ -354,7 +354,7 @@ def _div_kernel(x, y, rounding_mode=None):
         r = np.true_divide(x, y) if x.dtype.kind == "f" else _int_div(x, y)
         return np.trunc(r).astype(r.dtype) if r.dtype.kind == "f" else r
     if rounding_mode == "floor":
-        return np.floor_divide(x, y)
+        return _int_safe(np.floor_divide)(x, y)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "
                        f"found '{rounding_mode}'")
 
@@ -393,19 +393,30 @@ def _no_derivative(name):
     return vjp
 
 
-floor_divide = binary("floor_divide", np.floor_divide,
+def _int_safe(f):
+    """``f`` (floor_divide, remainder, fmod) refusing an integer division by zero
+    with PyTorch's error (NumPy gives 0 there).  Float tensors of one dtype take the
+    ufunc itself (``fast_kernel``)."""
+    def k(x, y):
+        if np.result_type(x, y).kind in "biu" and np.any(np.asarray(y) == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return f(x, y)
+    return k
+
+
+floor_divide = binary("floor_divide", _int_safe(np.floor_divide),
                       {"x": _no_derivative("floor_divide"), "y": _no_derivative("floor_divide")},
-                      family=ELEMENTWISE, inplace=True,
+                      fast_kernel=np.floor_divide, family=ELEMENTWISE, inplace=True,
                       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
-remainder = binary("remainder", np.remainder,
+remainder = binary("remainder", _int_safe(np.remainder),
                    # (the quotient as floor division computes it, which agrees with the
                    # remainder: floor(6 / 1.2f) is 5 in float32 but 6 % 1.2f leaves 1.2 of a 5th)
                    {"x": "grad", "y": lambda g, x, y: -g * div(x, y, rounding_mode="floor")},
-                   family=ELEMENTWISE,
+                   fast_kernel=np.remainder, family=ELEMENTWISE,
                    inplace=True, node_name="RemainderBackward1",
                    operators=("__mod__", "__rmod__", "__imod__"))
-fmod = binary("fmod", np.fmod, {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
-              family=ELEMENTWISE, inplace=True, node_name="FmodBackward1")
+fmod = binary("fmod", _int_safe(np.fmod), {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
+              fast_kernel=np.fmod, family=ELEMENTWISE, inplace=True, node_name="FmodBackward1")
 def _by_scalar(op):
     """``op``'s node, or by a number as its second argument PyTorch's Scalar
     overload (``...Backward0``, one slot)."""
