@@ -38,7 +38,7 @@ def _square(name, a, what="A"):
     if a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"linalg.{name}: {what} must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
-    if a.dtype.itemsize == 2 and a.dtype.kind != "i":      # (half, bfloat16: no LAPACK for them)
+    if a.dtype.name in ("float16", "bfloat16"):          # (no LAPACK for them)
         raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got {_tname(a.dtype)}")
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "
