@@ -281,3 +281,47 @@ def test_bool_matrix_products_are_refused(T, name):
     assert str(e.value) == f"\"{BOOL_KERNELS[name]}\" not implemented for 'Bool'"
     assert B(0, 2).mm(B(2, 0)).shape == (0, 0) and B(2, 0).mm(B(0, 2)).dtype == T.bool
     assert (B(2) * B(2)).dtype == T.bool and T.outer(B(2), B(2)).dtype == T.bool
+
+
+def _cofactors(m):
+    n = m.shape[-1]
+    return np.array([[(-1) ** (i + j) * np.linalg.det(np.delete(np.delete(m, i, 0), j, 1))
+                      for j in range(n)] for i in range(n)])
+
+
+@pytest.mark.parametrize("rows", [[[1., 2, 3], [2, 4, 6], [1, 0, 1]],      # rank 2: cofactors not all 0
+                                  [[1., 2, 3], [2, 4, 6], [3, 6, 9]],      # rank 1: all 0
+                                  [[0., 0], [0, 0]]])
+def test_det_gradient_at_a_singular_matrix_is_the_cofactor_matrix(rows):
+    # det is a polynomial: its gradient exists everywhere (it was the inverse's
+    # "singular" error).  PyTorch's create_graph path gives the same values; its
+    # plain path gives zeros for the rank-2 matrix, which is not the derivative.
+    m = np.array(rows)
+    A = tp.tensor(m, requires_grad=True)
+    (g,) = tp.autograd.grad(tp.linalg.det(A) * 3, A)
+    assert_close(g, 3 * _cofactors(m), atol=1e-12)
+    if torch is not None:
+        B = torch.tensor(m, requires_grad=True)
+        (h,) = torch.autograd.grad(torch.linalg.det(B) * 3, B, create_graph=True)
+        assert_close(g, h.detach().numpy(), atol=1e-12)
+
+
+def test_det_gradient_at_singular_matrices_in_a_batch_and_complex():
+    a = np.random.default_rng(1).standard_normal((2, 3, 3))
+    a[0, 2] = a[0, 1]                    # the first is singular, the second is not
+    A = tp.tensor(a.astype("float32"), requires_grad=True)
+    (g,) = tp.autograd.grad(tp.linalg.det(A).sum(), A)
+    assert g.dtype == tp.float32
+    assert_close(g, np.stack([_cofactors(m) for m in a]), atol=1e-5, rtol=1e-5)
+    c = np.array([[1, 2j], [2, 4j]])     # complex: g times the conjugate cofactors
+    C = tp.tensor(c, requires_grad=True)
+    (g,) = tp.autograd.grad((tp.linalg.det(C) * (1 + 2j)).real, C)
+    assert_close(g, np.conj((1 + 2j) * _cofactors(c)), atol=1e-12)
+
+
+def test_det_double_backward_at_a_singular_matrix_is_refused():
+    A = tp.tensor([[1., 2], [2, 4]], requires_grad=True)
+    with pytest.raises(RuntimeError, match="double backward .* is not supported there"):
+        tp.autograd.grad(tp.linalg.det(A), A, create_graph=True)
+    (g,) = tp.autograd.grad(tp.linalg.det(A + tp.eye(2)), A, create_graph=True)   # invertible: fine
+    assert g.requires_grad

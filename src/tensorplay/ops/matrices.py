@@ -8,16 +8,19 @@ vjps follow PyTorch's convention (``g * conj(df/dz)``), written in tensorplay
 ops so that they differentiate again:
 
 * ``inv``:  ``-Y^H g Y^H`` for ``Y = A^-1``;
-* ``det``:  ``g conj(det A) A^-H`` (the adjugate's transpose; a singular ``A``
-  has none of that form and is refused with the inverse's error, where PyTorch
-  goes through an SVD);
+* ``det``:  ``g conj(det A) A^-H``, the conjugate of the cofactor matrix (the
+  adjugate's transpose).  A singular ``A`` has no inverse: its cofactors come
+  from an SVD ``A = U S V^H`` as ``det(U) det(V^H) U diag(prod_(j!=i) S_j) V^H``
+  (PyTorch's way too), a first derivative only;
 * ``slogdet``: ``w A^-H`` with ``w = g_logabsdet - i Im(conj(g_sign) sign)``
   (the sign of a complex determinant moves with ``A``; a real one does not);
 * ``solve``: ``X = A^-1 B`` gives ``gB = A^-H g`` and ``gA = -gB X^H``.
 """
 import numpy as np
 
+from .._autograd.grad_mode import state
 from .._creation import eye, ones
+from .._tensor import _wrap
 from ._families import LINALG
 from ._registry import defop, public
 from .pointwise import where
@@ -74,7 +77,30 @@ def _det_k(x):
 
 
 def _det_vjp(g, result, x):
-    return (g * result.conj()).unsqueeze(-1).unsqueeze(-1) * inv(x).mH
+    try:
+        x_inv = inv(x)
+    except LinAlgError:
+        return _det_vjp_singular(g, x)
+    return (g * result.conj()).unsqueeze(-1).unsqueeze(-1) * x_inv.mH
+
+
+def _det_vjp_singular(g, x):
+    """det's vjp where some matrix of ``x`` is singular: ``g`` times the
+    conjugate cofactors, from an SVD, whose own derivative tensorplay does not
+    have (a recorded backward is refused rather than given a wrong history)."""
+    if state.enabled and (g.requires_grad or x.requires_grad):
+        raise RuntimeError("linalg.det: the derivative of det at a singular matrix goes through an "
+                           "SVD, which tensorplay cannot differentiate: double backward (create_graph=True) "
+                           "is not supported there. Perturb the matrix, or use slogdet away from "
+                           "singular matrices.")
+    u, s, vh = np.linalg.svd(x._data)
+    one = np.ones(s.shape[:-1] + (1,), s.dtype)
+    # prod_(j!=i) s_j without dividing (the singular values may be zero)
+    before = np.cumprod(np.concatenate([one, s[..., :-1]], -1), -1)
+    after = np.cumprod(np.concatenate([one, s[..., :0:-1]], -1), -1)[..., ::-1]
+    alpha = np.conj(np.linalg.det(u) * np.linalg.det(vh))
+    w = (g._data * alpha)[..., None] * (before * after)
+    return _wrap(np.asarray((u * w[..., None, :]) @ vh, dtype=x._data.dtype))
 
 
 det = defop("linalg_det", _det_k, {"x": _det_vjp},
