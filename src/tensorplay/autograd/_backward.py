@@ -17,9 +17,11 @@ from ..ops._registry import TRANSFORMS
 
 
 def _as_tuple(x):
+    """One tensor (or GradientEdge), or a sequence of them, as a tuple; a number
+    is refused as PyTorch refuses it (``'float' object is not iterable``)."""
     if x is None:
         return None
-    if isinstance(x, Tensor) or not isinstance(x, (list, tuple)):
+    if isinstance(x, Tensor) or getattr(x, "_gradient_edge", None) is not None:
         return (x,)
     return tuple(x)
 
@@ -65,8 +67,6 @@ _ONE_0D = {np.dtype(t): np.ones((), t) for t in (np.float32, np.float64)}   # th
 def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     seeds = []
     for i, (o, g) in enumerate(zip(outputs, grad_outputs)):
         if not isinstance(o, Tensor):
@@ -99,10 +99,7 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
                                else np.ones(d.shape, d.dtype)))
             continue
         if not isinstance(g, Tensor):
-            if isinstance(g, (int, float, complex)):
-                g = _creation.full_like(o, g)
-            else:
-                raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if (g.shape[1:] if is_grads_batched else g.shape) != o.shape:
             if is_grads_batched:
                 raise RuntimeError(f"If `is_grads_batched=True`, we interpret the first dimension "
@@ -121,6 +118,8 @@ def _make_seeds(outputs, grad_outputs, is_grads_batched=False):
         if g.dtype != o.dtype:
             g = g.to(o.dtype)
         seeds.append(g)
+    if len(grad_outputs) != len(outputs):       # (after the pairs, as PyTorch checks them)
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grad_outputs)} gradients")
     return seeds
 
 
@@ -197,6 +196,8 @@ def _input_edge(t):
     edge = getattr(t, "_gradient_edge", None)
     if edge is not None:
         return edge()
+    if not isinstance(t, Tensor):
+        raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
     if not t._rg:
         raise RuntimeError("One of the differentiated Tensors does not require grad")
     return t._edge()
