@@ -407,12 +407,13 @@ def batch_index_dim(op, args, bdims):
         if bdims[i] is not None or (op.names[i] == "source" and hasattr(args[i], "ndim")):
             t = materialize(args[i], bdims[i], size)
             new[i] = t.unsqueeze(1) if scalar and t.ndim == 1 else t
-    if bdims[2] is None:
+    if bdims[2] is None and not (op.name == "index_fill_tensor" and bdims[3] is not None):
         if bdims[0] is None and op.name != "index_select":
             new[0] = x.clone()
         r = _call(op, new)
-    else:
-        idx = _batch_first(args[2], bdims[2])
+    else:           # a batched index, or a batched value (one per sample: a scatter)
+        idx = _batch_first(args[2], bdims[2]) if bdims[2] is not None else \
+            args[2].reshape(-1).expand(size, args[2].numel())
         if idx.ndim > 2:
             raise NoBatchRule(op.name)          # the op's own error (not a vector), per sample
         r = _batched_index_dim(op, new, d, idx)

@@ -673,7 +673,9 @@ def _fill_k(dst, value):
     return np.full(dst.shape, value, dst.dtype)
 
 
-fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": lambda g: g.sum()}, n_in=2,
+# value's gradient is g summed to value's shape by the engine (a vjp that summed
+# everything would, on a vmap batch recorded as one call, sum over the samples too)
+fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": "grad"}, n_in=2,
              upcast=False, family=ELEMENTWISE, method=False, node_name="FillBackward1")
 # PyTorch's overloads: fill(x, number) and fill(x, tensor); fill_ and zero_ record through
 # copies of the op that name their nodes as PyTorch's in-place overloads

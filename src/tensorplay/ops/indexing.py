@@ -1174,8 +1174,9 @@ def _masked_fill_k(x, mask, value):
 
 
 def _masked_fill_vjp_v(g, mask):
+    # (summed to value's shape by the engine: see fill in ops/core.py)
     from .pointwise import where
-    return where(mask, g, _zero0(g)).sum()
+    return where(mask, g, _zero0(g))
 
 
 # where(mask, value, x): a Python-number value is affine in x, a 0-dim tensor one linear
