@@ -417,3 +417,99 @@ def test_integer_division_by_zero_raises(T, f):
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         f(T, T.tensor([1, 2]), T.tensor([0, 1]))
     assert lst(f(T, T.tensor([7, -7]), T.tensor([2, 3]))) == lst(f(T, T.tensor([7, -7]), T.tensor([2, 3])))
+
+
+def test_retained_grad_keeps_its_history_under_create_graph(T):
+    # PyTorch's retain_grad hook clones without detaching: y.grad is differentiable
+    x = T.tensor([1., 2., 3.], requires_grad=True)
+    y = x * x
+    y.retain_grad()
+    (y * x).sum().backward(create_graph=True)
+    assert y.grad.requires_grad
+    assert lst(T.autograd.grad(y.grad.sum(), x)[0]) == [1., 1., 1.]
+    x.grad = None
+
+
+def test_retained_grad_follows_a_mark_dirty_function(T):
+    # the retained grad belongs to the new value (the in-place Function's output)
+    class Double_(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(2)
+            ctx.mark_dirty(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+
+    x = T.ones(3, requires_grad=True)
+    a = x * 1
+    a.retain_grad()
+    Double_.apply(a)
+    (a * 3).sum().backward()
+    assert lst(a.grad) == [3., 3., 3.]
+    assert lst(x.grad) == [6., 6., 6.]
+
+
+def test_gradients_and_inputs_must_be_tensors(T):
+    x = T.tensor([1., 2.], requires_grad=True)
+    with pytest.raises(TypeError, match="'float' object is not iterable"):
+        T.autograd.grad((x * 2).sum(), x, 2.0)          # a number is not a gradient
+    with pytest.raises(TypeError, match="'float' object is not iterable"):
+        (x * 2).sum().backward(2.0)
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got float"):
+        (x * 2).backward([1., 1.])
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got float"):
+        T.autograd.grad([(x * 2).sum()], [x], [2.0])
+    with pytest.raises(RuntimeError, match="all inputs have to be Tensors or GradientEdges, but got float"):
+        (x * 2).sum().backward(inputs=[3.0])
+    with pytest.raises(RuntimeError, match="all inputs have to be Tensors or GradientEdges, but got float"):
+        T.autograd.grad((x * 2).sum(), [x, 3.0])
+
+
+def _fill_row(T, z, v):
+    z[0].fill_(v)
+    return z
+
+
+_FILLS = {      # (T, z, v) -> z with v written into some of it
+    "fill_": lambda T, z, v: z.fill_(v),
+    "fill_row": _fill_row,
+    "masked_fill": lambda T, z, v: z.masked_fill(T.tensor([True, False, True]), v),
+    "index_fill": lambda T, z, v: z.index_fill(0, T.tensor([0]), v),
+}
+
+
+@pytest.mark.parametrize("name", list(_FILLS))
+def test_fill_with_a_tensor_value_per_sample(T, name):
+    # vmap records one call for the whole batch: the value's gradient must be
+    # summed per sample, not over the batch (it was, silently); jacfwd's tangents
+    # are such a batch too
+    def f(x):
+        return _FILLS[name](T, x.clone(), x[1])
+
+    w = T.tensor([1., 10., 100.])
+    X = T.tensor([[1., 2., 3.], [4., 5., 6.]])
+    per_sample = T.func.vmap(T.func.grad(lambda x: (f(x) * w).sum()))(X)
+    assert lst(per_sample) == [lst(T.func.grad(lambda x: (f(x) * w).sum())(X[i])) for i in range(2)]
+    assert lst(T.func.jacfwd(f)(X[0])) == lst(T.autograd.functional.jacobian(f, X[0]))
+
+
+def test_clone_of_a_tensor_that_is_not_dense(T):
+    # PyTorch's preserve_format: an expand or a strided slice gets dense strides in
+    # its own dimension order (NumPy's order="K" left gaps, so .view failed)
+    assert T.ones(1, 3).expand(2, 3).clone().stride() == (3, 1)
+    assert lst(T.ones(1, 3).expand(2, 3).clone().view(-1)) == [1.0] * 6
+    assert T.ones(4, 3).t()[:, ::2].clone().stride() == (1, 3)
+    assert T.ones(1, 3, 4).permute(2, 0, 1).expand(4, 2, 3).clone().stride() == (1, 4, 8)
+    assert T.ones(3, 4, 5)[:, ::2].permute(2, 0, 1).clone().stride() == (1, 10, 5)
+    assert T.ones(2, 3, 4).permute(1, 2, 0).clone().stride() == (4, 1, 12)    # dense: kept
+
+
+def test_clone_to_contiguous_format_is_a_copy(T):
+    # it returned the same memory for a contiguous tensor
+    a = T.ones(3)
+    b = a.clone(memory_format=T.contiguous_format)
+    b.add_(1)
+    assert lst(a) == [1., 1., 1.]

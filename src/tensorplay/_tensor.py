@@ -821,10 +821,12 @@ class Tensor:
         ref = weakref.ref(self)
 
         def retain(g):
+            # (the engine runs hooks in the grad mode of create_graph: under it the
+            # retained gradient keeps its history, as PyTorch's clone does)
             t = ref()
             if t is not None:
                 old = getattr(t, "_grad", None)
-                t._grad = g.detach().clone() if old is None else old + g.detach()
+                t._grad = g.clone(memory_format=contiguous_format) if old is None else old + g
         # the engine runs hooks in insertion order; register_hook keeps this one last
         node, nr = self._edge()
         node.tensor_pre_hooks(nr)[_RETAIN_KEY] = retain
@@ -1271,14 +1273,51 @@ def _check_format(a, fmt):
 
 
 def _layout_copy(a, fmt):
-    """A copy of ``a`` laid out in memory as ``fmt`` says (same values, same shape)."""
+    """A copy of ``a`` laid out in memory as ``fmt`` says (same values, same shape):
+    always new memory (``np.ascontiguousarray`` alone would hand back an array
+    that is laid out so already)."""
     if fmt is None or fmt is contiguous_format:
-        return np.ascontiguousarray(a)
+        return a.copy(order="C")
     if fmt is preserve_format:
-        return a.copy(order="K")
+        if a.flags.c_contiguous or _dense(a):
+            return a.copy(order="K")        # the same strides
+        order = _dense_order(a)             # (an expand, a strided slice: PyTorch's dense strides)
+        return a.transpose(order).copy(order="C").transpose(np.argsort(order))
     _check_format(a, fmt)
     inv = np.argsort(fmt.perm)
-    return np.ascontiguousarray(a.transpose(fmt.perm)).transpose(inv)
+    return a.transpose(fmt.perm).copy(order="C").transpose(inv)
+
+
+def _dense(a):
+    """Whether ``a``'s elements fill a block of memory without gaps or overlap
+    (in some order of its dimensions)."""
+    step = a.itemsize
+    for stride, n in sorted((abs(s), n) for s, n in zip(a.strides, a.shape) if n != 1):
+        if stride != step:
+            return False
+        step *= n
+    return True
+
+
+def _dense_order(a):
+    """The dimensions, outermost first, of the dense layout PyTorch gives a copy
+    of a tensor that is not dense (``preserve_format``, its infer_dense_strides):
+    ordered by stride, a stride of 0 keeping its place, equal strides putting
+    the larger size outside."""
+    strides, shape = a.strides, a.shape
+    perm = list(range(a.ndim - 1, -1, -1))      # innermost first
+    for i in range(1, len(perm)):
+        j = i
+        for k in range(i - 1, -1, -1):
+            s0, s1 = strides[perm[k]], strides[perm[j]]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 > s1 or (s0 == s1 and shape[perm[k]] > shape[perm[j]]):
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif s0 < s1:
+                break
+    return perm[::-1]
 
 
 def _is_layout(a, fmt):

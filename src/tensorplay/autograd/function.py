@@ -27,7 +27,7 @@ from .._autograd.engine import FREED_MSG
 from .._autograd.grad_mode import no_grad, state
 from .._autograd.graph import Node
 from .._tensor import Tensor, _wrap, validate_grad
-from ..ops.inplace import _standin, adopt
+from ..ops.inplace import _standin, adopt, move_retain_grad
 from ..ops.views import copy_slices, views_follow_requires_grad, refresh_view
 from ..ops._registry import TRANSFORMS, intercept_function
 from .saved import RawSavedTensor, SavedTensor
@@ -294,6 +294,8 @@ def _apply_with_ctx(cls, args, kwargs):
             t._gfn = None
             node._nondiff_outs += (i,)
         else:
+            if t is o and o._gfn is not None and o.__dict__.get("_retains_grad"):
+                move_retain_grad(o, node, i)     # (a dirty input: its new value retains it)
             t._gfn, t._rg, t._out_nr = node, True, i
         new_outs.append(t)
         d = o._data

@@ -169,26 +169,25 @@ def adopt(self, out):
     """``self`` now holds ``out``'s value: it takes over ``out``'s history."""
     node = out._gfn
     if node is not None and self.__dict__.get("_retains_grad"):
-        _move_retain_grad(self, out)
+        move_retain_grad(self, node, getattr(out, "_out_nr", 0))
     self._gfn = node
     self._rg = node is not None
     if node is not None:
         self._out_nr = getattr(out, "_out_nr", 0)
 
 
-def _move_retain_grad(self, out):
+def move_retain_grad(self, node, nr):
     """As in PyTorch, a tensor that retains its grad keeps doing so for its
-    new value: the retaining hook moves from the old history to the new."""
+    new value: the retaining hook moves from the old history to output ``nr``
+    of ``node``."""
     old = self._gfn
     if old is not None:
         hooks = (old.__dict__.get("_pre_hooks") or {}).get(getattr(self, "_out_nr", 0))
         retain = hooks.pop(_RETAIN_KEY, None) if hooks else None
     else:
         retain = None
-    if retain is None:
-        return
-    node, nr = out._gfn, getattr(out, "_out_nr", 0)
-    node.tensor_pre_hooks(nr)[_RETAIN_KEY] = retain
+    if retain is not None and node is not None:
+        node.tensor_pre_hooks(nr)[_RETAIN_KEY] = retain
 
 
 def write_into(self, out, name):

@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import TRANSFORMS, defop, dispatch
 from .inplace import (FN_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt, inplace_tangents,
-                      _move_retain_grad, _writable)
+                      move_retain_grad, _writable)
 
 
 def apply_chain(t, chain):
@@ -183,7 +183,8 @@ def refresh_view(v):
     with enable_grad():
         r = apply_chain(base, chain)
     if v.__dict__.get("_retains_grad"):
-        _move_retain_grad(v, r)         # a retained grad follows the view's new history
+        # a retained grad follows the view's new history
+        move_retain_grad(v, r._gfn, getattr(r, "_out_nr", 0))
     v._gfn, v._rg = r._gfn, r._rg
     if r._gfn is not None:
         v._out_nr = r._out_nr
