@@ -513,3 +513,48 @@ def test_clone_to_contiguous_format_is_a_copy(T):
     b = a.clone(memory_format=T.contiguous_format)
     b.add_(1)
     assert lst(a) == [1., 1., 1.]
+
+
+def test_complex_to_bool_looks_at_both_parts(T):
+    # it looked at the real part only: 1j was False
+    z = T.tensor([0j, 1j, 1 + 0j, 0.5j])
+    assert lst(z.bool()) == [False, True, True, True]
+    assert lst(z.to(T.bool)) == [False, True, True, True]
+    assert lst(T.ones(4)[z.bool()]) == [1.0, 1.0, 1.0]
+
+
+def test_linspace_and_logspace_with_complex_ends(T):
+    # the imaginary parts were dropped into a float32 result
+    a = T.linspace(0, 1j, 3)
+    assert a.dtype == T.complex64 and lst(a) == [0j, 0.5j, 1j]
+    b = T.linspace(1j, 2 + 1j, 3, dtype=T.complex128)
+    assert b.dtype == T.complex128 and lst(b) == [1j, 1 + 1j, 2 + 1j]
+    c = T.logspace(0, 1j, 3)
+    assert c.dtype == T.complex64
+    assert abs(complex(c[1].item()) - 10 ** 0.5j) < 1e-6
+    with pytest.raises(RuntimeError, match=r"torch.linspace\(\): inferred dtype c10::complex<float> can't "
+                                           r"be safely cast to passed dtype Float"):
+        T.linspace(0, 1j, 3, dtype=T.float32)
+
+
+def test_a_complex_value_is_not_written_into_a_real_tensor(T):
+    # NumPy dropped the imaginary part, silently
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        T.zeros(2).fill_(1j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type double without overflow"):
+        T.full((2,), 1j, dtype=T.float64)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int64_t without overflow"):
+        T.zeros(2, dtype=T.int64).masked_fill(T.tensor([True, False]), 2j)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        T.zeros(2).masked_fill(T.tensor([True, False]), T.tensor(1 + 1j))
+    with pytest.raises(RuntimeError, match="index_fill_\\(\\): Converting complex Scalar to non-complex type"):
+        T.zeros(2).index_fill(0, T.tensor([0]), 1 + 0j)
+    assert lst(T.full((2,), 1 + 0j, dtype=T.float32)) == [1.0, 1.0]     # no imaginary part: fine
+    assert lst(T.zeros(2, dtype=T.bool).fill_(1j)) == [True, True]
+    assert lst(T.zeros(2, dtype=T.complex64).masked_fill(T.tensor([True, False]), 2j)) == [2j, 0j]
+
+
+def test_there_is_no_complex_half_alias():
+    # tensorplay.chalf was complex64: another dtype than PyTorch's, silently
+    import tensorplay
+    assert not hasattr(tensorplay, "chalf") and not hasattr(tensorplay, "complex32")

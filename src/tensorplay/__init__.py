@@ -82,7 +82,8 @@ globals().update(_LEGACY_TYPES)        # FloatTensor, DoubleTensor, LongTensor, 
 half, float, double = float16, float32, float64   # noqa: A001
 cfloat, cdouble = complex64, complex128
 short, int, long = int16, int32, int64   # noqa: A001
-chalf = complex64
+# (no chalf/complex32: NumPy has no complex half, and an alias of complex64 would
+# silently give another dtype than PyTorch's)
 
 # the ops' public functions, as each op module's __all__ lists them
 globals().update({k: getattr(m, k) for m in _ops.MODULES for k in m.__all__ if k not in globals()})
@@ -154,7 +155,7 @@ __all__ = [
     # dtypes and their aliases
     "dtype", "bool", "uint8", "uint16", "uint32", "uint64", "int8", "int16", "int32", "int64",
     "short", "int", "long", "float16", "bfloat16", "float32", "float64", "half", "float", "double",
-    "complex64", "complex128", "cfloat", "cdouble", "chalf",
+    "complex64", "complex128", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     # the tensor and its factories
     "Tensor", "Size", "device", "get_default_device", "set_default_device", "from_dlpack", "tensor", "as_tensor", "from_numpy",

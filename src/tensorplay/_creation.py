@@ -89,7 +89,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
     else:
         dt = D.to_dtype(dtype)
-    return _leaf(np.full(size_arg((size,)), fill_value, dt.np), requires_grad)
+    return _leaf(np.full(size_arg((size,)), D.check_fits(fill_value, dt.np), dt.np), requires_grad)
 
 
 def _like(fill):
@@ -108,7 +108,7 @@ empty_like = _like(np.zeros)
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     check_device(device)
     dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
-    return _leaf(np.full(input._data.shape, fill_value, dt), requires_grad)
+    return _leaf(np.full(input._data.shape, D.check_fits(fill_value, dt), dt), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -139,7 +139,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
-    return _leaf(np.linspace(start, end, steps).astype(_dt(dtype)), requires_grad)
+    return _leaf(np.linspace(start, end, steps).astype(_space_dtype("linspace", start, end, dtype)),
+                 requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
@@ -149,7 +150,24 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
-    return _leaf(np.logspace(start, end, steps, base=base).astype(_dt(dtype)), requires_grad)
+    return _leaf(np.logspace(start, end, steps, base=base).astype(
+        _space_dtype("logspace", start, end, dtype)), requires_grad)
+
+
+def _space_dtype(name, start, end, dtype):
+    """linspace/logspace: complex endpoints give a complex result (the default
+    dtype's complex kin), which a real ``dtype`` cannot hold."""
+    if not any(isinstance(v, complex) or (isinstance(v, Tensor) and v._data.dtype.kind == "c")
+               for v in (start, end)):
+        return _dt(dtype)
+    inferred = D.complex128 if D.get_default_dtype() is D.float64 else D.complex64
+    if dtype is None:
+        return inferred.np
+    if not D.to_dtype(dtype).is_complex:
+        raise RuntimeError(f"torch.{name}(): inferred dtype c10::complex<"
+                           f"{'double' if inferred is D.complex128 else 'float'}> can't be safely "
+                           f"cast to passed dtype {_SCALAR_NAMES[D.to_dtype(dtype).name]}")
+    return D.to_dtype(dtype).np
 
 
 def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):

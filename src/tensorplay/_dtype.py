@@ -226,3 +226,26 @@ def result_type3(dim, zero, wrapped):
     if r is None:
         r = _RESULT_CACHE[key] = _combine(dim, _combine(zero, wrapped))
     return r
+
+
+_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double", "int64": "int64_t", "int32": "int", "int16": "int16_t",
+              "int8": "int8_t", "uint8": "uint8_t"}
+
+
+def check_fits(value, npdt, message=None):
+    """``value`` as a number a tensor of ``npdt`` can hold, with PyTorch's refusal
+    of a complex number with an imaginary part written into a real or integer
+    tensor (NumPy would drop the imaginary part, and warn); ``message`` replaces
+    PyTorch's usual words where an op has its own."""
+    if not isinstance(value, (complex, np.complexfloating)):
+        return value
+    kind = np.dtype(npdt).kind
+    if kind == "c":
+        return value
+    if kind == "b":
+        return bool(value)
+    if value.imag != 0:
+        raise RuntimeError(message or f"value cannot be converted to type "
+                           f"{_CPP_NAMES.get(np.dtype(npdt).name, np.dtype(npdt).name)} without overflow")
+    return value.real

@@ -477,6 +477,8 @@ def ravel(input):
 # ---------------------------------------------------------------- casts and copies
 def _to_k(x, dtype):
     npdt = dtype.np
+    if x.dtype.kind == "c" and npdt.kind == "b":
+        return x != 0                   # (both parts count, as in PyTorch)
     if x.dtype.kind == "c" and npdt.kind != "c":
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                       stacklevel=4)
@@ -670,6 +672,13 @@ copy_from = defop("copy_from", _copy_from_k, {"dst": _zeros_vjp, "src": "grad"},
 
 
 def _fill_k(dst, value):
+    if type(value) is np.ndarray:       # a 0-d tensor's: PyTorch drops an imaginary part here
+        if value.dtype.kind == "c" and dst.dtype.kind not in "cb":
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                          stacklevel=5)
+            value = value.real
+    else:
+        value = D.check_fits(value, dst.dtype)
     return np.full(dst.shape, value, dst.dtype)
 
 

@@ -1051,11 +1051,15 @@ def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha=alpha)
 
 
-def _fill_value(v, dtype):
-    v = np.asarray(v)
-    if v.dtype.kind == "c" and dtype.kind != "c":
-        v = v.real
-    return v.astype(dtype)
+def _fill_value(v, dtype, message=None):
+    """A fill value (number or 0-d array) in ``dtype``: a complex one with an
+    imaginary part is refused for a real ``dtype``, as in PyTorch."""
+    if type(v) is np.ndarray:
+        v = v[()]
+    return np.asarray(D.check_fits(v, dtype, message)).astype(dtype)
+
+
+_INDEX_FILL_COMPLEX = "index_fill_(): Converting complex Scalar to non-complex type is not supported"
 
 
 def _index_fill_k(x, dim, index, value):
@@ -1063,6 +1067,8 @@ def _index_fill_k(x, dim, index, value):
     xs = x.shape if x.ndim else (1,)
     idx = _wrap_indices(index.reshape(-1), xs[d], d, IndexError)
     out = x.reshape(xs).copy()
+    if np.iscomplexobj(value) and x.dtype.kind != "c":     # (any complex value, as PyTorch)
+        raise RuntimeError(_INDEX_FILL_COMPLEX)
     out[_along(d, out.ndim) + (idx,)] = _fill_value(value, x.dtype)
     return out.reshape(x.shape)
 
