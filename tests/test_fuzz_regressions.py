@@ -4,7 +4,7 @@ it is installed, on torch (the ``T`` fixture): the expected values are
 PyTorch's, written out, so the test is its own oracle without torch too."""
 import pytest
 
-from conftest import lst
+from conftest import assert_close, lst
 
 
 def test_atan2_gradient_at_the_origin_is_zero(T):
@@ -558,3 +558,20 @@ def test_there_is_no_complex_half_alias():
     # tensorplay.chalf was complex64: another dtype than PyTorch's, silently
     import tensorplay
     assert not hasattr(tensorplay, "chalf") and not hasattr(tensorplay, "complex32")
+
+
+@pytest.mark.parametrize("name", ["mul_", "sin_", "pow_", "clamp_", "div_", "abs_"])
+def test_per_sample_gradients_through_inplace_ops_that_save_their_input(T, name):
+    # vmap wrote the batch over the value the op had saved: a version error
+    # where plain grad worked
+    ops = {"mul_": lambda z, x: z.mul_(x), "sin_": lambda z, x: z.sin_(), "pow_": lambda z, x: z.pow_(2),
+           "clamp_": lambda z, x: z.clamp_(min=2.5), "div_": lambda z, x: z.div_(x + 1),
+           "abs_": lambda z, x: z.abs_()}
+
+    def loss(x):
+        z = x * 1
+        ops[name](z, x)
+        return (z * z).sum()
+    X = T.tensor([[1., -2., 3.], [4., 5., -6.]], dtype=T.float64)
+    per_sample = T.func.vmap(T.func.grad(loss))(X)
+    assert_close(per_sample, [lst(T.func.grad(loss)(X[i])) for i in range(2)], atol=1e-12)

@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from .. import _dtype
+from .._autograd.grad_mode import state
 from .._random import draw_guards
 from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
@@ -442,9 +443,19 @@ class VmapLevel:
                 raise RuntimeError(f"output with shape {list(target.shape)} doesn't match the "
                                    f"broadcast shape {bshape}")
             return NotImplemented
-        out = f(target, *args, **kwargs)
+        phys = target._value
+        src = target
+        if state.enabled and (phys._rg or any(isinstance(a, Tensor) and a.requires_grad
+                                              for a in list(args) + list(kwargs.values()))):
+            # the op may save the pre-op value, which the copy below overwrites: it
+            # computes from a private copy with the same history (apply_inplace's
+            # _own_saved_copy, which cannot see through the batching rule's views)
+            from ..ops.inplace import _standin
+            pre = _standin(phys)
+            pre._data, pre._vc = phys._data.copy(), [0]
+            src = _wrap_batched(self, pre)
+        out = f(src, *args, **kwargs)
         with self.below():
-            phys = target._value
             if _is_batched(out, self):
                 src = out._value
             else:
