@@ -575,3 +575,14 @@ def test_per_sample_gradients_through_inplace_ops_that_save_their_input(T, name)
     X = T.tensor([[1., -2., 3.], [4., 5., -6.]], dtype=T.float64)
     per_sample = T.func.vmap(T.func.grad(loss))(X)
     assert_close(per_sample, [lst(T.func.grad(loss)(X[i])) for i in range(2)], atol=1e-12)
+
+
+@pytest.mark.parametrize("make", [lambda T, x: T.zeros_like(x), lambda T, x: T.ones_like(x) * 0,
+                                  lambda T, x: T.full_like(x, 0.0), lambda T, x: x.new_zeros(3),
+                                  lambda T, x: x.new_full((3,), 0.0), lambda T, x: T.empty_like(x).zero_()],
+                         ids=["zeros_like", "ones_like", "full_like", "new_zeros", "new_full", "empty_like"])
+def test_tensors_made_like_a_batched_tensor_are_batched(T, make):
+    # they were one tensor for all samples, so writing a sample into them failed
+    X = T.tensor([[1., 2., 3.], [4., 5., 6.]])
+    assert lst(T.func.vmap(lambda x: make(T, x).add_(x))(X)) == lst(X)
+    assert lst(T.func.vmap(lambda x: x.t().contiguous().view(-1))(T.ones(2, 3, 2))) == [[1.0] * 6] * 2

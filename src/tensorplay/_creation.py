@@ -95,6 +95,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 def _like(fill):
     def f(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
         check_device(device)
+        if type(input) is not Tensor and hasattr(input, "_make_like"):     # inside vmap: batched
+            return input._make_like(lambda v: f(v, dtype=dtype, requires_grad=requires_grad))
         dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
         return _leaf(fill(input._data.shape, dt), requires_grad)
     return f
@@ -107,6 +109,9 @@ empty_like = _like(np.zeros)
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     check_device(device)
+    if type(input) is not Tensor and hasattr(input, "_make_like"):         # inside vmap: batched
+        return input._make_like(lambda v: full_like(v, fill_value, dtype=dtype,
+                                                    requires_grad=requires_grad))
     dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
     return _leaf(np.full(input._data.shape, D.check_fits(fill_value, dt), dt), requires_grad)
 

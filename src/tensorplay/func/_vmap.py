@@ -126,7 +126,16 @@ class BatchedTensor(Tensor):
         return self._value.stride()[1:] == _contiguous_strides(self.shape)
 
     def contiguous(self, *a, **k):
-        return self if self.is_contiguous() else self.clone()
+        # (a batch-first row-major copy is row-major per sample too; a plain clone
+        # keeps a dense transposed layout)
+        from .._tensor import contiguous_format
+        return self if self.is_contiguous() else self.clone(memory_format=contiguous_format)
+
+    def _make_like(self, make):
+        """``zeros_like(self)``, ``self.new_zeros(size)`` and their kin: a batched
+        tensor, as in PyTorch's vmap (an in-place op may then write a sample into
+        it).  ``make(value)`` makes the physical tensor from the physical value."""
+        return _wrap_batched(self._level, make(self._value))
 
     def item(self):
         raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't "

@@ -26,8 +26,11 @@ def _size(size):
 def _new_factory(name):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
-        f = getattr(_creation(), name)
         _check_device(device)
+        if type(self) is not _Tensor and hasattr(self, "_make_like"):   # inside vmap: batched
+            return self._make_like(lambda v: method(v, v.shape[0], *_size(size), dtype=dtype,
+                                                    requires_grad=requires_grad))
+        f = getattr(_creation(), name)
         return f(*_size(size), dtype=self.dtype if dtype is None else dtype,
                  requires_grad=requires_grad)
     method.__name__ = method.__qualname__ = f"new_{name}"
@@ -38,6 +41,9 @@ def _new_factory(name):
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False):
     _check_device(device)
+    if type(self) is not _Tensor and hasattr(self, "_make_like"):       # inside vmap: batched
+        return self._make_like(lambda v: new_full(v, (v.shape[0],) + tuple(size), fill_value,
+                                                  dtype=dtype, requires_grad=requires_grad))
     return _creation().full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
                             requires_grad=requires_grad)
 
