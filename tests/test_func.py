@@ -492,6 +492,7 @@ def test_forward_over_reverse_through_a_function_saving_its_output():
         def forward(ctx, x):
             y = x.exp()
             ctx.save_for_backward(y)
+            ctx.save_for_forward(y)         # (jvp sees only these, as in PyTorch)
             return y
 
         @staticmethod
@@ -521,6 +522,7 @@ def test_forward_over_reverse_through_a_function_saving_its_output():
         @staticmethod
         def setup_context(ctx, inputs, output):
             ctx.save_for_backward(output)
+            ctx.save_for_forward(output)
 
         backward, jvp = Exp.backward, Exp.jvp
     close(hessian(lambda x: (ExpVmap.apply(x) * x).sum())(x), want)

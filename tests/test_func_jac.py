@@ -244,6 +244,7 @@ class Cube(tp.autograd.Function):
     @staticmethod
     def setup_context(ctx, inputs, output):
         ctx.save_for_backward(inputs[0])
+        ctx.save_for_forward(inputs[0])     # (jvp sees only these, as in PyTorch)
 
     @staticmethod
     def backward(ctx, g):

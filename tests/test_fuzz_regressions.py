@@ -586,3 +586,39 @@ def test_tensors_made_like_a_batched_tensor_are_batched(T, make):
     X = T.tensor([[1., 2., 3.], [4., 5., 6.]])
     assert lst(T.func.vmap(lambda x: make(T, x).add_(x))(X)) == lst(X)
     assert lst(T.func.vmap(lambda x: x.t().contiguous().view(-1))(T.ones(2, 3, 2))) == [[1.0] * 6] * 2
+
+
+def _square_function(T, save_for_forward):
+    class Sq(T.autograd.Function):
+        generate_vmap_rule = True
+
+        @staticmethod
+        def forward(x):
+            return x * x
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            ctx.save_for_backward(inputs[0])
+            if save_for_forward:
+                ctx.save_for_forward(inputs[0])
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g
+
+        @staticmethod
+        def jvp(ctx, t):
+            saved = ctx.saved_tensors
+            return 2 * saved[0] * t if saved else t * 0
+    return Sq
+
+
+def test_forward_rules_of_a_function_under_vmap(T):
+    # the generated vmap rule lost what forward saved for jvp (a ValueError in jacfwd)
+    Sq = _square_function(T, True)
+    x = T.tensor([1., 2.])
+    assert lst(T.func.jacfwd(Sq.apply)(x)) == [[2., 0.], [0., 4.]]
+    assert lst(T.func.hessian(lambda v: Sq.apply(v).sum())(x)) == [[2., 0.], [0., 2.]]
+    # jvp sees only what forward saved for it (it saw save_for_backward's tensors)
+    assert lst(T.func.jvp(_square_function(T, False).apply, (x,), (T.ones(2),))[1]) == [0., 0.]

@@ -423,6 +423,12 @@ def test_forward_ad_check_fails_on_a_wrong_jvp(fast):
 def test_gradgradcheck_forward_over_reverse_catches_a_wrong_double_backward(fast):
     class Cube(_detached_backward(tp)):
         @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            ctx.save_for_forward(x)         # (what jvp sees, as in PyTorch)
+            return x ** 3
+
+        @staticmethod
         def jvp(ctx, t):
             x, = ctx.saved_tensors
             return 3 * x ** 2 * t

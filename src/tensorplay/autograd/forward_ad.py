@@ -175,7 +175,7 @@ class DualLevel:
                         and (a.is_floating_point() or a.is_complex()) else t
                         for a, t in zip(args, tangents)]
         saved = getattr(ctx, "saved_for_forward", None)
-        ctx._fw_saved = saved if saved is not None else (ctx.to_save or None)
+        ctx._fw_saved = saved if saved is not None else ()     # (PyTorch: only what forward saved for it)
         try:
             res = cls.jvp(ctx, *tangents)
         finally:

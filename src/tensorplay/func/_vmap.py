@@ -757,11 +757,17 @@ class _CtxProxy:
         self._ctx.save_for_backward(*[t._value if _is_batched(t, lv) else t for t in ts])
         self._ctx._vmap_batched = tuple(_is_batched(t, lv) for t in ts)
 
+    def save_for_forward(self, *ts):
+        lv = self._level
+        self._ctx.save_for_forward(*[t._value if _is_batched(t, lv) else t for t in ts])
+        self._ctx._vmap_fw_batched = tuple(_is_batched(t, lv) for t in ts)
+
     @property
     def saved_tensors(self):
-        flags = getattr(self._ctx, "_vmap_batched", ())
+        ctx = self._ctx         # (while jvp runs, what forward saved for it)
+        flags = getattr(ctx, "_vmap_fw_batched" if ctx._fw_saved is not None else "_vmap_batched", ())
         return tuple(_wrap_batched(self._level, t) if f else t
-                     for t, f in zip(self._ctx.saved_tensors, flags))
+                     for t, f in zip(ctx.saved_tensors, flags))
 
     def __getattr__(self, name):
         return getattr(self._ctx, name)
