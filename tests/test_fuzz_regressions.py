@@ -622,3 +622,28 @@ def test_forward_rules_of_a_function_under_vmap(T):
     assert lst(T.func.hessian(lambda v: Sq.apply(v).sum())(x)) == [[2., 0.], [0., 2.]]
     # jvp sees only what forward saved for it (it saw save_for_backward's tensors)
     assert lst(T.func.jvp(_square_function(T, False).apply, (x,), (T.ones(2),))[1]) == [0., 0.]
+
+
+@pytest.mark.parametrize("loss,kind,words", [
+    ("mse_loss", NotImplementedError, '"mse_cpu" not implemented for \'ComplexFloat\''),
+    ("smooth_l1_loss", NotImplementedError, '"smooth_l1_cpu" not implemented for \'ComplexFloat\''),
+    ("huber_loss", NotImplementedError, '"huber_cpu" not implemented for \'ComplexFloat\''),
+    ("kl_div", RuntimeError, "kl_div: Complex inputs not supported."),
+    ("cosine_similarity", RuntimeError, "expected common dtype to be floating point, yet common dtype is "
+                                        "ComplexFloat")])
+def test_real_losses_refuse_complex_inputs(T, loss, kind, words):
+    # they computed: mse_loss of 1j and 0 was -1
+    with pytest.raises(kind) as info:
+        getattr(T.nn.functional, loss)(T.tensor([[1j, 1]]), T.tensor([[0j, 1j]]))
+    assert words in str(info.value)
+
+
+def test_batch_norm_running_statistics_may_not_require_grad(T):
+    x = T.tensor([[0.2, -1.0, 0.5], [1.0, 0.3, -0.2]])
+    m = T.zeros(3, requires_grad=True)
+    for training in (False, True):
+        with pytest.raises(RuntimeError, match="The function 'native_batch_norm' is not differentiable with "
+                                               "respect to argument 'running_mean'"):
+            T.nn.functional.batch_norm(x, m, T.ones(3), training=training)
+    with T.no_grad():               # (no gradient asked: fine)
+        assert T.nn.functional.batch_norm(x, m, T.ones(3)).shape == (2, 3)

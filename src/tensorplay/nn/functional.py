@@ -14,7 +14,7 @@ import warnings as _warnings
 import numpy as _np
 
 from .. import _dtype as _D
-from .._autograd.grad_mode import no_grad as _no_grad
+from .._autograd.grad_mode import no_grad as _no_grad, state as _grad_state
 from .._random import default_generator as _default_generator, sampling as _sampling
 from .._tensor import Tensor as _Tensor, _wrap
 from ..ops import nn_ops as _nn
@@ -390,6 +390,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     running statistics otherwise."""
     if input.ndim < 2:
         raise ValueError(f"Expected 2D or more input (got {input.ndim}D input)")
+    if _grad_state.enabled:             # (the statistics are data, never differentiated)
+        _not_differentiable(running_mean, "native_batch_norm", "running_mean")
+        _not_differentiable(running_var, "native_batch_norm", "running_var")
     c = input.shape[1]
     if training:
         size = input.numel() // c
@@ -726,6 +729,10 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / max(|x1| |x2|, eps)``, as PyTorch computes it (each norm
     clamped by ``sqrt(eps)``)."""
+    for t in (x1, x2):
+        if t.is_complex():
+            raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                               f"{_dtype_name(t._data.dtype)}")
     n1 = (x1 * x1).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
     n2 = (x2 * x2).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -738,7 +745,16 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _weighted((input - target).abs(), weight, reduction, input)
 
 
+def _real_only(kernel, *tensors):
+    """PyTorch's refusal of complex inputs by a loss written for real numbers
+    (which would compute without complaint and give nonsense: a negative MSE)."""
+    for t in tensors:
+        if isinstance(t, _Tensor) and t._data.dtype.kind == "c":
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(t._data.dtype)}'")
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _real_only("mse_cpu", input, target)
     _size_warning(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     d = input - target
@@ -746,6 +762,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    _real_only("smooth_l1_cpu", input, target)
     _size_warning(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
@@ -764,6 +781,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    _real_only("huber_cpu", input, target)
     _size_warning(input, target)
     reduction = _reduction(reduction)
     if delta <= 0:
@@ -863,6 +881,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    _real_only("binary_cross_entropy", input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -907,6 +926,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                        "'batchmean' in the next major release.", UserWarning, stacklevel=2)
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if input.is_complex() or target.is_complex():
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
