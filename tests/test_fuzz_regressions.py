@@ -647,3 +647,13 @@ def test_batch_norm_running_statistics_may_not_require_grad(T):
             T.nn.functional.batch_norm(x, m, T.ones(3), training=training)
     with T.no_grad():               # (no gradient asked: fine)
         assert T.nn.functional.batch_norm(x, m, T.ones(3)).shape == (2, 3)
+
+
+def test_cross_entropy_with_probabilities_is_differentiable_in_the_weight(T):
+    # PyTorch computes it as a composite there (class indices: its kernel refuses)
+    x = T.tensor([[0.2, -1.0, 0.5], [1.0, 0.3, -0.2]], dtype=T.float64, requires_grad=True)
+    p = T.tensor([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]], dtype=T.float64)
+    w = T.tensor([1.0, 2.0, 0.5], dtype=T.float64, requires_grad=True)
+    (g,) = T.autograd.grad(T.nn.functional.cross_entropy(x, p, weight=w), w)
+    logp = T.log_softmax(x.detach(), 1)
+    assert_close(g, lst(-(logp * p).sum(0) / 2), atol=1e-12)

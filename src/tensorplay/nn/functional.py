@@ -801,10 +801,11 @@ def _not_differentiable(t, fname, arg):
                            f"'{arg}'. This input cannot have requires_grad True.")
 
 
-def _check_class_weight(input, weight, c):
+def _check_class_weight(input, weight, c, composite=False):
     if weight is None:
         return
-    _not_differentiable(weight, "nll_loss_forward", "weight")
+    if not composite:
+        _not_differentiable(weight, "nll_loss_forward", "weight")
     if weight.numel() != c:
         raise RuntimeError(f"weight tensor should be defined either for all {c} classes or no "
                            f"classes but got weight tensor of shape: {list(weight.shape)}")
@@ -863,7 +864,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if input.ndim == 0:
             raise IndexError("Dimension specified as 1 but tensor has no dimensions")
         c = input.shape[cdim]
-        _check_class_weight(input, weight, c)
+        _check_class_weight(input, weight, c, composite=True)   # (differentiable in weight here)
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / c
         logp = input.log_softmax(cdim)
