@@ -657,3 +657,16 @@ def test_cross_entropy_with_probabilities_is_differentiable_in_the_weight(T):
     (g,) = T.autograd.grad(T.nn.functional.cross_entropy(x, p, weight=w), w)
     logp = T.log_softmax(x.detach(), 1)
     assert_close(g, lst(-(logp * p).sum(0) / 2), atol=1e-12)
+
+
+def test_vmap_out_dims_follow_the_output_structure(T):
+    # a dict or list out_dims for a dict or list output was refused (the output was
+    # wrapped in a tuple first); a list does not stand for a tuple
+    x = T.ones(4, 3)
+    assert T.func.vmap(lambda x: {"a": x * 2}, out_dims={"a": 1})(x)["a"].shape == (3, 4)
+    assert [t.shape for t in T.func.vmap(lambda x: [x, x], out_dims=[1, 0])(x)] == [(3, 4), (4, 3)]
+    assert [t.shape for t in T.func.vmap(lambda x: [x, x], out_dims=[1, 0], chunk_size=2)(x)] == \
+        [(3, 4), (4, 3)]
+    assert T.func.vmap(lambda x: x * 2, out_dims=(1,))(x).shape == (3, 4)
+    with pytest.raises(ValueError, match="out_dims is not compatible with the structure of `outputs`"):
+        T.func.vmap(lambda x: (x, x), out_dims=[1, 0])(x)

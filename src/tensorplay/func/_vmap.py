@@ -1099,7 +1099,7 @@ def _flat_in_dims(func, in_dims, args):
             all(d is None or type(d) is int for d in in_dims):
         dims = list(in_dims)            # one in_dim per (leaf) argument: the common case
     else:
-        dims = _broadcast_prefix(in_dims, args, spec)
+        dims = _broadcast_prefix(in_dims, args)
         if dims is None:
             raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not "
                              f"compatible with the structure of `inputs`. in_dims has structure "
@@ -1122,9 +1122,10 @@ def _flat_in_dims(func, in_dims, args):
     return flat_args, spec, dims
 
 
-def _broadcast_prefix(prefix, tree, spec):
+def _broadcast_prefix(prefix, tree):
     """``prefix`` (a tree that is a prefix of ``tree``) broadcast to ``tree``'s
-    leaves, or None if it is not a prefix."""
+    leaves, or None if it is not a prefix (a list and a tuple differ, as in
+    PyTorch's pytrees)."""
     out = []
 
     def go(p, t):
@@ -1133,7 +1134,8 @@ def _broadcast_prefix(prefix, tree, spec):
             out.extend([p] * n)
             return True
         if isinstance(p, (tuple, list)):
-            if not isinstance(t, (tuple, list)) or len(p) != len(t):
+            if not isinstance(t, (tuple, list)) or isinstance(p, list) != isinstance(t, list) \
+                    or len(p) != len(t):
                 return False
             return all(go(a, b) for a, b in zip(p, t))
         if isinstance(p, dict):
@@ -1141,9 +1143,21 @@ def _broadcast_prefix(prefix, tree, spec):
                 return False
             return all(go(p[k], t[k]) for k in t)
         return False
-    if not go(prefix, tuple(tree)):
+    if not go(prefix, tree):
         return None
     return out
+
+
+def _out_dims_for(out_dims, out):
+    """Per output leaf, its ``out_dims`` entry: an int or None for all, else a
+    prefix of the output's structure (a 1-tuple also serves a lone output that
+    is not a tuple); None if they do not fit."""
+    if isinstance(out_dims, int) or out_dims is None:
+        return [out_dims] * len(tree_flatten(out)[0])
+    odims = _broadcast_prefix(out_dims, out)
+    if odims is None and type(out_dims) is tuple and len(out_dims) == 1 and not isinstance(out, tuple):
+        odims = _broadcast_prefix(out_dims[0], out)
+    return odims
 
 
 def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
@@ -1215,18 +1229,12 @@ def _outputs(func, level, out, out_dims):
 
 def _unwrap_outputs(func, level, out, out_dims):
     flat, ospec = tree_flatten(out)
-    if isinstance(out_dims, int) or out_dims is None:
-        odims = [out_dims] * len(flat)
-    else:
-        odims = _broadcast_prefix(out_dims, out if isinstance(out, tuple) else (out,), ospec)
-        if not isinstance(out, tuple) and odims is not None and isinstance(out_dims, tuple) \
-                and len(out_dims) != 1:
-            odims = None
-        if odims is None:
-            raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims "
-                             f"is not compatible with the structure of `outputs`. out_dims has "
-                             f"structure {tree_flatten(out_dims)[1]} but outputs has structure "
-                             f"{ospec}.")
+    odims = _out_dims_for(out_dims, out)
+    if odims is None:
+        raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims})(<inputs>): out_dims "
+                         f"is not compatible with the structure of `outputs`. out_dims has "
+                         f"structure {tree_flatten(out_dims)[1]} but outputs has structure "
+                         f"{ospec}.")
     res = []
     for o, d in zip(flat, odims):
         if not isinstance(o, Tensor):
@@ -1253,11 +1261,7 @@ def _unwrap_outputs(func, level, out, out_dims):
 def _cat_chunks(chunks, out_dims):
     flat0, ospec = tree_flatten(chunks[0])
     flats = [tree_flatten(c)[0] for c in chunks]
-    if isinstance(out_dims, int) or out_dims is None:
-        odims = [out_dims] * len(flat0)
-    else:
-        odims = _broadcast_prefix(out_dims, chunks[0] if isinstance(chunks[0], tuple)
-                                  else (chunks[0],), ospec)
+    odims = _out_dims_for(out_dims, chunks[0])
     res = []
     for k, d in enumerate(odims):
         parts = [f[k] for f in flats]
