@@ -670,3 +670,13 @@ def test_vmap_out_dims_follow_the_output_structure(T):
     assert T.func.vmap(lambda x: x * 2, out_dims=(1,))(x).shape == (3, 4)
     with pytest.raises(ValueError, match="out_dims is not compatible with the structure of `outputs`"):
         T.func.vmap(lambda x: (x, x), out_dims=[1, 0])(x)
+
+
+def test_inplace_view_ops_on_a_batched_tensor(T):
+    # t_, unsqueeze_ & co. read the batched tensor's values and failed
+    x = T.arange(24.).reshape(2, 3, 4)
+    assert lst(T.func.vmap(lambda v: v.clone().t_())(x)) == lst(x.transpose(1, 2))
+    assert T.func.vmap(lambda v: v.clone().unsqueeze_(0))(T.ones(2, 3)).shape == (2, 1, 3)
+    assert T.func.vmap(lambda v: v.clone().squeeze_(0))(T.ones(2, 1, 3)).shape == (2, 3)
+    g = T.func.vmap(T.func.grad(lambda v: (v.clone().unsqueeze_(1) * T.arange(3.)).sum()))(T.ones(2, 3))
+    assert lst(g) == [[3.0] * 3] * 2

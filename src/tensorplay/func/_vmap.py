@@ -473,6 +473,15 @@ class VmapLevel:
             copy_(phys, src)
         return target
 
+    def process_reshape_inplace(self, target, f, args, kwargs):
+        """``target.t_()``, ``target.unsqueeze_(0)``...: the batched tensor holds
+        the view ``f(target)`` from now on (its samples' memory, a new shape)."""
+        if not _is_batched(target, self):
+            return NotImplemented
+        out = f(target, *args, **kwargs)
+        target._value, target._data = out._value, out._data
+        return target
+
     def takes_key(self, x, key, value=None):
         """Whether this level handles ``x[key]`` (``= value``): the key holds a
         batched tensor (of any level) and this is the innermost level at which

@@ -247,6 +247,13 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
     of its own memory, with that view's history.  View chains stay true: a view
     ``self`` grows its chain by this op; the live views of a base ``self`` get
     the inverse op put in front of theirs (they were made from the old shape)."""
+    if TRANSFORMS:
+        for t in reversed(TRANSFORMS):      # vmap: the batched tensor takes the new view
+            h = getattr(t, "process_reshape_inplace", None)
+            if h is not None:
+                r = h(self, f, args, kwargs)
+                if r is not NotImplemented:
+                    return r
     recording = state.enabled and self._rg
     if recording:
         check_inplace(self, args)
