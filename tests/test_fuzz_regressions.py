@@ -680,3 +680,12 @@ def test_inplace_view_ops_on_a_batched_tensor(T):
     assert T.func.vmap(lambda v: v.clone().squeeze_(0))(T.ones(2, 1, 3)).shape == (2, 3)
     g = T.func.vmap(T.func.grad(lambda v: (v.clone().unsqueeze_(1) * T.arange(3.)).sum()))(T.ones(2, 3))
     assert lst(g) == [[3.0] * 3] * 2
+
+
+def test_one_hot_under_vmap(T):
+    # it read the batched tensor's values and failed
+    F = T.nn.functional
+    assert lst(T.func.vmap(lambda r: F.one_hot(r, 3))(T.tensor([[0, 2], [1, 1]]))) == \
+        [[[1, 0, 0], [0, 0, 1]], [[0, 1, 0], [0, 1, 0]]]
+    with pytest.raises(RuntimeError, match="please provide an explicit positive num_classes"):
+        T.func.vmap(lambda r: F.one_hot(r))(T.tensor([[0, 2], [1, 1]]))

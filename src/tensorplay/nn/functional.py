@@ -706,6 +706,14 @@ def _renorm_rows(weight, indices, max_norm, norm_type):
 def one_hot(tensor, num_classes=-1):
     if not isinstance(tensor, _Tensor) or tensor._data.dtype != _np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if type(tensor) is not _Tensor and hasattr(tensor, "_make_like"):
+        # a batched tensor inside vmap: its values are not at hand; a scatter of ones
+        # does the same, its bounds checked by scatter (PyTorch's gives zero rows)
+        if num_classes == -1:
+            raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an explicit "
+                               "positive num_classes argument.")
+        return tensor.new_zeros(tuple(tensor.shape) + (num_classes,)).scatter_(
+            -1, tensor.unsqueeze(-1), 1)
     a = tensor._data
     if num_classes == -1:
         if a.size == 0:
