@@ -689,3 +689,11 @@ def test_one_hot_under_vmap(T):
         [[[1, 0, 0], [0, 0, 1]], [[0, 1, 0], [0, 1, 0]]]
     with pytest.raises(RuntimeError, match="please provide an explicit positive num_classes"):
         T.func.vmap(lambda r: F.one_hot(r))(T.tensor([[0, 2], [1, 1]]))
+
+
+def test_jacfwd_of_a_function_writing_into_its_input(T):
+    # the primal, one value expanded over the batch of tangents, refused the write
+    def f(x):
+        x.mul_(2)
+        return x
+    assert lst(T.func.jacfwd(f)(T.tensor([1., 2., 3.]))) == [[2., 0., 0.], [0., 2., 0.], [0., 0., 2.]]

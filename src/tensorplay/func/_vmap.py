@@ -31,6 +31,7 @@ from .._autograd.grad_mode import state
 from .._random import draw_guards
 from .._tensor import Tensor, _new
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
+from ..ops.inplace import _self_overlapping
 from ._pytree import tree_flatten, tree_unflatten
 from ..autograd.forward_ad import _Below
 from ..ops._families import NoBatchRule, _batch_first, batch_elementwise, materialize, pad_rank
@@ -453,6 +454,11 @@ class VmapLevel:
                                    f"broadcast shape {bshape}")
             return NotImplemented
         phys = target._value
+        if _self_overlapping(phys._data):
+            # one value expanded over the batch (jacfwd's primal): the samples are
+            # about to differ, so the batched tensor gets memory of its own
+            with self.below():
+                phys = target._value = phys.clone()
         src = target
         if state.enabled and (phys._rg or any(isinstance(a, Tensor) and a.requires_grad
                                               for a in list(args) + list(kwargs.values()))):
