@@ -454,7 +454,7 @@ class VmapLevel:
                                    f"broadcast shape {bshape}")
             return NotImplemented
         phys = target._value
-        if _self_overlapping(phys._data):
+        if type(phys._data) is np.ndarray and _self_overlapping(phys._data):
             # one value expanded over the batch (jacfwd's primal): the samples are
             # about to differ, so the batched tensor gets memory of its own
             with self.below():
