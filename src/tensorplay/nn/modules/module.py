@@ -21,6 +21,7 @@ from collections.abc import Mapping
 
 from ... import _dtype as D
 from ..._autograd.grad_mode import no_grad
+from ..._creation import zeros
 from ..._tensor import Size, Tensor, device as _device
 from ...autograd.function import Function
 from ..parameter import Buffer, Parameter
@@ -88,20 +89,30 @@ def _type_name(v):
 
 # ------------------------------------------------------------------ backward hooks
 class _HookState:
-    """One call's backward hooks: the module, its hooks, which positional
-    inputs were tensors, and the output gradients once they arrive."""
+    """One call's backward hooks (those registered when it ran, as PyTorch
+    takes them): the module, which positional inputs were tensors that require
+    grad (``input_index``) or not (``zero_inputs``: their gradient is zeros),
+    which outputs were tensors, and the output gradients once they arrive (None
+    again once the input hooks used them)."""
     __slots__ = ("module", "hooks", "pre_hooks", "n_inputs", "input_index", "grad_outputs",
-                 "inputs_hooked")
+                 "inputs_hooked", "zero_inputs", "n_outputs", "output_index")
 
     def __init__(self, module, hooks, pre_hooks):
-        self.module, self.hooks, self.pre_hooks = module, hooks, pre_hooks
+        self.module, self.hooks, self.pre_hooks = module, OrderedDict(hooks), OrderedDict(pre_hooks)
         self.grad_outputs = None
         self.n_inputs, self.input_index, self.inputs_hooked = 0, (), False
+        self.zero_inputs = {}
+        self.n_outputs, self.output_index = 1, (0,)
 
-    def run_hooks(self, grad_inputs):
+    def run_hooks(self, grad_inputs, no_inputs=False):
         for hook in tuple(self.hooks.values()):
             res = hook(self.module, grad_inputs, self.grad_outputs)
             if res is None:
+                continue
+            if no_inputs:
+                if any(r is not None for r in (res if isinstance(res, (tuple, list)) else (res,))):
+                    raise RuntimeError("Backward hook for Modules where no input requires gradient "
+                                       "should always return None or None for all gradients.")
                 continue
             if not isinstance(res, tuple):
                 res = (res,) if isinstance(res, Tensor) else tuple(res)
@@ -120,6 +131,7 @@ class _IdentityHook(Function):
     def forward(ctx, state, *tensors):
         ctx.state = state
         ctx.set_materialize_grads(False)
+        ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
         return tensors
 
 
@@ -130,10 +142,17 @@ class _InputHook(_IdentityHook):
     @staticmethod
     def backward(ctx, *grads):
         st = ctx.state
+        if st.grad_outputs is None:
+            # the gradient reached the inputs without passing through the outputs
+            # (a double backward): PyTorch's hooks do not run then
+            return (None,) + grads
         full = [None] * st.n_inputs
         for i, g in zip(st.input_index, grads):
             full[i] = g
+        for i, (shape, dtype) in st.zero_inputs.items():   # (a tensor input needing no gradient)
+            full[i] = zeros(shape, dtype=dtype)
         full = st.run_hooks(tuple(full))
+        st.grad_outputs = None
         return (None,) + tuple(full[i] for i in st.input_index)
 
 
@@ -144,6 +163,10 @@ class _OutputHook(_IdentityHook):
     @staticmethod
     def backward(ctx, *grads):
         st = ctx.state
+        full = [None] * st.n_outputs       # (None where an output is not a tensor, as PyTorch)
+        for i, g in zip(st.output_index, grads):
+            full[i] = g
+        grads = tuple(full)
         for hook in tuple(st.pre_hooks.values()):
             res = hook(st.module, grads)
             if res is None:
@@ -161,8 +184,9 @@ class _OutputHook(_IdentityHook):
                           "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
                           "#torch.nn.Module.register_full_backward_hook for more details.",
                           stacklevel=2)
-            st.run_hooks((None,) * st.n_inputs)
-        return (None,) + grads
+            st.run_hooks((None,) * st.n_inputs, no_inputs=True)
+            st.grad_outputs = None
+        return (None,) + tuple(grads[i] for i in st.output_index)
 
 
 def _through(fn, state, values):
@@ -175,6 +199,7 @@ def _through(fn, state, values):
     idx = [i for i, v in enumerate(items) if isinstance(v, Tensor)]
     if not idx:
         return values
+    state.n_outputs, state.output_index = len(items), tuple(idx)
     outs = fn.apply(state, *[items[i] for i in idx])
     new = list(items)
     for i, o in zip(idx, outs):
@@ -477,8 +502,9 @@ class Module:
     def train(self, mode=True):
         if not isinstance(mode, bool):
             raise ValueError("training mode is expected to be boolean")
-        for m in self.modules():
-            object.__setattr__(m, "training", mode)
+        object.__setattr__(self, "training", mode)
+        for m in self.children():           # (through their own train, which may be overridden)
+            m.train(mode)
         return self
 
     def eval(self):
@@ -623,6 +649,8 @@ class Module:
             state.n_inputs = len(args)
             state.input_index = tuple(i for i, a in enumerate(args)
                                       if isinstance(a, Tensor) and a.requires_grad)
+            state.zero_inputs = {i: (a.shape, a.dtype) for i, a in enumerate(args)
+                                 if isinstance(a, Tensor) and not a.requires_grad}
             if state.input_index and hooks:
                 ins = tuple(args[i] for i in state.input_index)
                 outs = _InputHook.apply(state, *ins)
@@ -657,6 +685,9 @@ class Module:
                                           f"raised in forward: {e}")
             raise
         if state is not None:
+            if state.hooks and not isinstance(result, (Tensor, tuple)):
+                warnings.warn(f"For backward hooks to be called, module output should be a Tensor or a "
+                              f"tuple of Tensors but received {type(result)}")
             result = _through(_OutputHook, state, result)
         return result
 
