@@ -697,3 +697,87 @@ def test_jacfwd_of_a_function_writing_into_its_input(T):
         x.mul_(2)
         return x
     assert lst(T.func.jacfwd(f)(T.tensor([1., 2., 3.]))) == [[2., 0., 0.], [0., 2., 0.], [0., 0., 2.]]
+
+
+def test_inplace_ops_in_nested_vmap_with_grad(T):
+    x = T.ones(2, 3, 4, requires_grad=True)
+    assert lst(T.func.vmap(T.func.vmap(lambda r: (r * 2).mul_(r)))(x).detach()) == [[[2.0] * 4] * 3] * 2
+    g = T.func.vmap(T.func.vmap(T.func.grad(lambda r: ((r * 2).mul_(r)).sum())))(T.ones(2, 3, 4))
+    assert lst(g) == [[[4.0] * 4] * 3] * 2
+
+
+def test_index_fill_with_a_batched_value_of_another_dtype(T):
+    out = T.func.vmap(lambda x, v: x.index_fill(0, T.tensor([0]), v))(
+        T.zeros(3, 4), T.tensor([1., 2., 3.], dtype=T.float64))
+    assert out.dtype == T.float32 and lst(out[:, 0]) == [1., 2., 3.]
+
+
+def test_det_jacobian_at_a_singular_matrix(T):
+    if T.__name__ == "torch":
+        pytest.skip("PyTorch's plain (LU) path gives zeros at a singular matrix")
+    assert lst(T.func.jacrev(T.linalg.det)(T.tensor([[1., 2.], [2., 4.]]))) == [[4., -2.], [-2., 1.]]
+
+
+class _TwoOut:
+    @staticmethod
+    def make(T):
+        class M(T.nn.Module):
+            def forward(self, x, y, k):
+                return x * y, y * 2, k
+        return M()
+
+
+def test_full_backward_hooks_as_pytorch_calls_them(T):
+    m = _TwoOut.make(T)
+    seen = []
+    m.register_full_backward_pre_hook(lambda mod, go: seen.append(("pre", [g is None for g in go])))
+    m.register_full_backward_hook(lambda mod, gi, go: seen.append(
+        ("full", [None if g is None else lst(g) for g in gi], [g is None for g in go])))
+    a, b, k = m(T.ones(2, requires_grad=True), T.ones(2), 3)
+    assert not b.requires_grad          # (an output that needs no gradient stays so)
+    a.sum().backward()
+    # None for the non-tensor output and for an output without gradient; zeros for
+    # a tensor input that needs no gradient, None for a non-tensor input
+    assert seen == [("pre", [False, True, True]), ("full", [[1.0, 1.0], [0.0, 0.0], None],
+                                                    [False, True, True])]
+
+
+def test_full_backward_hook_does_not_run_in_a_double_backward(T):
+    # the gradient reaches the input without passing the output: PyTorch skips the
+    # hook (tensorplay ran it with the first pass's grad_output, and its
+    # replacement changed the second derivative)
+    m = T.nn.Tanh()
+    calls = []
+    m.register_full_backward_hook(lambda mod, gi, go: (calls.append(1), (gi[0] * 10,))[1])
+    a = T.tensor([0.5, -1.0], requires_grad=True)
+    (g,) = T.autograd.grad(m(a).sum(), a, create_graph=True)
+    g.sum().backward()
+    assert len(calls) == 1
+    assert_close(a.grad, [-7.268619, 6.397000], atol=1e-5, rtol=1e-5)
+
+
+def test_backward_hooks_are_those_registered_at_forward(T):
+    m = T.nn.Tanh()
+    seen = []
+    h = m.register_full_backward_hook(lambda *a: seen.append("A"))
+    y = m(T.ones(1, requires_grad=True))
+    h.remove()
+    m.register_full_backward_hook(lambda *a: seen.append("B"))
+    y.sum().backward()
+    assert seen == ["A"]
+
+
+def test_train_goes_through_the_childrens_own_train(T):
+    # the frozen-BatchNorm pattern: a child that overrides train stayed in training
+    class Frozen(T.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = T.nn.BatchNorm1d(2)
+
+        def train(self, mode=True):
+            super().train(mode)
+            self.bn.eval()
+            return self
+    net = T.nn.Sequential(T.nn.Linear(2, 2), Frozen())
+    net.train()
+    assert net.training and net[1].training and not net[1].bn.training

@@ -233,11 +233,10 @@ _CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "f
               "int8": "int8_t", "uint8": "uint8_t"}
 
 
-def check_fits(value, npdt, message=None):
+def check_fits(value, npdt):
     """``value`` as a number a tensor of ``npdt`` can hold, with PyTorch's refusal
     of a complex number with an imaginary part written into a real or integer
-    tensor (NumPy would drop the imaginary part, and warn); ``message`` replaces
-    PyTorch's usual words where an op has its own."""
+    tensor (NumPy would drop the imaginary part, and warn)."""
     if not isinstance(value, (complex, np.complexfloating)):
         return value
     kind = np.dtype(npdt).kind
@@ -246,6 +245,6 @@ def check_fits(value, npdt, message=None):
     if kind == "b":
         return bool(value)
     if value.imag != 0:
-        raise RuntimeError(message or f"value cannot be converted to type "
+        raise RuntimeError(f"value cannot be converted to type "
                            f"{_CPP_NAMES.get(np.dtype(npdt).name, np.dtype(npdt).name)} without overflow")
     return value.real

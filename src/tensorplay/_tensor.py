@@ -1279,7 +1279,7 @@ def _layout_copy(a, fmt):
     if fmt is None or fmt is contiguous_format:
         return a.copy(order="C")
     if fmt is preserve_format:
-        if a.flags.c_contiguous or _dense(a):
+        if a.flags.c_contiguous or a.flags.f_contiguous or _dense(a):
             return a.copy(order="K")        # the same strides
         order = _dense_order(a)             # (an expand, a strided slice: PyTorch's dense strides)
         return a.transpose(order).copy(order="C").transpose(np.argsort(order))

@@ -29,7 +29,7 @@ import numpy as np
 from .. import _dtype
 from .._autograd.grad_mode import state
 from .._random import draw_guards
-from .._tensor import Tensor, _new
+from .._tensor import Tensor, _new, contiguous_format
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ..ops.inplace import _self_overlapping
 from ._pytree import tree_flatten, tree_unflatten
@@ -129,7 +129,6 @@ class BatchedTensor(Tensor):
     def contiguous(self, *a, **k):
         # (a batch-first row-major copy is row-major per sample too; a plain clone
         # keeps a dense transposed layout)
-        from .._tensor import contiguous_format
         return self if self.is_contiguous() else self.clone(memory_format=contiguous_format)
 
     def _make_like(self, make):
@@ -463,12 +462,11 @@ class VmapLevel:
         if state.enabled and (phys._rg or any(isinstance(a, Tensor) and a.requires_grad
                                               for a in list(args) + list(kwargs.values()))):
             # the op may save the pre-op value, which the copy below overwrites: it
-            # computes from a private copy with the same history (apply_inplace's
-            # _own_saved_copy, which cannot see through the batching rule's views)
-            from ..ops.inplace import _standin
-            pre = _standin(phys)
-            pre._data, pre._vc = phys._data.copy(), [0]
-            src = _wrap_batched(self, pre)
+            # computes from a private copy, a clone (apply_inplace's _own_saved_copy
+            # cannot see through the batching rule's views; a clone also works when
+            # the value is itself batched, in a nested vmap)
+            with self.below():
+                src = _wrap_batched(self, phys.clone())
         out = f(src, *args, **kwargs)
         with self.below():
             if _is_batched(out, self):

@@ -430,8 +430,10 @@ def _batched_index_dim(op, args, d, idx):
         value = args[3]
         if op.name == "index_fill" or not hasattr(value, "ndim"):
             return _call(REGISTRY["scatter_value"], [x, d, full, value])
+        if value.is_complex() and not x.is_complex():
+            _call(op, [x[:1], d, idx[0], value[:1]])     # (the op's own refusal, from one sample)
         value = pad_rank(materialize(value, 0 if value.ndim else None, x.shape[0]), _rank(x))
-        return _call(REGISTRY["scatter"], [x, d, full, value.expand(full.shape)])
+        return _call(REGISTRY["scatter"], [x, d, full, value.to(x.dtype).expand(full.shape)])
     src = args[3]
     full = _full_index(idx, d, src.shape)
     if op.name == "index_add":

@@ -1051,12 +1051,12 @@ def index_add(input, dim, index, source, *, alpha=1):
     return _index_add(input, dim, index, source, alpha=alpha)
 
 
-def _fill_value(v, dtype, message=None):
+def _fill_value(v, dtype):
     """A fill value (number or 0-d array) in ``dtype``: a complex one with an
     imaginary part is refused for a real ``dtype``, as in PyTorch."""
     if type(v) is np.ndarray:
         v = v[()]
-    return np.asarray(D.check_fits(v, dtype, message)).astype(dtype)
+    return np.asarray(D.check_fits(v, dtype)).astype(dtype)
 
 
 _INDEX_FILL_COMPLEX = "index_fill_(): Converting complex Scalar to non-complex type is not supported"

@@ -11,7 +11,8 @@ ops so that they differentiate again:
 * ``det``:  ``g conj(det A) A^-H``, the conjugate of the cofactor matrix (the
   adjugate's transpose).  A singular ``A`` has no inverse: its cofactors come
   from an SVD ``A = U S V^H`` as ``det(U) det(V^H) U diag(prod_(j!=i) S_j) V^H``
-  (PyTorch's way too), a first derivative only;
+  (as PyTorch's create_graph path; its plain path answers zeros there), a first
+  derivative only;
 * ``slogdet``: ``w A^-H`` with ``w = g_logabsdet - i Im(conj(g_sign) sign)``
   (the sign of a complex determinant moves with ``A``; a real one does not);
 * ``solve``: ``X = A^-1 B`` gives ``gB = A^-H g`` and ``gA = -gB X^H``.
@@ -99,8 +100,9 @@ def _det_vjp_singular(g, x):
     before = np.cumprod(np.concatenate([one, s[..., :-1]], -1), -1)
     after = np.cumprod(np.concatenate([one, s[..., :0:-1]], -1), -1)[..., ::-1]
     alpha = np.conj(np.linalg.det(u) * np.linalg.det(vh))
-    w = (g._data * alpha)[..., None] * (before * after)
-    return _wrap(np.asarray((u * w[..., None, :]) @ vh, dtype=x._data.dtype))
+    cof = alpha[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
+    # g times the constant cofactors in tensor ops (g may be batched: jacrev)
+    return g.unsqueeze(-1).unsqueeze(-1) * _wrap(np.asarray(cof, dtype=x._data.dtype))
 
 
 det = defop("linalg_det", _det_k, {"x": _det_vjp},
