@@ -781,3 +781,36 @@ def test_train_goes_through_the_childrens_own_train(T):
     net = T.nn.Sequential(T.nn.Linear(2, 2), Frozen())
     net.train()
     assert net.training and net[1].training and not net[1].bn.training
+
+
+def test_tensor_split_at_indices_follows_python_slices(T):
+    # a negative index was clamped to 0, and a piece began at the largest index so
+    # far: wrong pieces, silently
+    x = T.arange(6.)
+    assert [lst(t) for t in T.tensor_split(x, [-1])] == [[0., 1., 2., 3., 4.], [5.]]
+    assert [lst(t) for t in T.tensor_split(x, [3, 1])] == [[0., 1., 2.], [], [1., 2., 3., 4., 5.]]
+    assert [lst(t) for t in T.tensor_split(x, T.tensor([1, -1]))] == [[0.], [1., 2., 3., 4.], [5.]]
+    assert [lst(t) for t in T.tensor_split(x, indices=[2])] == [[0., 1.], [2., 3., 4., 5.]]
+    assert [lst(t) for t in T.tensor_split(x, sections=2)] == [[0., 1., 2.], [3., 4., 5.]]
+    y = T.arange(4., requires_grad=True)
+    (g,) = T.autograd.grad(sum((p * (i + 1)).sum() for i, p in enumerate(T.tensor_split(y, [3, 1]))), y)
+    assert lst(g) == [1., 4., 4., 3.]      # (the overlapping pieces both send gradient)
+
+
+def test_integer_results_keep_their_dtype(T):
+    # the means were int64, and repeat_interleave's index form too
+    r = T.scatter_reduce(T.tensor([10, 20], dtype=T.int32), 0, T.tensor([0, 0]),
+                         T.tensor([1, 2], dtype=T.int32), "mean")
+    assert r.dtype == T.int32 and lst(r) == [4, 20]
+    assert T.repeat_interleave(T.tensor([1, 0, 2], dtype=T.int32)).dtype == T.int32
+    with pytest.raises(NotImplementedError, match="\"repeat_interleave_cpu\" not implemented for 'Byte'"):
+        T.repeat_interleave(T.tensor([1, 0, 2], dtype=T.uint8))
+
+
+def test_edge_shapes_of_selection_ops(T):
+    z = T.tensor(1.5, requires_grad=True)
+    assert T.autograd.grad(T.masked_select(z, T.tensor(True)).sum(), z)[0].item() == 1.0
+    assert lst(T.unique_consecutive(T.tensor([[1, 2]]), dim=0)) == [[1, 2]]
+    assert lst(T.unique_consecutive(T.tensor([[1], [1], [2]]), dim=1)) == [[1], [1], [2]]
+    assert lst(T.searchsorted(T.zeros(2, 0), T.ones(2, 3))) == [[0, 0, 0], [0, 0, 0]]
+    assert T.searchsorted(T.tensor([[1., 2.]]), T.zeros(1, 0)).shape == (1, 0)

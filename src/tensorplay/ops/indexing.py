@@ -1214,8 +1214,10 @@ def _masked_select_k(x, mask):
 
 def _masked_select_vjp(g, x, mask):
     shape = np.broadcast_shapes(tuple(x.shape), mask.shape)
-    key = ((), np.nonzero(np.broadcast_to(mask._data, shape)))
-    return _index_put_op(_zeros(shape, g._data.dtype), g, key, False)
+    flat = shape or (1,)                # (NumPy has no nonzero of a 0-d array)
+    key = ((), np.nonzero(np.broadcast_to(mask._data, shape).reshape(flat)))
+    r = _index_put_op(_zeros(flat, g._data.dtype), g, key, False)
+    return r if shape else r.reshape(())
 
 
 _masked_select = defop("masked_select", _masked_select_k, {"x": _masked_select_vjp}, n_in=2,

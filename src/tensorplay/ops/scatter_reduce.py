@@ -54,7 +54,7 @@ def _reduce_into(x, d, key, idx, v, reduce, include_self):
         if not include_self:
             count[key] = 0
         np.add.at(count, key, 1)
-        out = out // count if x.dtype.kind in "iu" else (out / count).astype(x.dtype, copy=False)
+        out = (out // count if x.dtype.kind in "iu" else out / count).astype(x.dtype, copy=False)
     return out
 
 

@@ -462,25 +462,33 @@ def chunk(input, chunks, dim=0):
 
 
 @public()
-def tensor_split(input, indices_or_sections, dim=0):
+def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
+    """Sections: pieces of near-equal size.  Indices: ``input[i_(k-1):i_k]``
+    along ``dim``, each with Python's slice rules (a negative index counts from
+    the end; pieces may be empty, or overlap when the indices go down)."""
+    s = next((v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections)
+              if v is not None), None)
+    if s is None:
+        raise TypeError("tensor_split() missing required argument 'indices_or_sections'")
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
-    s = indices_or_sections
     if isinstance(s, Tensor):
-        s = s.tolist()
+        if s._data.dtype != np.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, "
+                               f"but got {_tname(s._data.dtype)}")
+        s = s.item() if s.dim() == 0 else s.tolist()
     if isinstance(s, int):
         if s <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {s}")
         q, r = divmod(n, s)
-        sizes = [q + 1] * r + [q] * (s - r)
-    else:
-        bounds = [min(max(int(b), 0), n) for b in s]
-        sizes, prev = [], 0
-        for b in bounds:
-            sizes.append(max(b - prev, 0))
-            prev = max(prev, b)
-        sizes.append(n - prev)
-    return split_with_sizes(input, sizes, d)
+        return split_with_sizes(input, [q + 1] * r + [q] * (s - r), d)
+    pieces, prev = [], 0
+    for b in list(s) + [None]:
+        start, stop, _ = slice(prev, b).indices(n)
+        pieces.append(_slice(input, d, start, max(start, stop), 1))
+        prev = b
+    return tuple(pieces)
 
 
 def _unbind_k(x, dim=0):
@@ -693,13 +701,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         r = input
         if r.ndim != 1 and r.ndim != 0:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        if r._data.dtype.kind not in "iu":
+        if r._data.dtype.name not in ("int32", "int64"):
             raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for "
                                       f"'{_tname(r._data.dtype)}'")
         rd = r._data.reshape(-1)
         if (rd < 0).any():
             raise RuntimeError("repeats can not be negative")
-        return _wrap(np.repeat(np.arange(rd.size, dtype=np.int64), rd))
+        return _wrap(np.repeat(np.arange(rd.size, dtype=rd.dtype), rd))     # (in repeats' dtype)
     if dim is None:
         input, d = input.reshape(-1), 0
     else:

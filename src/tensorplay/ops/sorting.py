@@ -278,8 +278,9 @@ def _searchsorted_k(seq, values, right=False, out_int32=False, sorter=None):
                            f"first N-1 dimensions of boundaries tensor and input value tensor must "
                            f"match, but we got boundaries tensor {list(seq.shape)} and input value "
                            f"tensor {list(v.shape)}")
-    rows, vals = seq.reshape(-1, seq.shape[-1]), v.reshape(-1, v.shape[-1])
-    srt = None if sorter is None else np.broadcast_to(sorter, seq.shape).reshape(-1, seq.shape[-1])
+    lead = int(np.prod(seq.shape[:-1]))               # (explicit: a last dimension may be 0)
+    rows, vals = seq.reshape(lead, seq.shape[-1]), v.reshape(lead, v.shape[-1])
+    srt = None if sorter is None else np.broadcast_to(sorter, seq.shape).reshape(lead, seq.shape[-1])
     out = np.empty(vals.shape, dt)
     for i in range(rows.shape[0]):                   # (one search per row of boundaries)
         out[i] = np.searchsorted(rows[i], vals[i], side=side, sorter=None if srt is None else srt[i])
@@ -359,7 +360,8 @@ def _unique_consecutive_k(x, return_inverse=False, return_counts=False, dim=None
         d = _wrap_dim(dim, x.ndim)
         m = np.moveaxis(x, d, 0)
         starts = np.ones(m.shape[0], bool)
-        starts[1:] = (m[1:] != m[:-1]).reshape(m.shape[0] - 1, -1).any(axis=1) if m.shape[0] else []
+        if m.shape[0] > 1:
+            starts[1:] = (m[1:] != m[:-1]).reshape(m.shape[0] - 1, -1).any(axis=1)
         vals = np.moveaxis(m[starts], 0, d)
         inv = np.cumsum(starts) - 1
     counts = np.diff(np.append(np.flatnonzero(starts), starts.size))
