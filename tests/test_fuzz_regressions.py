@@ -814,3 +814,28 @@ def test_edge_shapes_of_selection_ops(T):
     assert lst(T.unique_consecutive(T.tensor([[1], [1], [2]]), dim=1)) == [[1], [1], [2]]
     assert lst(T.searchsorted(T.zeros(2, 0), T.ones(2, 3))) == [[0, 0, 0], [0, 0, 0]]
     assert T.searchsorted(T.tensor([[1., 2.]]), T.zeros(1, 0)).shape == (1, 0)
+
+
+def test_numbers_out_of_range_are_refused_as_pytorch_refuses_them(T):
+    # NumPy wrapped them silently (y[0] = 300 on uint8 was 44)
+    y = T.zeros(2, dtype=T.uint8)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        y[0] = 300
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int8_t without overflow"):
+        T.zeros(2, dtype=T.int8).fill_(200)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type int without overflow"):
+        T.zeros(2, dtype=T.int32).fill_(1e10)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type c10::Half without overflow"):
+        T.zeros(2, dtype=T.float16).fill_(1e5)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type float without overflow"):
+        T.full((2,), 1e40)
+    with pytest.raises(RuntimeError, match="value cannot be converted to type uint8_t without overflow"):
+        T.zeros(2, dtype=T.uint8).masked_fill(T.tensor([True, False]), 256)
+    # what PyTorch lets through: a negative number wraps into an unsigned type, a
+    # fraction truncates, inf stays inf, item assignment makes a large float inf
+    assert lst(T.zeros(2, dtype=T.uint8).masked_fill(T.tensor([True, False]), -1)) == [255, 0]
+    assert lst(T.zeros(2, dtype=T.int8).fill_(1.5)) == [1, 1]
+    assert lst(T.zeros(1, dtype=T.float16).fill_(float("inf"))) == [float("inf")]
+    h = T.zeros(1, dtype=T.float16)
+    h[0] = 1e5
+    assert lst(h) == [float("inf")]

@@ -233,18 +233,60 @@ _CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "f
               "int8": "int8_t", "uint8": "uint8_t"}
 
 
-def check_fits(value, npdt):
-    """``value`` as a number a tensor of ``npdt`` can hold, with PyTorch's refusal
-    of a complex number with an imaginary part written into a real or integer
-    tensor (NumPy would drop the imaginary part, and warn)."""
-    if not isinstance(value, (complex, np.complexfloating)):
+_RANGES = {}      # NumPy dtype -> (lowest, highest, unsigned) for a number written into it
+
+
+def _range(npdt):
+    npdt = np.dtype(npdt)
+    if npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        # (an unsigned type takes negatives down to -max, wrapping, as PyTorch does)
+        r = (-int(info.max) if npdt.kind == "u" else int(info.min), int(info.max), npdt.kind == "u")
+    elif npdt.kind == "f" and npdt.itemsize == 8 or npdt.kind in "cb":
+        r = (None, None, False)
+    else:                                   # float16, bfloat16, float32: finite values only
+        hi = float(ml_dtypes.finfo(npdt).max)
+        r = (-hi, hi, False)
+    _RANGES[npdt] = r
+    return r
+
+
+def check_fits(value, npdt, floats=True):
+    """``value`` as a number a tensor of ``npdt`` can hold, with PyTorch's refusals
+    (NumPy would wrap, drop or warn): a complex number with an imaginary part
+    into a real or integer tensor, a number out of an integer type's range, a
+    finite number beyond a float type's largest (not checked with ``floats``
+    False: PyTorch's item assignment lets it become inf)."""
+    r = _RANGES.get(npdt) or _range(npdt)
+    t = type(value)
+    if t is int or t is float:          # (the common case, in range: at once)
+        lo = r[0]
+        if lo is None or lo <= value <= r[1] and (value >= 0 or not r[2]):
+            return value
+    elif t is bool or t is np.bool_ or \
+            not isinstance(value, (int, float, complex, np.integer, np.floating, np.complexfloating)):
         return value
-    kind = np.dtype(npdt).kind
-    if kind == "c":
+    npdt = np.dtype(npdt)
+    if isinstance(value, (complex, np.complexfloating)):
+        if npdt.kind == "c":
+            return value
+        if npdt.kind == "b":
+            return bool(value)
+        if value.imag != 0:
+            raise _overflow(npdt)
+        value = value.real
+    lo, hi, unsigned = r
+    if lo is None:
         return value
-    if kind == "b":
-        return bool(value)
-    if value.imag != 0:
-        raise RuntimeError(f"value cannot be converted to type "
-                           f"{_CPP_NAMES.get(np.dtype(npdt).name, np.dtype(npdt).name)} without overflow")
-    return value.real
+    if npdt.kind in "iu":
+        if value != value or not lo - 1 < value < hi + 1 or not lo <= int(value) <= hi:
+            raise _overflow(npdt)       # (NaN, inf and out of range; a fraction truncates)
+        return int(value) % (hi + 1) if unsigned and value < 0 else value
+    if not floats or value != value or abs(value) == float("inf") or lo <= value <= hi:
+        return value
+    raise _overflow(npdt)
+
+
+def _overflow(npdt):
+    return RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(npdt.name, npdt.name)} "
+                        f"without overflow")

@@ -578,11 +578,7 @@ def _setitem(self, key, value):
         if value._data.dtype != d.dtype:
             value = value.to(D._FROM_NP[d.dtype])
     elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
-        if isinstance(value, (complex, np.complexfloating)) and d.dtype.kind != "c":
-            if complex(value).imag != 0:
-                raise RuntimeError(f"value cannot be converted to type {_ctype(d.dtype)} without "
-                                   "overflow")
-            value = complex(value).real
+        value = D.check_fits(value, d.dtype, floats=False)
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a "
                         f"tensorplay.{_title(d.dtype)}Tensor")
