@@ -839,3 +839,34 @@ def test_numbers_out_of_range_are_refused_as_pytorch_refuses_them(T):
     h = T.zeros(1, dtype=T.float16)
     h[0] = 1e5
     assert lst(h) == [float("inf")]
+
+
+def test_load_state_dict_as_pytorch_walks_the_modules(T):
+    # a parent's pre-hook renames keys for its children (they got a copy taken
+    # before it ran); keys naming a submodule or going deeper than a parameter are
+    # unexpected (a strict load passed); post-hooks run after each subtree
+    net = T.nn.Sequential(T.nn.Linear(2, 2))
+    old = {k.replace("0.", "old."): v for k, v in net.state_dict().items()}
+
+    def rename(sd, prefix, *rest):
+        for k in list(sd):
+            if k.startswith(prefix + "old."):
+                sd[k.replace("old.", "0.")] = sd.pop(k)
+    net._register_load_state_dict_pre_hook(rename)
+    assert str(net.load_state_dict(old)) == "<All keys matched successfully>"
+    net = T.nn.Sequential(T.nn.Linear(2, 2), T.nn.Linear(2, 2))
+    order = []
+    for n, mod in net.named_modules():
+        mod.register_load_state_dict_post_hook(lambda mod, inc, n=n: order.append(n))
+    sd = dict(net.state_dict())
+    sd["0"] = T.ones(1)
+    sd["0.weight.extra"] = T.ones(1)
+    r = net.load_state_dict(sd, strict=False)
+    assert sorted(r.unexpected_keys) == ["0", "0.weight.extra"] and order == ["0", "1", ""]
+
+
+def test_load_state_dict_assign_keeps_the_models_requires_grad(T):
+    m = T.nn.Linear(2, 2)
+    m.load_state_dict({"weight": T.nn.Parameter(T.ones(2, 2), requires_grad=False), "bias": T.zeros(2)},
+                      assign=True)
+    assert m.weight.requires_grad and m.bias.requires_grad

@@ -819,8 +819,10 @@ class Module:
                 with no_grad():
                     if assign:
                         if isinstance(param, Parameter):
-                            new = value if isinstance(value, Parameter) else \
-                                Parameter(value, requires_grad=param.requires_grad)
+                            if isinstance(value, Parameter):    # (the model's flag wins, as in PyTorch)
+                                new = value.requires_grad_(param.requires_grad)
+                            else:
+                                new = Parameter(value, requires_grad=param.requires_grad)
                             setattr(self, name, new)
                         else:
                             setattr(self, name, value)
@@ -842,9 +844,9 @@ class Module:
         if strict:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra:
-                    rest = key[len(prefix):]
-                    name = rest.split(".", 1)[0]
-                    if name not in self._modules and name not in local:
+                    name = key[len(prefix):].split(".", 1)
+                    # a dotted name must go to a submodule, a plain one to this module's own
+                    if (name[0] not in self._modules) if len(name) > 1 else (name[0] not in local):
                         unexpected_keys.append(key)
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
@@ -855,21 +857,25 @@ class Module:
         state_dict = OrderedDict(state_dict)
         if metadata is not None:
             state_dict._metadata = metadata
-        stack = [(self, "")]
-        while stack:
-            module, prefix = stack.pop()
+        incompatible = _IncompatibleKeys(missing, unexpected)
+
+        def load(module, local, prefix):
+            # as PyTorch: a module's pre-hooks see (and may rename keys in) the dict
+            # its children's are then taken from; its post-hooks run after its subtree
             local_meta = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
             if assign:
                 local_meta["assign_to_params_buffers"] = assign
-            children = {k: v for k, v in state_dict.items() if k.startswith(prefix)}
-            module._load_from_state_dict(children, prefix, local_meta, True, missing, unexpected, errors)
-            kids = [(m, prefix + name + ".") for name, m in module._modules.items() if m is not None]
-            stack.extend(reversed(kids))
-        # post-order hooks (each module's after its children are loaded)
-        incompatible = _IncompatibleKeys(missing, unexpected)
-        for m in self.modules():
-            for hook in m._load_state_dict_post_hooks.values():
-                hook(m, incompatible)
+            module._load_from_state_dict(local, prefix, local_meta, True, missing, unexpected, errors)
+            for name, child in module._modules.items():
+                if child is not None:
+                    pre = prefix + name + "."
+                    load(child, {k: v for k, v in local.items() if k.startswith(pre)}, pre)
+            for hook in module._load_state_dict_post_hooks.values():
+                if hook(module, incompatible) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` "
+                                         "are not expected to return new values, if incompatible_keys "
+                                         "need to be modified, it should be done inplace.")
+        load(self, state_dict, "")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
