@@ -870,3 +870,22 @@ def test_load_state_dict_assign_keeps_the_models_requires_grad(T):
     m.load_state_dict({"weight": T.nn.Parameter(T.ones(2, 2), requires_grad=False), "bias": T.zeros(2)},
                       assign=True)
     assert m.weight.requires_grad and m.bias.requires_grad
+
+
+def test_always_call_forward_hooks_run_whatever_raised(T):
+    # they ran only when forward itself raised, not a pre-hook or another forward hook
+    for where in ("pre", "hook"):
+        m = T.nn.Identity()
+        seen = []
+
+        def bad(*a):
+            raise ValueError("boom")
+        if where == "pre":
+            m.register_forward_pre_hook(bad)
+        else:
+            m.register_forward_hook(bad)
+        m.register_forward_hook(lambda mod, args, out: seen.append(out if out is None else lst(out)),
+                                always_call=True)
+        with pytest.raises(ValueError, match="boom"):
+            m(T.ones(1))
+        assert seen == ([None] if where == "pre" else [[1.0]])

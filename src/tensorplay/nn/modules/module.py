@@ -627,6 +627,31 @@ class Module:
     __call__ = _call_impl
 
     def _call_with_hooks(self, args, kwargs):
+        called = set()          # the always_call forward hooks that have run
+        seen = {"args": args, "result": None}   # the arguments after the pre-hooks, forward's output
+        try:
+            return self._call_hooked(args, kwargs, called, seen)
+        except Exception:
+            # as PyTorch: whatever raised (a pre-hook, forward, a forward hook), the
+            # always_call forward hooks that have not run yet run, with the output
+            # forward gave (None if it did not finish), and the error goes on
+            args, result = seen["args"], seen["result"]
+            for hook_id, hook in tuple(self._forward_hooks.items()):
+                if self._forward_hooks_always_called.get(hook_id) and hook_id not in called:
+                    try:
+                        if hook_id in self._forward_hooks_with_kwargs:
+                            res = hook(self, args, kwargs, result)
+                        else:
+                            res = hook(self, args, result)
+                        if res is not None:
+                            result = res
+                    except Exception as e:  # noqa: BLE001  (PyTorch warns and re-raises the first)
+                        warnings.warn(f"module forward hook with ``always_call=True`` raised an "
+                                      f"exception that was silenced as another error was "
+                                      f"raised in forward: {e}")
+            raise
+
+    def _call_hooked(self, args, kwargs, called, seen):
         for hook_id, hook in tuple(itertools.chain(_GLOBAL_PRE.items(), self._forward_pre_hooks.items())):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 res = hook(self, args, kwargs)
@@ -659,31 +684,17 @@ class Module:
                     args[i] = o
                 args = tuple(args)
                 state.inputs_hooked = True
-        called_forward = False
-        try:
-            result = self.forward(*args, **kwargs)
-            called_forward = True
-            for hook_id, hook in tuple(itertools.chain(_GLOBAL_FWD.items(), self._forward_hooks.items())):
-                if hook_id in self._forward_hooks_with_kwargs:
-                    res = hook(self, args, kwargs, result)
-                else:
-                    res = hook(self, args, result)
-                if res is not None:
-                    result = res
-        except Exception:
-            if not called_forward:
-                for hook_id, hook in tuple(self._forward_hooks.items()):
-                    if self._forward_hooks_always_called.get(hook_id):
-                        try:
-                            if hook_id in self._forward_hooks_with_kwargs:
-                                hook(self, args, kwargs, None)
-                            else:
-                                hook(self, args, None)
-                        except Exception as e:  # noqa: BLE001  (PyTorch warns and re-raises the first)
-                            warnings.warn(f"forward hook with ``always_call=True`` raised an "
-                                          f"exception that was silenced as another error was "
-                                          f"raised in forward: {e}")
-            raise
+        seen["args"] = args
+        result = seen["result"] = self.forward(*args, **kwargs)
+        for hook_id, hook in tuple(itertools.chain(_GLOBAL_FWD.items(), self._forward_hooks.items())):
+            if self._forward_hooks_always_called.get(hook_id):
+                called.add(hook_id)
+            if hook_id in self._forward_hooks_with_kwargs:
+                res = hook(self, args, kwargs, result)
+            else:
+                res = hook(self, args, result)
+            if res is not None:
+                result = seen["result"] = res
         if state is not None:
             if state.hooks and not isinstance(result, (Tensor, tuple)):
                 warnings.warn(f"For backward hooks to be called, module output should be a Tensor or a "
