@@ -290,3 +290,15 @@ def test_backward_from_another_thread_uses_its_own_state():
     t.join()
     assert not errors and len(a.grad) == 2
     assert os.path.basename(__file__).startswith("test_text")
+
+
+def test_backward_inputs_may_be_gradient_edges():
+    # the seed: inputs (Sequence[Variable] or Variable or Sequence[GradientEdge])
+    from tensorplay.autograd.graph import get_gradient_edge
+    a = tt.Variable("Hi", role="greeting", requires_grad=True)
+    b = tt.Variable("!", requires_grad=True)
+    tt.autodiff.backward(a + b, tt.Variable("Too short.", role="feedback"), inputs=[get_gradient_edge(a)])
+    assert len(a.grad) == 1 and "Too short." in a.grad[0].data
+    assert b.grad == []
+    with pytest.raises(RuntimeError, match="not a leaf Variable"):
+        tt.autodiff.backward(a + b, tt.Variable("x", role="feedback"), inputs=get_gradient_edge(a + b))

@@ -72,8 +72,9 @@ def backward(variables, grad_variables=None, retain_graph=None, create_graph=Fal
     whose data is text, or a batch of text shaped like the variable's data), or
     None for an evaluator's output, whose feedback is its explanation.
     ``retain_graph`` keeps the graph for another backward (default:
-    ``create_graph``).  ``inputs``: only these leaves receive feedback (each must
-    be a leaf, else ``RuntimeError``), and only what leads to them runs.
+    ``create_graph``).  ``inputs``: only these leaves (or their GradientEdges)
+    receive feedback (each must be a leaf, else ``RuntimeError``), and only
+    what leads to them runs.
 
         >>> import tensorplay.text as tt
         >>> a = tt.Variable("Hi", role="greeting", requires_grad=True)
@@ -104,9 +105,11 @@ def backward(variables, grad_variables=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    # a GradientEdge stands for the Variable it was taken from
+    inputs = tuple(getattr(v, "_variable", v) if hasattr(v, "_gradient_edge") else v for v in inputs)
     for i, v in enumerate(inputs):
         if not isinstance(v, Variable):
-            raise TypeError(f"inputs must be Variables, got {type(v).__name__}")
+            raise TypeError(f"inputs must be Variables or their GradientEdges, got {type(v).__name__}")
         if v._gfn is not None:
             raise RuntimeError(f"element {i} of inputs is not a leaf Variable: with inputs=, "
                                f"feedback is accumulated only into leaves")
