@@ -889,3 +889,33 @@ def test_always_call_forward_hooks_run_whatever_raised(T):
         with pytest.raises(ValueError, match="boom"):
             m(T.ones(1))
         assert seen == ([None] if where == "pre" else [[1.0]])
+
+
+def test_reductions_in_an_integer_dtype_asked_for(T):
+    # the kernels widen to int64, and dtype= was not honoured after them
+    r = T.prod(T.tensor([16, 16]), dtype=T.int8)
+    assert r.dtype == T.int8 and r.item() == 0
+    assert lst(T.cumsum(T.tensor([100, 100]), 0, dtype=T.int8)) == [100, -56]
+    assert T.nansum(T.tensor([100, 100]), dtype=T.int8).item() == -56
+    assert T.prod(T.tensor([2, 0]), dtype=T.bool).item() is False
+    with pytest.raises(NotImplementedError, match="\"cumsum_out_cpu\" not implemented for 'Bool'"):
+        T.cumsum(T.tensor([1, 0]), 0, dtype=T.bool)
+
+
+def test_reductions_over_no_dimension_and_of_order_zero(T):
+    assert lst(T.all(T.tensor([[1., 0.], [2., 3.]]), ())) == [[True, False], [True, True]]
+    assert lst(T.diff(T.tensor([1., 2., 4.]), n=0, prepend=T.tensor([0.]))) == [1., 2., 4.]
+
+
+def test_infinite_upstream_gradients_stay_where_they_belong(T):
+    # inf * 0 from a mask made NaN of the other elements
+    inf, nan = float("inf"), float("nan")
+    x = T.tensor([[inf, 1.], [2., 3.]], dtype=T.float64, requires_grad=True)
+    (T.trace(x) ** 2).backward()
+    assert lst(x.grad) == [[inf, 0.0], [0.0, inf]]
+    x = T.tensor([0., 1., 2.], dtype=T.float64, requires_grad=True)
+    T.logcumsumexp(x, 0).backward(T.tensor([inf, 1., 1.], dtype=T.float64))
+    assert x.grad[0].item() == inf and abs(x.grad[2].item() - 0.66524096) < 1e-6
+    # cummax's index moves to each later NaN (its gradient follows)
+    v, i = T.cummax(T.tensor([nan, 1., nan]), 0)
+    assert lst(i) == [0, 0, 2]

@@ -326,8 +326,9 @@ def _trace_k(x):
 
 
 def _trace_vjp(g, x):
-    n, m = x.shape
-    return g * _wrap(np.eye(n, m, dtype=g._data.dtype))
+    n, m = x.shape              # (g on the diagonal, not g * eye: an infinite g gave NaN off it)
+    from .pointwise import where
+    return where(_wrap(np.eye(n, m, dtype=bool)), g, _wrap(np.zeros((), g._data.dtype)))
 
 
 trace = defop("trace", _trace_k, {"x": _trace_vjp}, meta=("x",), node_name="TraceBackward0",

@@ -158,6 +158,21 @@ def _with_dtype(input, dtype):
     return input.to(D.to_dtype(dtype))
 
 
+def _as_asked(r, dtype):
+    """A reduction's result in the integer or bool ``dtype`` asked for: the kernels
+    widen integers to int64, and narrowing back wraps as computing in ``dtype``
+    would (sums and products are the same modulo 2^bits)."""
+    if dtype is None:
+        return r
+    dt = D.to_dtype(dtype)
+    return r if r.dtype is dt or dt.is_floating_point or dt.is_complex else r.to(dt)
+
+
+def _no_bool_scan(name, dtype):
+    if dtype is not None and D.to_dtype(dtype) is D.bool_:
+        raise NotImplementedError(f"\"{name}_out_cpu\" not implemented for 'Bool'")
+
+
 # ------------------------------------------------------------------ prod
 def _prod_k(x):
     return np.prod(x, dtype=_int64_if_integral(x))
@@ -204,12 +219,12 @@ _prod_dim = _defop("prod_dim", _prod_dim_k, {"x": _prod_dim_vjp}, node_name="Pro
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     input = _with_dtype(input, dtype)
     if dim is None:
-        return _prod_all(input)
+        return _as_asked(_prod_all(input), dtype)
     if not isinstance(dim, int) or isinstance(dim, bool):
         raise TypeError(f"prod() received an invalid combination of arguments - got "
                         f"({type(dim).__name__}), but expected one of:\n * (*, dtype dtype = None)\n"
                         f" * (int dim, bool keepdim = False, *, dtype dtype = None)")
-    return _prod_dim(input, dim, keepdim)
+    return _as_asked(_prod_dim(input, dim, keepdim), dtype)
 
 
 # ------------------------------------------------------------------ max / min
@@ -769,7 +784,8 @@ def cumsum(input, dim, *, dtype=None, out=None):
         # PyTorch computes in out's dtype unless told otherwise
         return call_with_out('cumsum', cumsum, (input, dim),
                              {'dtype': getattr(out, "dtype", None) if dtype is None else dtype}, out)
-    return _cumsum(_with_dtype(input, dtype), dim)
+    _no_bool_scan("cumsum", dtype)
+    return _as_asked(_cumsum(_with_dtype(input, dtype), dim), dtype)
 
 
 def _cumprod_k(x, dim):
@@ -837,14 +853,17 @@ def cumprod(input, dim, *, dtype=None, out=None):
         # PyTorch computes in out's dtype unless told otherwise
         return call_with_out('cumprod', cumprod, (input, dim),
                              {'dtype': getattr(out, "dtype", None) if dtype is None else dtype}, out)
-    return _cumprod(_with_dtype(input, dtype), dim)
+    _no_bool_scan("cumprod", dtype)
+    return _as_asked(_cumprod(_with_dtype(input, dtype), dim), dtype)
 
 
 # ------------------------------------------------------------------ all / any
 def _make_logical(name, npred):
     def k(x, dim=None, keepdim=False):
-        axes = _axes(dim, x.ndim)
-        r = npred(x, axis=axes, keepdims=keepdim)
+        if isinstance(dim, (tuple, list)) and not dim:      # dim=(): no dimension reduced
+            r = x != 0
+        else:
+            r = npred(x, axis=_axes(dim, x.ndim), keepdims=keepdim)
         return np.asarray(r, np.uint8 if x.dtype == np.uint8 else np.bool_)
     return _defop(name, k, None, upcast=False, family=REDUCTION, dims=("dim",))
 
@@ -1019,9 +1038,7 @@ _nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackw
 
 @_public()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        input = input.to(D.to_dtype(dtype))
-    return _nansum(input, dim, keepdim)
+    return _as_asked(_nansum(_with_dtype(input, dtype), dim, keepdim), dtype)
 
 
 @_public()
@@ -1061,6 +1078,8 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
         parts.append(p)
     x = parts[0] if len(parts) == 1 else _cat(parts, d)
+    if n == 0:
+        return input            # (PyTorch: prepend and append take no part then)
     for _ in range(n):
         m = x.shape[d]
         if m == 0:
@@ -1104,7 +1123,8 @@ def _logcumsumexp_vjp(g, result, x, dim):
     xm, om, gm = x.transpose(d, -1), result.transpose(d, -1), g.transpose(d, -1)
     upper = _wrap(np.triu(np.ones((n, n), dtype=bool)))          # [i, j]: j >= i
     e = _where(upper, xm.unsqueeze(-1) - om.unsqueeze(-2), -float("inf")).exp()
-    return (gm.unsqueeze(-2) * _conj(e)).sum(-1).transpose(d, -1)
+    # (the pairs j < i masked after the product too: an infinite g_j times their 0 is NaN)
+    return _where(upper, gm.unsqueeze(-2) * _conj(e), 0.0).sum(-1).transpose(d, -1)
 
 
 def _logcumsumexp_jvp(x_t, result, x, dim):

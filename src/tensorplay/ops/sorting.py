@@ -233,8 +233,8 @@ def _make_cum(name, better):
             for i in range(1, n):
                 v = xm[..., i]
                 take = better(v, cur)
-                if _isfloat(x):
-                    take = (take | np.isnan(v)) & ~np.isnan(cur)
+                if _isfloat(x):         # a NaN is taken, and each later one (PyTorch's index)
+                    take = take | np.isnan(v)
                 cur = np.where(take, v, cur)
                 ci = np.where(take, i, ci)
                 vals[..., i], idx[..., i] = cur, ci
