@@ -919,3 +919,28 @@ def test_infinite_upstream_gradients_stay_where_they_belong(T):
     # cummax's index moves to each later NaN (its gradient follows)
     v, i = T.cummax(T.tensor([nan, 1., nan]), 0)
     assert lst(i) == [0, 0, 2]
+
+
+def test_default_collate_keeps_a_column_of_strings_a_tuple(T):
+    import numpy as np
+    batch = T.utils.data.default_collate([(1, "a"), (2, "b")])
+    assert lst(batch[0]) == [1, 2] and batch[1] == ("a", "b")
+    lab = np.array(["cat", "dog"])
+    assert T.utils.data.default_collate([(0, lab[0]), (1, lab[1])])[1] == ("cat", "dog")
+
+
+def test_python_ints_beyond_int64_are_refused(T):
+    # they wrapped to -2**63, silently
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        T.tensor([2 ** 63, 1])
+    assert T.tensor([2 ** 63, 1.5]).dtype == T.float32
+
+
+def test_a_scheduler_refuses_a_group_added_after_it(T):
+    o = T.optim.SGD([T.nn.Parameter(T.zeros(1))], lr=0.1)
+    s = T.optim.lr_scheduler.LambdaLR(o, lambda e: 0.5)
+    o.add_param_group({"params": [T.nn.Parameter(T.zeros(1))], "lr": 0.5})
+    o.step()
+    with pytest.raises(ValueError, match="zip\\(\\) argument 2 is shorter than argument 1"):
+        s.step()
+    assert [len(p) for p in T.utils.data.random_split(range(10), T.tensor([4, 6]))] == [4, 6]

@@ -163,6 +163,10 @@ def _as_array(data, dt=None):
     else:
         infer = _infer_dtype(data) if dt is None else None
         a = np.array(_to_nested(data))
+        if infer is D.int64 and a.dtype.kind != "i":
+            # Python ints beyond int64 (NumPy made them uint64, float64 or objects): PyTorch
+            # refuses them; the cast below would wrap them silently
+            raise ValueError("Overflow when unpacking long long")
         if infer is not None and a.dtype != infer.np:
             a = a.astype(infer.np)
     if dt is not None:

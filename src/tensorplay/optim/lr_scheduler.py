@@ -41,6 +41,18 @@ def _set(group, key, value):
         group[key] = value
 
 
+def _set_lrs(optimizer, values):
+    """Each group's new lr (PyTorch zips them strictly: a group added after the
+    scheduler was made has no lr of its own here, an error, not a group left out)."""
+    values = list(values)
+    groups = optimizer.param_groups
+    if len(values) != len(groups):
+        raise ValueError(f"zip() argument 2 is {'shorter' if len(values) < len(groups) else 'longer'} "
+                         f"than argument 1")
+    for group, lr in zip(groups, values):
+        _set(group, "lr", lr)
+
+
 def _per_group(name, optimizer, value):
     if isinstance(value, (list, tuple)):
         if len(value) != len(optimizer.param_groups):
@@ -134,8 +146,7 @@ class LRScheduler:
                 values = closed() if closed is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set(group, "lr", lr)
+        _set_lrs(self.optimizer, values)
         self._last_lr = _values(self.optimizer, "lr")
 
     def _current(self):
@@ -619,8 +630,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values):
-            _set(group, "lr", lr)
+        _set_lrs(self.optimizer, values)
         self._last_lr = _values(self.optimizer, "lr")
 
 

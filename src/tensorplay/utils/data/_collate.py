@@ -64,8 +64,9 @@ def _rebuild_sequence(like, values):
 def default_collate(batch):
     """Stack a list of samples into a batch, keeping their structure: tensors
     and NumPy arrays are stacked along a new first dimension, Python floats
-    become a float64 tensor and ints an int64 one, strings stay a list, dicts
-    and sequences are collated field by field (a tuple sample gives a list).
+    become a float64 tensor and ints an int64 one, strings stay as they came
+    (the column of a tuple sample is a tuple), dicts and sequences are
+    collated field by field (a tuple sample gives a list).
 
         >>> import tensorplay as tp
         >>> tp.utils.data.default_collate([(tp.ones(2), 0), (tp.zeros(2), 1)])
@@ -79,6 +80,8 @@ def default_collate(batch):
         if not _numpy_ok(elem):
             raise TypeError(_ERR.format(elem.dtype))
         return default_collate([as_tensor(b) for b in batch])
+    if isinstance(elem, (str, bytes)):      # (np.str_ and np.bytes_ too)
+        return batch
     if isinstance(elem, np.generic):
         if not _numpy_ok(np.asarray(elem)):
             raise TypeError(_ERR.format(elem.dtype))
@@ -87,8 +90,6 @@ def default_collate(batch):
         return tensor(batch, dtype=D.float64)
     if isinstance(elem, int):
         return tensor(batch)
-    if isinstance(elem, (str, bytes)):
-        return batch
     if isinstance(elem, collections.abc.Mapping):
         return _rebuild_mapping(elem, {k: default_collate([d[k] for d in batch]) for k in elem})
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
@@ -97,7 +98,7 @@ def default_collate(batch):
         n = len(elem)
         if any(len(e) != n for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        columns = [default_collate(list(s)) for s in zip(*batch)]
+        columns = [default_collate(s) for s in zip(*batch)]    # (a column of strings stays a tuple)
         if isinstance(elem, tuple):
             return columns
         return _rebuild_sequence(elem, columns)

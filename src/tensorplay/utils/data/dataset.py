@@ -145,6 +145,8 @@ def random_split(dataset, lengths, generator=default_generator):
         >>> [len(p) for p in parts], sorted(list(parts[0]) + list(parts[1])) == list(range(10))
         ([7, 3], True)
     """
+    if isinstance(lengths, Tensor):
+        lengths = lengths.tolist()
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = []
         for i, frac in enumerate(lengths):
