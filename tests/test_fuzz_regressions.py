@@ -628,13 +628,14 @@ def test_forward_rules_of_a_function_under_vmap(T):
     ("mse_loss", NotImplementedError, '"mse_cpu" not implemented for \'ComplexFloat\''),
     ("smooth_l1_loss", NotImplementedError, '"smooth_l1_cpu" not implemented for \'ComplexFloat\''),
     ("huber_loss", NotImplementedError, '"huber_cpu" not implemented for \'ComplexFloat\''),
-    ("kl_div", RuntimeError, "kl_div: Complex inputs not supported."),
+    ("kl_div", RuntimeError, "kl_div: Complex inputs not supported."),     # (reduction="sum" below)
     ("cosine_similarity", RuntimeError, "expected common dtype to be floating point, yet common dtype is "
                                         "ComplexFloat")])
 def test_real_losses_refuse_complex_inputs(T, loss, kind, words):
     # they computed: mse_loss of 1j and 0 was -1
     with pytest.raises(kind) as info:
-        getattr(T.nn.functional, loss)(T.tensor([[1j, 1]]), T.tensor([[0j, 1j]]))
+        getattr(T.nn.functional, loss)(T.tensor([[1j, 1]]), T.tensor([[0j, 1j]]),
+                                       **({"reduction": "sum"} if loss == "kl_div" else {}))
     assert words in str(info.value)
 
 
