@@ -840,6 +840,14 @@ def test_numbers_out_of_range_are_refused_as_pytorch_refuses_them(T):
     h = T.zeros(1, dtype=T.float16)
     h[0] = 1e5
     assert lst(h) == [float("inf")]
+    # a float is checked as it is: no wrapping into an unsigned type, no truncation first
+    for v in (-1.0, -0.5, 255.9):
+        with pytest.raises(RuntimeError, match="uint8_t without overflow"):
+            T.zeros(1, dtype=T.uint8).fill_(v)
+    with pytest.raises(RuntimeError, match="float without overflow"):
+        T.zeros(1)[0] = 1e39            # (float32 item assignment: refused; half: inf)
+    with pytest.raises(RuntimeError, match="c10::complex<float> without overflow"):
+        T.zeros(1, dtype=T.complex64).fill_(1e39)
 
 
 def test_load_state_dict_as_pytorch_walks_the_modules(T):
@@ -945,3 +953,20 @@ def test_a_scheduler_refuses_a_group_added_after_it(T):
     with pytest.raises(ValueError, match="zip\\(\\) argument 2 is shorter than argument 1"):
         s.step()
     assert [len(p) for p in T.utils.data.random_split(range(10), T.tensor([4, 6]))] == [4, 6]
+
+
+def test_a_write_into_an_expanded_tensor_under_vmap_is_refused(T):
+    # (the samples share memory: a write would be lost or mixed; jacfwd's own
+    # expanded primal is the one exception, tested above)
+    x = T.ones(3).expand(4, 3)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        T.func.vmap(lambda v: v.add_(1))(x)
+
+
+def test_review_details_of_vmap_and_data(T):
+    with pytest.raises(ValueError, match="out_dims is not compatible"):
+        T.func.vmap(lambda x: [x, x], out_dims=(1,))(T.ones(3, 4))     # (a 1-tuple: a lone tensor only)
+    assert [len(p) for p in T.utils.data.random_split(range(10), T.tensor([0.3, 0.7]))] == [3, 7]
+    x = T.tensor([1., 2.])
+    T.diff(x, n=0).add_(1)              # (a copy)
+    assert lst(x) == [1., 2.]

@@ -230,7 +230,7 @@ def result_type3(dim, zero, wrapped):
 
 _CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
               "float64": "double", "int64": "int64_t", "int32": "int", "int16": "int16_t",
-              "int8": "int8_t", "uint8": "uint8_t"}
+              "int8": "int8_t", "uint8": "uint8_t", "complex64": "c10::complex<float>"}
 
 
 _RANGES = {}      # NumPy dtype -> (lowest, highest, unsigned) for a number written into it
@@ -240,12 +240,13 @@ def _range(npdt):
     npdt = np.dtype(npdt)
     if npdt.kind in "iu":
         info = np.iinfo(npdt)
-        # (an unsigned type takes negatives down to -max, wrapping, as PyTorch does)
+        # (an unsigned type takes negative integers down to -max, wrapping, as PyTorch does)
         r = (-int(info.max) if npdt.kind == "u" else int(info.min), int(info.max), npdt.kind == "u")
-    elif npdt.kind == "f" and npdt.itemsize == 8 or npdt.kind in "cb":
+    elif npdt.itemsize == 8 and npdt.kind == "f" or npdt.itemsize == 16 and npdt.kind == "c" \
+            or npdt.kind == "b":
         r = (None, None, False)
-    else:                                   # float16, bfloat16, float32: finite values only
-        hi = float(ml_dtypes.finfo(npdt).max)
+    else:                       # float16, bfloat16, float32, complex64: finite values only
+        hi = float(ml_dtypes.finfo(np.float32 if npdt.kind == "c" else npdt).max)
         r = (-hi, hi, False)
     _RANGES[npdt] = r
     return r
@@ -254,9 +255,10 @@ def _range(npdt):
 def check_fits(value, npdt, floats=True):
     """``value`` as a number a tensor of ``npdt`` can hold, with PyTorch's refusals
     (NumPy would wrap, drop or warn): a complex number with an imaginary part
-    into a real or integer tensor, a number out of an integer type's range, a
+    into a real or integer tensor, a number out of an integer type's range (an
+    integer may wrap into an unsigned type down to -max, a float may not), a
     finite number beyond a float type's largest (not checked with ``floats``
-    False: PyTorch's item assignment lets it become inf)."""
+    False: PyTorch's item assignment lets it become inf in half precision)."""
     r = _RANGES.get(npdt) or _range(npdt)
     t = type(value)
     if t is int or t is float:          # (the common case, in range: at once)
@@ -279,9 +281,13 @@ def check_fits(value, npdt, floats=True):
     if lo is None:
         return value
     if npdt.kind in "iu":
-        if value != value or not lo - 1 < value < hi + 1 or not lo <= int(value) <= hi:
-            raise _overflow(npdt)       # (NaN, inf and out of range; a fraction truncates)
-        return int(value) % (hi + 1) if unsigned and value < 0 else value
+        if isinstance(value, (int, np.integer)):
+            if not lo <= value <= hi:
+                raise _overflow(npdt)
+            return int(value) % (hi + 1) if value < 0 else value
+        if not (0 if unsigned else lo) <= value <= hi:      # (NaN and inf too)
+            raise _overflow(npdt)
+        return value
     if not floats or value != value or abs(value) == float("inf") or lo <= value <= hi:
         return value
     raise _overflow(npdt)

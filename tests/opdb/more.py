@@ -170,7 +170,7 @@ CASES = [
            errors=[E(RuntimeError, "nanmean(): expected input to have floating point or complex dtype but got Long",
                      I64, desc="int")]),
     # ------------------------------------------------------------ shape helpers and scans
-    OpCase("diff", op="sub",
+    OpCase("diff", op="sub", covers=("sub", "clone"),      # (n=0: a copy of the input)
            samples=[Sample([M]), Sample([A], {"dim": 1, "n": 2}, desc="n=2"), Sample([V], {"n": 0}, desc="n=0"),
                     Sample([V], {"n": 9}, desc="n>size")],
            ref=lambda x, n=1, dim=-1: np.diff(x, n, axis=dim),

@@ -453,9 +453,10 @@ class VmapLevel:
                                    f"broadcast shape {bshape}")
             return NotImplemented
         phys = target._value
-        if type(phys._data) is np.ndarray and _self_overlapping(phys._data):
-            # one value expanded over the batch (jacfwd's primal): the samples are
-            # about to differ, so the batched tensor gets memory of its own
+        if phys.__dict__.get("_expanded_primal"):
+            # jacfwd's primal, one value expanded over the batch of tangents: the
+            # samples are about to differ, so the batched tensor gets memory of its
+            # own (any other expanded tensor is refused, as PyTorch refuses it)
             with self.below():
                 phys = target._value = phys.clone()
         src = target
@@ -1046,7 +1047,10 @@ def make_dual_below(primal, tangent, level, above):
     p, lp = _peel_levels(primal, above)
     t, lt = _peel_levels(tangent, above)
     both = [lv for lv in above if lv in lp or lv in lt]
-    dual = forward_ad.make_dual(_relayout(p, lp, both), _relayout(t, lt, both), level=level)
+    pp = _relayout(p, lp, both)
+    dual = forward_ad.make_dual(pp, _relayout(t, lt, both), level=level)
+    if type(pp._data) is np.ndarray and _self_overlapping(pp._data):
+        dual.__dict__["_expanded_primal"] = True     # (see VmapLevel.process_inplace)
     return _wrap_levels(dual, both)
 
 
@@ -1163,12 +1167,12 @@ def _broadcast_prefix(prefix, tree):
 
 def _out_dims_for(out_dims, out):
     """Per output leaf, its ``out_dims`` entry: an int or None for all, else a
-    prefix of the output's structure (a 1-tuple also serves a lone output that
-    is not a tuple); None if they do not fit."""
+    prefix of the output's structure (a 1-tuple also serves a lone tensor
+    output); None if they do not fit."""
     if isinstance(out_dims, int) or out_dims is None:
         return [out_dims] * len(tree_flatten(out)[0])
     odims = _broadcast_prefix(out_dims, out)
-    if odims is None and type(out_dims) is tuple and len(out_dims) == 1 and not isinstance(out, tuple):
+    if odims is None and type(out_dims) is tuple and len(out_dims) == 1 and isinstance(out, Tensor):
         odims = _broadcast_prefix(out_dims[0], out)
     return odims
 

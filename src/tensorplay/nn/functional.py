@@ -709,7 +709,7 @@ def one_hot(tensor, num_classes=-1):
     if type(tensor) is not _Tensor and hasattr(tensor, "_make_like"):
         # a batched tensor inside vmap: its values are not at hand; a scatter of ones
         # does the same, its bounds checked by scatter (PyTorch's gives zero rows)
-        if num_classes == -1:
+        if num_classes < 1:
             raise RuntimeError("When vmap-ing torch.nn.functional.one_hot, please provide an explicit "
                                "positive num_classes argument.")
         return tensor.new_zeros(tuple(tensor.shape) + (num_classes,)).scatter_(

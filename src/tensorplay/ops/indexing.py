@@ -578,7 +578,7 @@ def _setitem(self, key, value):
         if value._data.dtype != d.dtype:
             value = value.to(D._FROM_NP[d.dtype])
     elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
-        value = D.check_fits(value, d.dtype, floats=False)
+        value = D.check_fits(value, d.dtype, floats=d.dtype.itemsize > 2)  # (half: may become inf)
     else:
         raise TypeError(f"can't assign a {type(value).__name__} to a "
                         f"tensorplay.{_title(d.dtype)}Tensor")

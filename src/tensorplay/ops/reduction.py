@@ -1079,7 +1079,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
         parts.append(p)
     x = parts[0] if len(parts) == 1 else _cat(parts, d)
     if n == 0:
-        return input            # (PyTorch: prepend and append take no part then)
+        return input.clone()    # (PyTorch: prepend and append take no part then)
     for _ in range(n):
         m = x.shape[d]
         if m == 0:

@@ -106,10 +106,12 @@ def backward(variables, grad_variables=None, retain_graph=None, create_graph=Fal
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     # a GradientEdge stands for the Variable it was taken from
-    inputs = tuple(getattr(v, "_variable", v) if hasattr(v, "_gradient_edge") else v for v in inputs)
+    inputs_given = inputs
+    inputs = tuple(getattr(v, "_variable", None) if hasattr(v, "_gradient_edge") else v for v in inputs)
     for i, v in enumerate(inputs):
         if not isinstance(v, Variable):
-            raise TypeError(f"inputs must be Variables or their GradientEdges, got {type(v).__name__}")
+            raise TypeError(f"inputs must be Variables or GradientEdges taken from them "
+                            f"(get_gradient_edge), got {type(inputs_given[i]).__name__}")
         if v._gfn is not None:
             raise RuntimeError(f"element {i} of inputs is not a leaf Variable: with inputs=, "
                                f"feedback is accumulated only into leaves")

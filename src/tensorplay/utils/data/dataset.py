@@ -146,7 +146,7 @@ def random_split(dataset, lengths, generator=default_generator):
         ([7, 3], True)
     """
     if isinstance(lengths, Tensor):
-        lengths = lengths.tolist()
+        lengths = list(lengths._data)       # (NumPy scalars: fractions multiply in their dtype)
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         sizes = []
         for i, frac in enumerate(lengths):
