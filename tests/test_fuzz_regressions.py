@@ -970,3 +970,22 @@ def test_review_details_of_vmap_and_data(T):
     x = T.tensor([1., 2.])
     T.diff(x, n=0).add_(1)              # (a copy)
     assert lst(x) == [1., 2.]
+
+
+def test_writes_into_a_conj_result(T):
+    # PyTorch's conj() is a view (the write reaches z); tensorplay's is a copy, whose
+    # write was silently lost: it is refused instead
+    z = T.tensor([1 + 2j, 3 - 1j])
+    assert z.conj().is_conj() and not z.is_conj() and not T.tensor([1.]).conj().is_conj()
+    r = z.conj().resolve_conj()
+    assert not r.is_conj()
+    r.mul_(2)                                   # (an independent tensor in both)
+    assert lst(z) == [1 + 2j, 3 - 1j]
+    if T.__name__ == "torch":
+        z.conj().mul_(1j)
+        assert lst(z) == [2 - 1j, -1 - 3j]
+    else:
+        for write in (lambda: z.conj().mul_(1j), lambda: z.conj()[0].fill_(1),
+                      lambda: T.tensor([[1 + 2j, 3 - 1j]]).mH.mul_(2)):
+            with pytest.raises(RuntimeError, match="In-place write into the result of conj"):
+                write()

@@ -234,6 +234,7 @@ class Tensor:
                  "_view_version", "_view_chain", "_nograd_view", "__dict__", "__weakref__")
     # rarely set, so not slots: a tensor without them reads these defaults (no exception)
     _inference = False          # made under inference_mode
+    _conj_copy = False          # the result of conj() of a complex tensor (ops/pointwise.py)
     _acc = None                 # a leaf's AccumulateGrad (which holds the leaf weakly)
     _views = None               # a root base's ViewList of its live views (ops/_registry.py)
     _fn_view = None             # (output index, Function name): a custom Function's output that

@@ -568,7 +568,10 @@ def conj_op(input):
 
 @public()
 def resolve_conj(input):
-    return input
+    """``input`` with its conjugation materialized, as PyTorch's: a new tensor for
+    a conj result (here already a copy, so one that is no longer marked), else
+    ``input`` itself."""
+    return clone(input) if input._conj_copy else input
 
 
 @public()
@@ -578,7 +581,9 @@ def resolve_neg(input):
 
 @public()
 def is_conj(input):
-    return False
+    """Whether ``input`` is the result of ``conj()`` of a complex tensor (a copy
+    here, where PyTorch's is a view with its conjugate bit set)."""
+    return input._conj_copy
 
 
 # ---------------------------------------------------------------- matmul

@@ -16,8 +16,17 @@ from .._autograd.grad_mode import state
 from ._registry import TRANSFORMS, public, saved_is
 from .._autograd.saved_hooks import BEFORE_WRITE
 
+_CONJ_COPY_MSG = (
+    "In-place write into the result of conj() of a complex tensor: in tensorplay it is a copy, "
+    "not a view of the original as in PyTorch, so the write would not reach the original. "
+    "Write into the original (for example x.copy_(value.conj())), or call resolve_conj() first "
+    "to have an independent tensor.")
+
+
 def check_inplace(self, args):
     """PyTorch's checks before writing into ``self``."""
+    if self._conj_copy or self._base is not None and self._base._conj_copy:
+        raise RuntimeError(_CONJ_COPY_MSG)
     if self._inference and not state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not "
                            "allowed.You can make a clone to get a normal tensor before doing "

@@ -77,7 +77,13 @@ def conj(x):
     if type(x) is float:
         return x
     if isinstance(x, Tensor):
-        return _conj(x) if x._data.dtype.kind == "c" else x
+        if x._data.dtype.kind != "c":
+            return x
+        r = _conj(x)
+        # a copy, where PyTorch's is a lazy view of x: marked, so that a write into it
+        # (which would not reach x here) is refused, and is_conj() says True
+        r._conj_copy = True
+        return r
     return x.conjugate() if type(x) is complex else x
 
 
