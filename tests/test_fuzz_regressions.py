@@ -989,3 +989,15 @@ def test_writes_into_a_conj_result(T):
                       lambda: T.tensor([[1 + 2j, 3 - 1j]]).mH.mul_(2)):
             with pytest.raises(RuntimeError, match="In-place write into the result of conj"):
                 write()
+
+
+def test_nan_slices_give_nan_gradients_as_in_pytorch(T):
+    # aminmax and nanmean's all-NaN slice gave 0, where amax (and PyTorch) give NaN
+    nan = float("nan")
+    x = T.tensor([[1., nan, 3.], [1., 2., 3.]], dtype=T.float64, requires_grad=True)
+    mn, mx = T.aminmax(x, dim=1)
+    (mn + mx).sum().backward()
+    assert all(v != v for v in lst(x.grad[0])) and lst(x.grad[1]) == [1.0, 0.0, 1.0]
+    x = T.tensor([[1., nan], [nan, nan]], dtype=T.float64, requires_grad=True)
+    T.nanmean(x, 1).sum().backward()
+    assert lst(x.grad[0]) == [1.0, 0.0] and all(v != v for v in lst(x.grad[1]))

@@ -346,9 +346,9 @@ def _aminmax_k(x, dim=None, keepdim=False):
 def _aminmax_vjp(g, result, x, dim, keepdim):
     axes = None if dim is None else _axes(dim, x.ndim)
     r = 0
-    for gi, oi in zip(g, result):
+    for gi, oi in zip(g, result):       # (amax's and amin's: a NaN slice's gradient is NaN)
         mask = x == _restore(oi, x.shape, axes, keepdim)
-        r = r + _where(mask, _restore(gi, x.shape, axes, keepdim) / mask.sum(axes, keepdim=True), 0.0)
+        r = r + _restore(gi, x.shape, axes, keepdim) / mask.sum(axes, keepdim=True) * mask
     return r
 
 
@@ -1029,7 +1029,9 @@ def _nansum_k(x, dim=None, keepdim=False):
 
 def _nansum_vjp(g, x, dim, keepdim):
     axes = _axes(dim, x.ndim) if dim is not None else None
-    return _where(x.isnan(), 0.0, _restore(g, x.shape, axes, keepdim).expand(x.shape))
+    # (a product, as PyTorch's: an infinite or NaN gradient, nanmean's of an all-NaN
+    # slice, stays NaN at the NaNs)
+    return _restore(g, x.shape, axes, keepdim) * (~x.isnan()).to(g.dtype)
 
 
 _nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackward0",
