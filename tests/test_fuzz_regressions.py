@@ -1001,3 +1001,14 @@ def test_nan_slices_give_nan_gradients_as_in_pytorch(T):
     x = T.tensor([[1., nan], [nan, nan]], dtype=T.float64, requires_grad=True)
     T.nanmean(x, 1).sum().backward()
     assert lst(x.grad[0]) == [1.0, 0.0] and all(v != v for v in lst(x.grad[1]))
+
+
+def test_dataloader_over_a_tensor_dataset_indexes_as_its_samples_do(T):
+    # the batched shortcut (index_select) refused negative indices and let float ones pass
+    ds = T.utils.data.TensorDataset(T.arange(5))
+    assert [lst(b[0]) for b in T.utils.data.DataLoader(ds, sampler=[-1, 0], batch_size=2)] == [[4, 0]]
+    with pytest.raises(IndexError):
+        list(T.utils.data.DataLoader(ds, sampler=[1.0, 2.0], batch_size=2))
+    with pytest.raises(IndexError):
+        list(T.utils.data.DataLoader(ds, sampler=[5], batch_size=1))
+    assert [lst(b[0]) for b in T.utils.data.DataLoader(ds, batch_size=2)] == [[0, 1], [2, 3], [4]]

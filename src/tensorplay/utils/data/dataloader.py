@@ -158,8 +158,11 @@ class DataLoader:
         # (what stacking the samples gives, without a Python loop over them)
         fast = type(ds) is TensorDataset and collate is default_collate
         getitems = getattr(ds, "__getitems__", None)
+        n = len(ds) if fast else 0
         for indices in self.batch_sampler:
-            if fast:
+            if fast and indices and all(type(i) is int and 0 <= i < n for i in indices):
+                # (anything else, a negative or float index, an empty batch, takes the
+                # sample-by-sample way below, which answers as PyTorch's does)
                 idx = tensor(indices, dtype=D.int64)
                 yield [index_select(t, 0, idx) for t in ds.tensors]
             elif callable(getitems):
