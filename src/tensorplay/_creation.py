@@ -8,6 +8,7 @@ from . import _dtype as D
 from ._autograd.grad_mode import state
 from ._random import default_generator, sampling
 from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg
+from ._tensor import like_hook as _like_hook
 from ._out import call_with_out
 
 
@@ -95,8 +96,9 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
 def _like(fill):
     def f(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
         check_device(device)
-        if type(input) is not Tensor and hasattr(input, "_make_like"):     # inside vmap: batched
-            return input._make_like(lambda v: f(v, dtype=dtype, requires_grad=requires_grad))
+        hook = _like_hook(input)         # (inside vmap: batched)
+        if hook is not None:
+            return hook(lambda v: f(v, dtype=dtype, requires_grad=requires_grad))
         dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
         return _leaf(fill(input._data.shape, dt), requires_grad)
     return f
@@ -109,9 +111,9 @@ empty_like = _like(np.zeros)
 
 def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
     check_device(device)
-    if type(input) is not Tensor and hasattr(input, "_make_like"):         # inside vmap: batched
-        return input._make_like(lambda v: full_like(v, fill_value, dtype=dtype,
-                                                    requires_grad=requires_grad))
+    hook = _like_hook(input)             # (inside vmap: batched)
+    if hook is not None:
+        return hook(lambda v: full_like(v, fill_value, dtype=dtype, requires_grad=requires_grad))
     dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
     return _leaf(np.full(input._data.shape, D.check_fits(fill_value, dt), dt), requires_grad)
 

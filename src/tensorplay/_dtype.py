@@ -228,9 +228,14 @@ def result_type3(dim, zero, wrapped):
     return r
 
 
-_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double", "int64": "int64_t", "int32": "int", "int16": "int16_t",
-              "int8": "int8_t", "uint8": "uint8_t", "complex64": "c10::complex<float>"}
+CPP_NAMES = {   # dtype names as PyTorch's C++ messages spell them
+              "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "int32": "int", "int64": "long int", "uint16": "short unsigned int",
+              "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+# (the overflow check names the fixed-width integer types, as PyTorch's does)
+_CPP_NAMES = dict(CPP_NAMES, int64="int64_t", int16="int16_t", int8="int8_t", uint8="uint8_t")
 
 
 _RANGES = {}      # NumPy dtype -> (lowest, highest, unsigned) for a number written into it

@@ -143,6 +143,13 @@ class Size(tuple):
         return n
 
 
+def like_hook(t):
+    """The hook that makes ``zeros_like(t)``, ``t.new_zeros(...)`` & co. when ``t``
+    is not a plain tensor but knows how (a vmap batched tensor: ``_make_like``),
+    else None."""
+    return None if type(t) is Tensor else getattr(t, "_make_like", None)
+
+
 def _wrap(data, rg=False):
     t = _new(Tensor)
     t._data = data
@@ -905,11 +912,7 @@ _TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor"
                "complex128": "ComplexDoubleTensor"}
 _NAME_TYPES = {v: k for k, v in _TYPE_NAMES.items()}
 # how PyTorch's messages name dtypes: its C++ type names and its ScalarType names
-_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-              "int32": "int", "int64": "long int", "uint16": "short unsigned int",
-              "uint32": "unsigned int", "uint64": "long unsigned int", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
-              "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+_CPP_NAMES = D.CPP_NAMES
 _SCALAR_NAMES = {k: v[:-len("Tensor")] for k, v in _TYPE_NAMES.items()}
 _SCALAR_NAMES.update(uint8="Byte", int8="Char", int16="Short", int32="Int", int64="Long")
 

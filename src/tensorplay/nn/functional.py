@@ -16,7 +16,7 @@ import numpy as _np
 from .. import _dtype as _D
 from .._autograd.grad_mode import no_grad as _no_grad, state as _grad_state
 from .._random import default_generator as _default_generator, sampling as _sampling
-from .._tensor import Tensor as _Tensor, _wrap
+from .._tensor import Tensor as _Tensor, _wrap, like_hook as _like_hook
 from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
@@ -706,7 +706,7 @@ def _renorm_rows(weight, indices, max_norm, norm_type):
 def one_hot(tensor, num_classes=-1):
     if not isinstance(tensor, _Tensor) or tensor._data.dtype != _np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
-    if type(tensor) is not _Tensor and hasattr(tensor, "_make_like"):
+    if _like_hook(tensor) is not None:
         # a batched tensor inside vmap: its values are not at hand; a scatter of ones
         # does the same, its bounds checked by scatter (PyTorch's gives zero rows)
         if num_classes < 1:

@@ -4,7 +4,7 @@ Tensor methods only, as in PyTorch.
 """
 import warnings
 
-from .._tensor import Tensor as _Tensor, check_device as _check_device
+from .._tensor import Tensor as _Tensor, check_device as _check_device, like_hook as _like_hook
 from ._registry import public as _public, spell as _spell
 
 __all__ = []
@@ -27,9 +27,10 @@ def _new_factory(name):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
                pin_memory=False):
         _check_device(device)
-        if type(self) is not _Tensor and hasattr(self, "_make_like"):   # inside vmap: batched
-            return self._make_like(lambda v: method(v, v.shape[0], *_size(size), dtype=dtype,
-                                                    requires_grad=requires_grad))
+        hook = _like_hook(self)         # (inside vmap: batched)
+        if hook is not None:
+            return hook(lambda v: method(v, v.shape[0], *_size(size), dtype=dtype,
+                                         requires_grad=requires_grad))
         f = getattr(_creation(), name)
         return f(*_size(size), dtype=self.dtype if dtype is None else dtype,
                  requires_grad=requires_grad)
@@ -41,9 +42,10 @@ def _new_factory(name):
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False,
               layout=None, pin_memory=False):
     _check_device(device)
-    if type(self) is not _Tensor and hasattr(self, "_make_like"):       # inside vmap: batched
-        return self._make_like(lambda v: new_full(v, (v.shape[0],) + tuple(size), fill_value,
-                                                  dtype=dtype, requires_grad=requires_grad))
+    hook = _like_hook(self)             # (inside vmap: batched)
+    if hook is not None:
+        return hook(lambda v: new_full(v, (v.shape[0],) + tuple(size), fill_value, dtype=dtype,
+                                       requires_grad=requires_grad))
     return _creation().full(size, fill_value, dtype=self.dtype if dtype is None else dtype,
                             requires_grad=requires_grad)
 

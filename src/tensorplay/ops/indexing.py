@@ -55,11 +55,7 @@ def _title(npdt):
 
 def _ctype(npdt):
     """dtype names as PyTorch's C++ messages spell them (``float``, ``unsigned char``)."""
-    return {"float32": "float", "float64": "double", "float16": "c10::Half",
-            "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int", "int16": "short int",
-            "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-            "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}.get(
-        D._FROM_NP[npdt].name, str(npdt))
+    return D.CPP_NAMES.get(D._FROM_NP[npdt].name, str(npdt))
 
 
 def _arr(t):

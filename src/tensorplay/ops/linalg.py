@@ -37,11 +37,7 @@ _SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bf
                  "complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long",
                  "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
                  "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
-_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
-              "bfloat16": "c10::BFloat16", "complex64": "c10::complex<float>",
-              "complex128": "c10::complex<double>", "int64": "long int", "int32": "int",
-              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
-              "uint16": "unsigned short", "uint32": "unsigned int", "uint64": "unsigned long"}
+_CPP_NAMES = dict(D.CPP_NAMES, uint16="unsigned short", uint64="unsigned long")  # (its messages' spellings)
 
 
 def _sname(t):
