@@ -1012,3 +1012,93 @@ def test_dataloader_over_a_tensor_dataset_indexes_as_its_samples_do(T):
     with pytest.raises(IndexError):
         list(T.utils.data.DataLoader(ds, sampler=[5], batch_size=1))
     assert [lst(b[0]) for b in T.utils.data.DataLoader(ds, batch_size=2)] == [[0, 1], [2, 3], [4]]
+
+
+# Ops PyTorch has no complex (or bool) kernel for: NumPy orders complex numbers
+# lexicographically, so these computed a result without a word (lt, maximum,
+# clamp, relu, sign, round, unique, the activations with kinks...), or let
+# NumPy's TypeError through (floor, remainder, atan2, erf...).  PyTorch's words.
+def _cf(kernel):
+    return NotImplementedError, f"\"{kernel}\" not implemented for 'ComplexFloat'"
+
+
+_CLAMP_WORDS = (NotImplementedError, "clamp is not supported for complex types")
+_F = "nn.functional."
+DTYPE_REFUSALS = [
+    ("lt", lambda T, z: z < z, _cf("lt_cpu")), ("le", lambda T, z: z <= z, _cf("le_cpu")),
+    ("gt", lambda T, z: z > 1, _cf("gt_cpu")), ("ge", lambda T, z: z.real >= z, _cf("ge_cpu")),
+    ("lt_", lambda T, z: z.clone().lt_(z), _cf("lt_cpu")),
+    ("maximum", lambda T, z: T.maximum(z, z),
+     (RuntimeError, "maximum not implemented for complex tensors.")),
+    ("min binary", lambda T, z: T.min(z, z), (RuntimeError, "minimum not implemented for complex tensors.")),
+    ("fmax", lambda T, z: T.fmax(z, z), (RuntimeError, "fmax not implemented for complex tensors.")),
+    ("clamp", lambda T, z: z.clamp(0, 1), _CLAMP_WORDS), ("clamp_min", lambda T, z: z.clamp_min(0), _CLAMP_WORDS),
+    ("clamp_", lambda T, z: z.clone().clamp_(max=1), _CLAMP_WORDS), ("relu", lambda T, z: z.relu(), _CLAMP_WORDS),
+    ("relu_", lambda T, z: z.clone().relu_(), _CLAMP_WORDS),
+    ("hardtanh", lambda T, z: T.nn.functional.hardtanh(z), _CLAMP_WORDS),
+    ("relu6", lambda T, z: T.nn.functional.relu6(z), _CLAMP_WORDS),
+    ("sign", lambda T, z: z.sign(), (NotImplementedError, "Unlike NumPy, torch.sign is not intended to support "
+                                     "complex numbers. Please use torch.sgn instead.")),
+    ("round", lambda T, z: z.round(), _cf("round_vml_cpu")),
+    ("round decimals", lambda T, z: z.round(decimals=1), _cf("round_cpu")),
+    ("floor", lambda T, z: z.floor(), (NotImplementedError, "floor is not supported for complex inputs")),
+    ("ceil_", lambda T, z: z.clone().ceil_(), (NotImplementedError, "ceil is not supported for complex inputs")),
+    ("frac", lambda T, z: z.frac(), _cf("frac_cpu")), ("remainder", lambda T, z: z % 2, _cf("remainder_cpu")),
+    ("fmod", lambda T, z: T.fmod(z, 2), _cf("fmod_cpu")), ("floordiv", lambda T, z: z // 2, _cf("div_floor_cpu")),
+    ("div trunc", lambda T, z: T.div(z, 2, rounding_mode="trunc"), _cf("div_trunc_cpu")),
+    ("atan2", lambda T, z: T.atan2(z, z), _cf("atan2_cpu")), ("erf", lambda T, z: z.erf(), _cf("erf_vml_cpu")),
+    ("erfinv", lambda T, z: T.erfinv(z), _cf("erfinv_vml_cpu")),
+    ("signbit", lambda T, z: T.signbit(z), (NotImplementedError, "signbit is not implemented for complex tensors.")),
+    ("isneginf", lambda T, z: T.isneginf(z), (RuntimeError, "isneginf does not support complex inputs.")),
+    ("searchsorted", lambda T, z: T.searchsorted(z, z), _cf("searchsorted_out_cpu")),
+    ("bucketize", lambda T, z: T.bucketize(z, z), _cf("searchsorted_out_cpu")),
+    ("unique", lambda T, z: T.unique(z), _cf("unique")),
+    ("unique_consecutive", lambda T, z: T.unique_consecutive(z), _cf("unique")),
+    ("mode", lambda T, z: z.mode(), _cf("mode_cpu")),
+    ("leaky_relu", lambda T, z: T.nn.functional.leaky_relu(z), _cf("leaky_relu_cpu")),
+    ("rrelu", lambda T, z: T.nn.functional.rrelu(z, training=True), _cf("rrelu_with_noise_out_cpu")),
+    ("elu", lambda T, z: T.nn.functional.elu(z), _cf("elu_cpu")),
+    ("selu", lambda T, z: T.nn.functional.selu(z), _cf("elu_cpu")),
+    ("hardsigmoid", lambda T, z: T.nn.functional.hardsigmoid(z), _cf("hardsigmoid_cpu")),
+    ("hardswish", lambda T, z: T.nn.functional.hardswish(z), _cf("hardswish_cpu")),
+    ("threshold", lambda T, z: T.nn.functional.threshold(z, 0.1, 0.0), _cf("threshold_cpu")),
+    ("prelu", lambda T, z: T.nn.functional.prelu(z, T.tensor([0.25], dtype=z.dtype)), _cf("prelu_cpu")),
+    ("hardshrink", lambda T, z: T.nn.functional.hardshrink(z), _cf("hardshrink_cpu")),
+    ("softshrink", lambda T, z: T.nn.functional.softshrink(z), _cf("softshrink_check")),
+    ("softplus", lambda T, z: T.nn.functional.softplus(z), _cf("softplus_cpu")),
+    ("gelu", lambda T, z: T.nn.functional.gelu(z), _cf("GeluKernelImpl")),
+    ("mish", lambda T, z: T.nn.functional.mish(z), _cf("mish_cpu")),
+    ("logsigmoid", lambda T, z: T.nn.functional.logsigmoid(z), _cf("log_sigmoid_cpu")),
+    ("bitwise_or", lambda T, z: z | z, _cf("bitwise_or_cpu")),
+    ("bitwise_not", lambda T, z: T.bitwise_not(z), _cf("bitwise_not_cpu")),
+    ("invert", lambda T, z: ~z, (TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type "
+                                            "tensors")),
+    ("neg bool", lambda T, z: -(z.real > 0), (RuntimeError, "Negation, the `-` operator, on a bool tensor is not "
+                                              "supported. If you are trying to invert a mask, use the `~` or "
+                                              "`logical_not()` operator instead.")),
+    ("abs bool", lambda T, z: (z.real > 0).abs(), (NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'")),
+    ("relu bool", lambda T, z: (z.real > 0).relu(), (RuntimeError, "Boolean inputs not supported for relu")),
+    ("bitwise_and float", lambda T, z: z.real & z.real,
+     (NotImplementedError, "\"bitwise_and_cpu\" not implemented for 'Float'")),
+]
+
+
+@pytest.mark.parametrize("name,f,expected", DTYPE_REFUSALS, ids=[c[0] for c in DTYPE_REFUSALS])
+def test_ops_without_a_kernel_for_a_dtype_refuse_it_in_pytorchs_words(T, name, f, expected):
+    z = T.tensor([1 + 1j, 2 - 1j, 0.5 + 0j], dtype=T.complex64)
+    exc, msg = expected
+    with pytest.raises(exc) as info:
+        f(T, z)
+    assert str(info.value).splitlines()[0] == msg
+
+
+def test_refusing_complex_leaves_real_inputs_and_their_gradients_alone(T):
+    # the ops above still take real floats (the fast paths included) and ints
+    x = T.tensor([-1.5, 0.25, 2.0], requires_grad=True)
+    y = T.maximum(x, T.tensor([0.0, 1.0, 1.0])) + x.clamp(-1, 1) + (x > 0) * x.relu() + x.floor()
+    y.sum().backward()
+    assert lst(y) == [-3.0, 1.5, 7.0]
+    assert lst(x.grad) == [0.0, 2.0, 2.0]
+    i = T.tensor([5, -3])
+    assert lst(i & 6) == [4, 4] and lst(~i) == [-6, 2] and lst(abs(i)) == [5, 3] and lst(-i) == [-5, 3]
+    assert lst(~T.tensor([True, False])) == [False, True]

@@ -60,12 +60,11 @@ SPECIAL = np.array([1.0, np.nan, np.inf, -np.inf, -0.0, 2.0])
 C1 = np.array([1 + 1j], np.complex64)
 I2 = np.array([2, 3])
 B1 = np.array([True])
-NUMPY_TYPE = "NumPy's TypeError ('ufunc ... not supported for the input types') gets through"
 _NEG_POW = "Integers to negative integer powers are not allowed."
 ACCEPTS = "tensorplay computes a result for the input torch refuses"
 
 
-def _no_complex(kernel, *arrays, msg=None, xfail=ACCEPTS, exc=NotImplementedError, **kw):
+def _no_complex(kernel, *arrays, msg=None, xfail=None, exc=NotImplementedError, **kw):
     return E(exc, msg or f"\"{kernel}\" not implemented for 'ComplexFloat'", *arrays, desc="complex", xfail=xfail,
              **kw)
 
@@ -135,7 +134,7 @@ CASES = [
            errors=[_zero_division(I2, np.array([0, 1]))]),
     binary("remainder", a=X * 3 + 0.05, b=away0, complex=False,
            errors=[_zero_division(I2, np.array([0, 1])),
-                   _no_complex("remainder_cpu", C1, C1, xfail=NUMPY_TYPE)]),
+                   _no_complex("remainder_cpu", C1, C1)]),
     binary("fmod", a=X * 3 + 0.05, b=away0, complex=False, errors=[_zero_division(I2, np.array([0, 1]))]),
     binary("pow", a=pos(*S, seed=1), b=Y),
     # integers to negative integer powers: a tensor exponent is computed (2 ** -1 == 0,
@@ -167,11 +166,9 @@ CASES = [
     OpCase("float_power", op="pow", func="float_power", samples=[Sample([pos(*S, seed=1), Y])],
            low_precision=False, preserves_dtype=False, ref=np.power),
     unary("neg", errors=[E(RuntimeError, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
-                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.", B1, desc="bool",
-                           xfail="NumPy's TypeError for the negative of a bool array gets through")]),
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.", B1, desc="bool")]),
     unary("positive"),
-    unary("abs", away0, errors=[E(NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'", B1, desc="bool",
-                                  xfail=ACCEPTS)]),
+    unary("abs", away0, errors=[E(NotImplementedError, "\"abs_cpu\" not implemented for 'Bool'", B1, desc="bool")]),
     unary("sgn", away0),
     unary("sign", away0, complex=False, gradgrad=False,
           errors=[_no_complex("sign", C1, msg="Unlike NumPy, torch.sign is not intended to support complex numbers. "
@@ -183,7 +180,7 @@ CASES = [
     unary("sin"), unary("cos"), unary("tan", unit(*S)), unary("asin", unit(*S)),
     unary("acos", unit(*S)), unary("atan"), unary("sinh"), unary("cosh"), unary("tanh"),
     unary("asinh"), unary("acosh", pos(*S) + 1.0), unary("atanh", unit(*S)),
-    binary("atan2", complex=False, errors=[_no_complex("atan2_cpu", C1, C1, xfail=NUMPY_TYPE)]),
+    binary("atan2", complex=False, errors=[_no_complex("atan2_cpu", C1, C1)]),
     unary("sigmoid"),
     OpCase("tanh_backward", lambda T, g, y: T.ops.pointwise.tanh_backward(g, y) if T.__name__ == "tensorplay"
            else T.ops.aten.tanh_backward(g, y), [Sample([X, unit(*S, seed=2)])],
@@ -196,7 +193,7 @@ CASES = [
            complex=False,
            xfail={"float_only": "integer inputs are promoted to float; torch raises NotImplementedError"}),
     unary("relu", away0, complex=False,
-          errors=[E(RuntimeError, "Boolean inputs not supported for relu", B1, desc="bool", xfail=ACCEPTS)]),
+          errors=[E(RuntimeError, "Boolean inputs not supported for relu", B1, desc="bool")]),
     OpCase("relu_backward", lambda T, g, y: T.ops.pointwise.relu_backward(g, y)
            if T.__name__ == "tensorplay" else T.ops.aten.threshold_backward(g, y, 0),
            [Sample([X, away0])], complex=False),
@@ -216,11 +213,11 @@ CASES = [
     unary("erf", complex=False, errors=[_no_complex("erf_vml_cpu", C1)]), unary("erfc", complex=False),
     unary("erfinv", unit(*S), complex=False),
     unary("floor", complex=False, gradgrad=False,
-          errors=[_no_complex("", C1, msg="floor is not supported for complex inputs", xfail=NUMPY_TYPE)]),
+          errors=[_no_complex("", C1, msg="floor is not supported for complex inputs")]),
     unary("ceil", complex=False, gradgrad=False),
     unary("trunc", complex=False, gradgrad=False,
-          errors=[_no_complex("", C1, msg="trunc is not supported for complex inputs", xfail=NUMPY_TYPE)]),
-    unary("frac", arr(*S, seed=4) * 3 + 0.05, complex=False, errors=[_no_complex("frac_cpu", C1, xfail=NUMPY_TYPE)],
+          errors=[_no_complex("", C1, msg="trunc is not supported for complex inputs")]),
+    unary("frac", arr(*S, seed=4) * 3 + 0.05, complex=False, errors=[_no_complex("frac_cpu", C1)],
            xfail={"float_only": "integer inputs are promoted to float; torch raises NotImplementedError"}),
     unary("round", arr(*S, seed=4) * 3 + 0.05, complex=False, gradgrad=False),
     unary("conj_physical"),
@@ -269,14 +266,14 @@ CASES = [
            [Sample([X, Y]), Sample([X, 0.5 * np.ones(())], desc="0-d")],
            covers=("lt", "le", "gt", "ge", "eq", "ne")),
     *[OpCase(n, samples=[Sample([SPECIAL]), Sample([SPECIAL.reshape(2, 3)], desc="2-d")], ref=NP[n],
-             errors=[E(RuntimeError, "isposinf does not support complex inputs.", C1, desc="complex",
-                       xfail="NumPy's TypeError for isposinf of a complex array gets through")] if n == "isposinf"
-             else [_no_complex("", C1, msg="signbit is not implemented for complex tensors.", xfail=NUMPY_TYPE)]
+             errors=[E(RuntimeError, f"{n} does not support complex inputs.", C1, desc="complex")]
+             if n in ("isposinf", "isneginf")
+             else [_no_complex("", C1, msg="signbit is not implemented for complex tensors.")]
              if n == "signbit" else [])
       for n in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit")],
     *[binary(n, a=INTS[0], b=INTS[1], extra=[Sample([INTS[0] > 2, INTS[1] > 5], desc="bool")],
-             errors=[E(NotImplementedError, f"\"{n}_cpu\" not implemented for 'Double'", X, X, desc="float",
-                       xfail="NumPy's TypeError for a bitwise op on float arrays gets through")])
+             errors=[E(NotImplementedError, f"\"{n}_cpu\" not implemented for 'Double'", X, X, desc="float"),
+                     _no_complex(f"{n}_cpu", C1, C1)])
       for n in ("bitwise_and", "bitwise_or", "bitwise_xor")],
     *[binary(n, a=INTS[0] * np.array([1, -1, 1, -1]), b=np.array([1, 0, 3, 70]), ref=f,
              errors=[E(NotImplementedError, f"\"{k}_cpu\" not implemented for 'Double'", X, X,
@@ -285,6 +282,7 @@ CASES = [
                       ("bitwise_right_shift", "rshift",
                        lambda x, y: np.where(y < 64, np.right_shift(x, y % 64), np.where(x < 0, -1, 0))))],
     OpCase("bitwise_not", samples=[Sample([INTS[0]]), Sample([INTS[0] > 2], desc="bool")], ref=np.invert,
-           errors=[E(NotImplementedError, "\"bitwise_not_cpu\" not implemented for 'Double'", X,
-                     xfail="NumPy's TypeError for invert of a float array gets through")]),
+           errors=[E(NotImplementedError, "\"bitwise_not_cpu\" not implemented for 'Double'", X),
+                   E(TypeError, "~ (operator.invert) is only implemented on integer and Boolean-type tensors", X,
+                     fn=lambda T, x: ~x, desc="operator")]),
 ]

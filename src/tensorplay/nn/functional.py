@@ -22,7 +22,7 @@ from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.linalg import _cname
-from ..ops._util import tensor_arg as _tensor_arg
+from ..ops._util import tensor_arg as _tensor_arg, refuse_complex as _refuse_complex
 from ..ops._util import _tname as _dtype_name
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
@@ -216,6 +216,7 @@ def leaky_relu_(input, negative_slope=0.01):
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``, ``weight`` of one value or one per
     channel (dimension 1; an input of fewer dimensions has one channel)."""
+    _refuse_complex("prelu_cpu", input, weight)
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
                            f"{weight.ndim}")
@@ -237,6 +238,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     training, their mean otherwise."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
+    _refuse_complex("rrelu_with_noise_out_cpu", input)
     slopes = lower + (upper - lower) * _uniform_like(tuple(input.shape), input.dtype)
     noise = _wrap(_np.where(input._data >= 0, _np.ones((), slopes.dtype), slopes))
     if inplace:
@@ -269,6 +271,7 @@ def logsigmoid(input):
 
 # the shrinks as PyTorch's vectorized kernels give them: a NaN stays NaN, with gradient 0
 def hardshrink(input, lambd=0.5):
+    _refuse_complex("hardshrink_cpu", input)
     return input * ((input > lambd) | (input < -lambd))
 
 
@@ -295,6 +298,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    _refuse_complex("softshrink_check", input)
     return (input - lambd * input.sign()) * ((input > lambd) | (input < -lambd))
 
 
@@ -326,6 +330,7 @@ def _hardsigmoid(x):
 
 
 def hardsigmoid(input, inplace=False):
+    _refuse_complex("hardsigmoid_cpu", input)
     if inplace:
         return _inplace(input, _hardsigmoid, (), "hardsigmoid")
     return _hardsigmoid(input)
@@ -354,12 +359,14 @@ def _threshold(x, threshold, value):
 
 
 def threshold(input, threshold, value, inplace=False):
+    _refuse_complex("threshold_cpu", input)
     if inplace:
         return _inplace(input, _threshold, (threshold, value), "threshold")
     return _threshold(input, threshold, value)
 
 
 def threshold_(input, threshold, value):
+    _refuse_complex("threshold_cpu", input)
     return _inplace(input, _threshold, (threshold, value), "threshold")
 
 

@@ -27,7 +27,7 @@ from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, 
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
-from ._util import F32 as _F32, star_by_keyword
+from ._util import F32 as _F32, star_by_keyword, dtype_error
 from .._autograd.graph import AccumulateGrad, Node
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from .._autograd.anomaly_mode import anomaly, note_creation
@@ -37,6 +37,20 @@ from .._autograd.saved_hooks import version_error, _owner_desc, _short_name, run
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
 _PLAIN = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+def _refusing(kernel, refuses):
+    """``kernel`` refusing arrays of the dtype kinds in ``refuses`` (``Op``'s
+    ``no_complex``, ``no_bool``: kind -> spec of the error); a spec may also be
+    a function of the arguments that gives it (round's two kernels)."""
+    def k(*args):
+        for a in args:
+            if type(a) is _ndarray and a.dtype.kind in refuses:
+                spec = refuses[a.dtype.kind]
+                raise dtype_error(spec(*args) if callable(spec) else spec, a.dtype)
+        return kernel(*args)
+    k.__wrapped__ = kernel      # (Op.__repr__ shows where the kernel itself is)
+    return k
 
 
 class Op:
@@ -63,6 +77,12 @@ class Op:
     gradient of its shape, and of its dtype when the output has that dtype, so
     that the engine need not check them (an elementwise op's fit when the
     inputs have the output's shape).
+
+    ``no_complex``: the op has no complex kernel in PyTorch (orderings,
+    roundings, activations with kinks): a complex input is refused with
+    PyTorch's error (``dtype_error``'s spec) instead of NumPy's lexicographic
+    order or its TypeError, and the pointwise fast paths take real floats
+    only.  ``no_bool``: the same for bool inputs.
     """
     saves_arrays = False    # a saved parameter stands for what PyTorch frees after a backward
     #                         (index arrays: its saved tensors; copy_slices' view chain)
@@ -74,7 +94,7 @@ class Op:
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
-                 kwonly=(), exact=None):
+                 kwonly=(), exact=None, no_complex=None, no_bool=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
@@ -86,6 +106,10 @@ class Op:
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
         self.spelling = Spelling(method, inplace, operators)
         self._signature(kernel, args, kwonly)
+        self.no_complex = no_complex
+        refuses = {k: v for k, v in (("c", no_complex), ("b", no_bool)) if v is not None}
+        if refuses:
+            self.kernel = _refusing(kernel, refuses)
         if derivatives is not None and not isinstance(derivatives, dict):
             raise TypeError(f"{name}: derivatives are a dict from input name to vjp")
         self._derivatives(derivatives or {}, frozenset(meta))

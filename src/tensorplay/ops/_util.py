@@ -53,6 +53,25 @@ def no_bool_product(kernel, x, y):
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
+def dtype_error(spec, dtype):
+    """The error of an op that has no kernel for ``dtype`` (an entry's
+    ``no_complex``, ``no_bool``): ``spec`` is the name of PyTorch's CPU kernel,
+    which gives its usual words (``"lt_cpu" not implemented for 'ComplexFloat'``),
+    or the exception PyTorch raises with words of its own (``maximum not
+    implemented for complex tensors.``)."""
+    if isinstance(spec, BaseException):
+        return type(spec)(*spec.args)
+    return NotImplementedError(f'"{spec}" not implemented for \'{_tname(dtype)}\'')
+
+
+def refuse_complex(spec, *xs):
+    """Raise ``dtype_error(spec, ...)`` if a tensor or array among ``xs`` is complex."""
+    for x in xs:
+        d = getattr(x, "_data", x)
+        if type(d) is np.ndarray and d.dtype.kind == "c":
+            raise dtype_error(spec, d.dtype)
+
+
 def star_by_keyword(name, args, kwargs, star="dims"):
     """The arguments of ``name(input, *dims)`` called with keywords, as PyTorch's
     signature ``name(input, dims)`` allows (``flip(x, dims=(0, 1))``,

@@ -30,7 +30,7 @@ from ._registry import defop, dispatch, flat_kernel
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
 from .linalg import mm as _mm
-from .pointwise import conj as _conj, softplus as _softplus, where as _where
+from .pointwise import _CLAMP_COMPLEX, conj as _conj, softplus as _softplus, where as _where
 from .reduction import _softmax
 from .shape import stack as _stack
 
@@ -517,7 +517,7 @@ def _leaky_relu_k(x, negative_slope=0.01):
 
 leaky_relu = defop("leaky_relu", _leaky_relu_k,
                    {"x": lambda g, x, negative_slope: _where(x > 0, g, g * negative_slope)},
-                   family=ELEMENTWISE, method=False)
+                   family=ELEMENTWISE, method=False, no_complex="leaky_relu_cpu")
 
 
 def _elu_k(x, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -531,7 +531,7 @@ def _elu_vjp(g, x, alpha, scale, input_scale):
     return _where(x > 0, g * scale, g * neg)  # (a NaN gets NaN, as PyTorch's vectorized kernel)
 
 
-elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False)
+elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False, no_complex="elu_cpu")
 
 
 def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
@@ -541,7 +541,7 @@ def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
 hardtanh = defop("hardtanh", _hardtanh_k,
                  # (a NaN gets 0, as PyTorch's vectorized kernel; its scalar tail differs)
                  {"x": lambda g, x, min_val, max_val: _where((x > min_val) & (x < max_val), g, 0.0)},
-                 family=ELEMENTWISE, method=False)
+                 family=ELEMENTWISE, method=False, no_complex=_CLAMP_COMPLEX)
 
 
 def _hardswish_k(x):
@@ -550,7 +550,7 @@ def _hardswish_k(x):
 
 hardswish = defop("hardswish", _hardswish_k,
                   {"x": lambda g, x: _where(x <= -3, 0.0, _where(x < 3, g * (x / 3 + 0.5), g))},
-                  family=ELEMENTWISE, method=False)
+                  family=ELEMENTWISE, method=False, no_complex="hardswish_cpu")
 
 
 def _mish_k(x):
@@ -562,7 +562,7 @@ def _mish_vjp(g, x):
     return g * (t + x * x.sigmoid() * (1 - t * t))
 
 
-mish = defop("mish", _mish_k, {"x": _mish_vjp}, family=ELEMENTWISE, method=False)
+mish = defop("mish", _mish_k, {"x": _mish_vjp}, family=ELEMENTWISE, method=False, no_complex="mish_cpu")
 
 
 # ------------------------------------------------------------------ attention

@@ -41,6 +41,8 @@ _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 # per fast dtype: Python number -> that number as a 0-d array of the dtype (_scalar)
 _SCALARS = {dt: {} for dt in _FAST}
+# PyTorch's words for clamp and the ops it runs through clamp (relu, hardtanh)
+_CLAMP_COMPLEX = NotImplementedError("clamp is not supported for complex types")
 
 
 def _scalar(cache, v, dt):
@@ -98,6 +100,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     op = Op(name, kernel, derivatives, n_in=1, float_only=float_only, **kw)
     REGISTRY[name] = op
     diff = op.differentiable
+    fast_dtypes = _FAST if op.no_complex is None else _FAST_REAL
 
     def fn(input, *, out=None):
         if out is not None:
@@ -109,7 +112,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
         except AttributeError:
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, "
                             f"not {type(input).__name__}") from None
-        if d.dtype not in _FAST:
+        if d.dtype not in fast_dtypes:
             return dispatch(op, [input])
         r = kernel(d)
         if type(r) is not _ndarray:
@@ -128,7 +131,8 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
     fn.spelling = op.spelling
-    fn.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
+    fn.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None and \
+        op.no_complex is None else None
     return fn
 
 
@@ -149,6 +153,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     op = Op(name, kernel, derivatives, n_in=2, **kw)
     REGISTRY[name] = op
     fast_ok = op.out_dtype is None
+    fast_dtypes = _FAST if op.no_complex is None else _FAST_REAL
     rop = op        # the op the reflected operator records (number - tensor: PyTorch's rsub)
     if reflected_node is not None:
         rop = op_spelled(op, overload_node(op, reflected_node, hidden=(0,)))
@@ -176,7 +181,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             return slow(op, [input, other])
         to = type(other)
         if to is float or to is int:
-            if not fast_ok or xd.dtype not in _FAST:
+            if not fast_ok or xd.dtype not in fast_dtypes:
                 return slow(op, [input, other])
             cache = scalars.get(xd.dtype)
             if cache is not None:
@@ -190,7 +195,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
                 yd = other._data
             except AttributeError:
                 return slow(op, [input, other])
-            if xd.dtype is not yd.dtype or not fast_ok or xd.dtype not in _FAST:
+            if xd.dtype is not yd.dtype or not fast_ok or xd.dtype not in fast_dtypes:
                 return slow(op, [input, other])
             try:
                 r = kernel(xd, yd)
@@ -221,7 +226,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         if (to is not float and to is not int) or not fast_ok:
             return slow(rop, [other, input])
         xd = input._data
-        if xd.dtype not in _FAST:
+        if xd.dtype not in fast_dtypes:
             return slow(rop, [other, input])
         cache = scalars.get(xd.dtype)
         if cache is not None:
@@ -262,7 +267,8 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     fn.fast = fast
     fn.rfast = fast if commutative else rfast
     # for in-place ops outside autograd: compute straight into the tensor's memory
-    fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
+    fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None and \
+        op.no_complex is None else None
     return fn
 
 
@@ -375,7 +381,8 @@ def _int_div(x, y):
 # rounded division is piecewise constant: its derivative is zero (``div`` sends
 # rounding_mode=None to the plain quotient below)
 _div_rounding = binary("div_rounding", _div_kernel, {"x": lambda g: _zl(g), "y": lambda g: _zl(g)},
-                       node_name="DivBackward2", family=ELEMENTWISE)
+                       node_name="DivBackward2", family=ELEMENTWISE,
+                       no_complex=lambda x, y, rounding_mode=None: f"div_{rounding_mode}_cpu")
 _div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
                                       "y": lambda g, x, y: -g * conj(x / (y * y))},
               float_only=True, family=ELEMENTWISE, inplace=True)
@@ -413,16 +420,18 @@ def _int_safe(f):
 floor_divide = binary("floor_divide", _int_safe(np.floor_divide),
                       {"x": _no_derivative("floor_divide"), "y": _no_derivative("floor_divide")},
                       fast_kernel=np.floor_divide, family=ELEMENTWISE, inplace=True,
-                      operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"))
+                      operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
+                      no_complex="div_floor_cpu")
 remainder = binary("remainder", _int_safe(np.remainder),
                    # (the quotient as floor division computes it, which agrees with the
                    # remainder: floor(6 / 1.2f) is 5 in float32 but 6 % 1.2f leaves 1.2 of a 5th)
                    {"x": "grad", "y": lambda g, x, y: -g * div(x, y, rounding_mode="floor")},
                    fast_kernel=np.remainder, family=ELEMENTWISE,
                    inplace=True, node_name="RemainderBackward1",
-                   operators=("__mod__", "__rmod__", "__imod__"))
+                   operators=("__mod__", "__rmod__", "__imod__"), no_complex="remainder_cpu")
 fmod = binary("fmod", _int_safe(np.fmod), {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
-              fast_kernel=np.fmod, family=ELEMENTWISE, inplace=True, node_name="FmodBackward1")
+              fast_kernel=np.fmod, family=ELEMENTWISE, inplace=True, node_name="FmodBackward1",
+              no_complex="fmod_cpu")
 def _by_scalar(op):
     """``op``'s node, or by a number as its second argument PyTorch's Scalar
     overload (``...Backward0``, one slot)."""
@@ -506,7 +515,9 @@ def float_power(input, exponent, *, out=None):
 
 neg = unary("neg", np.negative, {"x": lambda g: -g}, float_only=False, family=ELEMENTWISE,
             linear=True, inplace=True,
-            operators=("__neg__",))
+            operators=("__neg__",), no_bool=RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                "invert a mask, use the `~` or `logical_not()` operator instead."))
 negative = neg
 positive = unary("positive", np.positive, {"x": "grad"}, float_only=False, family=ELEMENTWISE,
                  linear=True,
@@ -524,7 +535,7 @@ def _abs_jvp(x_t, x):
 
 abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
             jvp=_abs_jvp,
-            operators=("__abs__",))
+            operators=("__abs__",), no_bool="abs_cpu")
 absolute = abs
 
 
@@ -559,7 +570,9 @@ def _sgn_vjp(g, result, x):
 sgn = unary("sgn", _sgn_kernel, {"x": _sgn_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
             jvp=lambda x_t, result, x: _sgn_vjp(x_t, result, x))
 sign = unary("sign", _sign_k, {"x": lambda g: _zl(g)}, float_only=False, family=ELEMENTWISE,
-             inplace=True)
+             inplace=True, no_complex=NotImplementedError(
+                 "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                 "torch.sgn instead."))
 square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
                family=ELEMENTWISE, inplace=True, node_name="PowBackward0")   # (PyTorch: x ** 2)
 reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * conj(result * result)},
@@ -643,7 +656,7 @@ def _atan2_recip(x, y):
 # atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
 atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y * _atan2_recip(x, y),
                                      "y": lambda g, x, y: -g * x * _atan2_recip(x, y)},
-               float_only=True, family=ELEMENTWISE, inplace=True)
+               float_only=True, family=ELEMENTWISE, inplace=True, no_complex="atan2_cpu")
 arctan2 = atan2
 
 
@@ -664,7 +677,8 @@ def _logsigmoid_k(x):
 
 
 logsigmoid = unary("log_sigmoid", _logsigmoid_k, {"x": lambda g, x: g * (-x).sigmoid()},
-                   node_name="LogSigmoidBackward0", family=ELEMENTWISE, method=False)
+                   node_name="LogSigmoidBackward0", family=ELEMENTWISE, method=False,
+                   no_complex="log_sigmoid_cpu")
 def _relu_bw_k(g, y):     # (y <= 0, not y > 0: a NaN passes the gradient, as in PyTorch)
     return _np_where(y <= 0, np.zeros((), g.dtype), g)
 
@@ -677,7 +691,8 @@ relu_backward = binary("relu_backward", _relu_bw_k,
                        family=ELEMENTWISE, method=False)
 relu = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
              {"x": lambda g, result: relu_backward(g, result)}, float_only=False,
-             family=ELEMENTWISE, inplace=True)
+             family=ELEMENTWISE, inplace=True, no_complex=_CLAMP_COMPLEX,
+             no_bool=RuntimeError("Boolean inputs not supported for relu"))
 _SQRT1_2, _2_SQRTPI = 1 / math.sqrt(2.0), 2 / math.sqrt(math.pi)
 _SQRT_2_PI = math.sqrt(2.0 / math.pi)
 
@@ -701,7 +716,8 @@ def _gelu_vjp(g, x, approximate):
     return g * (cdf + x * pdf)
 
 
-gelu = defop("gelu", _gelu_k, {"x": _gelu_vjp}, float_only=True, family=ELEMENTWISE, method=False)
+gelu = defop("gelu", _gelu_k, {"x": _gelu_vjp}, float_only=True, family=ELEMENTWISE, method=False,
+             no_complex="GeluKernelImpl")
 
 
 def _silu_vjp(g, x):
@@ -721,33 +737,38 @@ def _softplus_k(x, beta=1.0, threshold=20.0):
 softplus = defop("softplus", _softplus_k,
                  {"x": lambda g, x, beta, threshold:
                   where(x * beta > threshold, g, g * (x * beta).sigmoid())},
-                 float_only=True, family=ELEMENTWISE, method=False)
+                 float_only=True, family=ELEMENTWISE, method=False, no_complex="softplus_cpu")
 erf = unary("erf", lambda x: _erf(x), {"x": lambda g, x: g * (_2_SQRTPI * (-x * x).exp())},
-            family=ELEMENTWISE, inplace=True)
+            family=ELEMENTWISE, inplace=True, no_complex="erf_vml_cpu")
 erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-x * x).exp())},
-             family=ELEMENTWISE, inplace=True)
+             family=ELEMENTWISE, inplace=True, no_complex="erfc_vml_cpu")
 erfinv = unary("erfinv", _erfinv,
                {"x": lambda g, result: g * (0.5 * math.sqrt(math.pi) * (result * result).exp())},
-               family=ELEMENTWISE, inplace=True)
+               family=ELEMENTWISE, inplace=True, no_complex="erfinv_vml_cpu")
 
 _zero_vjp = lambda g: _zl(g)   # noqa: E731  piecewise-constant ops
-floor = unary("floor", np.floor, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE,
-              inplace=True)
-ceil = unary("ceil", np.ceil, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE, inplace=True)
-trunc = unary("trunc", np.trunc, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE,
-              inplace=True)
+floor, ceil, trunc = (
+    unary(n, k, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
+          no_complex=NotImplementedError(f"{n} is not supported for complex inputs"))
+    for n, k in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)))
 fix = trunc
-frac = unary("frac", lambda x: x - np.trunc(x), {"x": "grad"}, family=ELEMENTWISE, inplace=True)
+frac = unary("frac", lambda x: x - np.trunc(x), {"x": "grad"}, family=ELEMENTWISE, inplace=True,
+             no_complex="frac_cpu")
 
 
 def _round_k(x, decimals=0):
     return np.round(x, decimals)
 
 
-round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE, inplace=True)
+round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE, inplace=True,
+              no_complex=lambda x, decimals=0: "round_cpu" if decimals else "round_vml_cpu")
 
 
 # --------------------------------------------------------------------- clamp, min/max, where, lerp
+def _no_complex_order(name):
+    return RuntimeError(f"{name} not implemented for complex tensors.")
+
+
 def _clamp_k(x, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -786,7 +807,7 @@ def _clamp_vjp_max(g, x, min, max):
 
 
 clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
-              n_in=3, promote=True, family=ELEMENTWISE, inplace=True)
+              n_in=3, promote=True, family=ELEMENTWISE, inplace=True, no_complex=_CLAMP_COMPLEX)
 _CLAMP_SCALARS = overload_node(clamp.op, "ClampBackward1", hidden=(1, 2))   # clamp(x, 0, 1)
 clamp.op.variants = lambda a: (clamp.op.node_cls if isinstance(a[1], Tensor) or isinstance(a[2], Tensor)
                                else _CLAMP_SCALARS)
@@ -820,10 +841,12 @@ def _unless(mask, g):
 
 maximum = binary("maximum", np.maximum,
                  {"x": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g)),
-                  "y": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g))}, family=ELEMENTWISE)
+                  "y": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g))},
+                 family=ELEMENTWISE, no_complex=_no_complex_order("maximum"))
 minimum = binary("minimum", np.minimum,
                  {"x": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g)),
-                  "y": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g))}, family=ELEMENTWISE)
+                  "y": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g))},
+                 family=ELEMENTWISE, no_complex=_no_complex_order("minimum"))
 
 
 def _fmax_takes_x(x, y):
@@ -836,10 +859,10 @@ def _fmin_takes_x(x, y):
 
 fmax = binary("fmax", np.fmax, {"x": lambda g, x, y: where(_fmax_takes_x(x, y), g, 0.0),
                                 "y": lambda g, x, y: _unless(_fmax_takes_x(x, y), g)},
-              family=ELEMENTWISE)
+              family=ELEMENTWISE, no_complex=_no_complex_order("fmax"))
 fmin = binary("fmin", np.fmin, {"x": lambda g, x, y: where(_fmin_takes_x(x, y), g, 0.0),
                                 "y": lambda g, x, y: _unless(_fmin_takes_x(x, y), g)},
-              family=ELEMENTWISE)
+              family=ELEMENTWISE, no_complex=_no_complex_order("fmin"))
 
 
 def _where_k(condition, input, other):
@@ -922,7 +945,8 @@ lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a seco
 # --------------------------------------------------------------------- non-differentiable
 def _cmp(name, k, operators=()):
     return binary(name, k, None, out_dtype=D.bool_, family=ELEMENTWISE, inplace=True,
-                  operators=operators)
+                  operators=operators,
+                  no_complex=f"{name}_cpu" if name in ("lt", "le", "gt", "ge") else None)
 
 
 # each comparison is also its operator: eq is __eq__, ...
@@ -936,14 +960,26 @@ logical_or = _cmp("logical_or", np.logical_or)
 logical_xor = _cmp("logical_xor", np.logical_xor)
 logical_not = unary("logical_not", np.logical_not, None, float_only=False, upcast=False,
                     family=ELEMENTWISE, inplace=True)
-bitwise_and = binary("bitwise_and", np.bitwise_and, None, family=ELEMENTWISE, inplace=True,
-                     operators=("__and__", "__rand__", "__iand__"))
-bitwise_or = binary("bitwise_or", np.bitwise_or, None, family=ELEMENTWISE, inplace=True,
-                    operators=("__or__", "__ror__", "__ior__"))
-bitwise_xor = binary("bitwise_xor", np.bitwise_xor, None, family=ELEMENTWISE, inplace=True,
-                     operators=("__xor__", "__rxor__", "__ixor__"))
-bitwise_not = unary("bitwise_not", np.invert, None, float_only=False, upcast=False,
-                    family=ELEMENTWISE, inplace=True)
+def _int_kernel(name, f):
+    """Bitwise ``f`` on integer and bool arrays only, with PyTorch's refusal of any
+    other dtype (NumPy's TypeError otherwise)."""
+    def k(*args):
+        for a in args:
+            dt = getattr(a, "dtype", None)
+            if dt is not None and dt.kind not in "biu":
+                raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(dt)}'")
+        return f(*args)
+    k.__wrapped__ = f
+    return k
+
+
+bitwise_and, bitwise_or, bitwise_xor = (
+    binary(n, _int_kernel(n, k), None, family=ELEMENTWISE, inplace=True,
+           operators=(f"__{o}__", f"__r{o}__", f"__i{o}__"), args=("x", "y"))
+    for n, k, o in (("bitwise_and", np.bitwise_and, "and"), ("bitwise_or", np.bitwise_or, "or"),
+                    ("bitwise_xor", np.bitwise_xor, "xor")))
+bitwise_not = unary("bitwise_not", _int_kernel("bitwise_not", np.invert), None, float_only=False,
+                    upcast=False, family=ELEMENTWISE, inplace=True, args=("x",))
 
 
 def _shift_kernel(name, f):
@@ -974,12 +1010,18 @@ bitwise_right_shift = binary("bitwise_right_shift", _shift_kernel("rshift", np.r
 @public(method=False, operators=("__invert__",))
 def _invert(input):
     """``~x``: logical not of a bool tensor, bitwise not of an integer one."""
-    return logical_not(input) if input.dtype.name == "bool" else bitwise_not(input)
+    if input.dtype.name == "bool":
+        return logical_not(input)
+    if input.dtype.is_floating_point or input.dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(input)
 
 
 isnan = unary("isnan", np.isnan, None, float_only=False, upcast=False, family=ELEMENTWISE)
 isinf = unary("isinf", np.isinf, None, float_only=False, upcast=False, family=ELEMENTWISE)
 isfinite = unary("isfinite", np.isfinite, None, float_only=False, upcast=False, family=ELEMENTWISE)
-isposinf = unary("isposinf", np.isposinf, None, float_only=False, upcast=False, family=ELEMENTWISE)
-isneginf = unary("isneginf", np.isneginf, None, float_only=False, upcast=False, family=ELEMENTWISE)
-signbit = unary("signbit", np.signbit, None, float_only=False, upcast=False, family=ELEMENTWISE)
+isposinf, isneginf = (unary(n, k, None, float_only=False, upcast=False, family=ELEMENTWISE,
+                             no_complex=RuntimeError(f"{n} does not support complex inputs."))
+                       for n, k in (("isposinf", np.isposinf), ("isneginf", np.isneginf)))
+signbit = unary("signbit", np.signbit, None, float_only=False, upcast=False, family=ELEMENTWISE,
+                no_complex=NotImplementedError("signbit is not implemented for complex tensors."))

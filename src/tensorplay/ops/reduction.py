@@ -480,7 +480,7 @@ def _mode_k(x, dim=-1, keepdim=False):
     """The most frequent value along ``dim`` (the smallest of those that tie) and
     the index of its last occurrence, as PyTorch's CPU kernel gives them."""
     if x.dtype.kind == "c":
-        raise NotImplementedError(f"\"mode\" not implemented for '{_tname(x.dtype)}'")
+        raise NotImplementedError(f"\"mode_cpu\" not implemented for '{_tname(x.dtype)}'")
     if x.ndim == 0:
         _wrap_dim(dim, 0)
         return x.copy(), np.zeros((), np.int64)

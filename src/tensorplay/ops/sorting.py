@@ -287,7 +287,8 @@ def _searchsorted_k(seq, values, right=False, out_int32=False, sorter=None):
     return out.reshape(v.shape)
 
 
-_searchsorted = _defop("searchsorted", _searchsorted_k, None, n_in=2, upcast=False, method=False)
+_searchsorted = _defop("searchsorted", _searchsorted_k, None, n_in=2, upcast=False, method=False,
+                       no_complex="searchsorted_out_cpu")
 
 
 @_public(method=False)
@@ -336,7 +337,7 @@ def _unique_k(x, sorted=True, return_inverse=False, return_counts=False, dim=Non
     return vals, inv.astype(np.int64), counts.astype(np.int64)
 
 
-_unique = _defop("unique", _unique_k, None, upcast=False)
+_unique = _defop("unique", _unique_k, None, upcast=False, no_complex="unique")
 
 
 @_public()
@@ -368,7 +369,8 @@ def _unique_consecutive_k(x, return_inverse=False, return_counts=False, dim=None
     return (np.ascontiguousarray(vals), inv.astype(np.int64), counts.astype(np.int64))
 
 
-_unique_consecutive = _defop("unique_consecutive", _unique_consecutive_k, None, upcast=False)
+_unique_consecutive = _defop("unique_consecutive", _unique_consecutive_k, None, upcast=False,
+                             no_complex="unique")
 
 
 @_public()
