@@ -1102,3 +1102,93 @@ def test_refusing_complex_leaves_real_inputs_and_their_gradients_alone(T):
     i = T.tensor([5, -3])
     assert lst(i & 6) == [4, 4] and lst(~i) == [-6, 2] and lst(abs(i)) == [5, 3] and lst(-i) == [-5, 3]
     assert lst(~T.tensor([True, False])) == [False, True]
+
+
+# PyTorch's kernels of real floating point only: an integer or bool input is
+# refused, where tensorplay computed in floating point (or NumPy complained)
+def _nf(kernel, t):
+    return NotImplementedError, f"\"{kernel}\" not implemented for '{t}'"
+
+
+INT_BOOL_REFUSALS = [
+    ("elu", lambda T, x: T.nn.functional.elu(x), "elu_cpu"),
+    ("selu", lambda T, x: T.nn.functional.selu(x), "elu_cpu"),
+    ("gelu", lambda T, x: T.nn.functional.gelu(x), "GeluKernelImpl"),
+    ("leaky_relu", lambda T, x: T.nn.functional.leaky_relu(x), "leaky_relu_cpu"),
+    ("rrelu", lambda T, x: T.nn.functional.rrelu(x), "leaky_relu_cpu"),
+    ("rrelu training", lambda T, x: T.nn.functional.rrelu(x, training=True), "rrelu_with_noise_out_cpu"),
+    ("silu", lambda T, x: T.nn.functional.silu(x), "silu_cpu"),
+    ("softplus", lambda T, x: T.nn.functional.softplus(x), "softplus_cpu"),
+    ("mish", lambda T, x: T.nn.functional.mish(x), "mish_cpu"),
+    ("hardswish", lambda T, x: T.nn.functional.hardswish(x), "hardswish_cpu"),
+    ("hardsigmoid", lambda T, x: T.nn.functional.hardsigmoid(x), "hardsigmoid_cpu"),
+    ("hardshrink", lambda T, x: T.nn.functional.hardshrink(x), "hardshrink_cpu"),
+    ("softshrink", lambda T, x: T.nn.functional.softshrink(x), "softshrink_check"),
+    ("logsigmoid", lambda T, x: T.nn.functional.logsigmoid(x), "log_sigmoid_cpu"),
+    ("glu", lambda T, x: T.nn.functional.glu(x), "glu_cpu"),
+    ("bce with logits", lambda T, x: T.nn.functional.binary_cross_entropy_with_logits(x, x), "log_sigmoid_cpu"),
+    ("multilabel soft margin", lambda T, x: T.nn.functional.multilabel_soft_margin_loss(x, x), "log_sigmoid_cpu"),
+    ("mse", lambda T, x: T.nn.functional.mse_loss(x, x), "mse_cpu"),
+    ("smooth l1", lambda T, x: T.nn.functional.smooth_l1_loss(x, x), "smooth_l1_cpu"),
+    ("huber", lambda T, x: T.nn.functional.huber_loss(x, x), "huber_cpu"),
+    ("frac", lambda T, x: x.frac(), "frac_cpu"),
+    ("round decimals", lambda T, x: x.round(decimals=1), "round_cpu"),
+]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "bool"])
+@pytest.mark.parametrize("name,f,kernel", INT_BOOL_REFUSALS, ids=[c[0] for c in INT_BOOL_REFUSALS])
+def test_float_kernels_refuse_integer_and_bool_inputs(T, name, f, kernel, dtype):
+    x = T.tensor([[1, 0], [3, -4]]).to(getattr(T, dtype))
+    exc, msg = _nf(kernel, "Long" if dtype == "int64" else "Bool")
+    with pytest.raises(exc) as info:
+        f(T, x)
+    assert str(info.value).splitlines()[0] == msg
+
+
+BOOL_ONLY_REFUSALS = [
+    ("floor", lambda T, b: b.floor(), _nf("floor_vml_cpu", "Bool")),
+    ("trunc_", lambda T, b: b.clone().trunc_(), _nf("trunc_vml_cpu", "Bool")),
+    ("round", lambda T, b: b.round(), _nf("round_vml_cpu", "Bool")),
+    ("median", lambda T, b: b.median(), _nf("median_cpu", "Bool")),
+    ("median dim", lambda T, b: b.median(0), _nf("median_out", "Bool")),
+    ("pow", lambda T, b: b ** b, _nf("pow", "Bool")),
+    ("lshift", lambda T, b: b << b, _nf("lshift_cpu", "Bool")),
+    ("threshold", lambda T, b: T.nn.functional.threshold(b, 1, 0), _nf("threshold_cpu", "Bool")),
+    ("linear", lambda T, b: T.nn.functional.linear(b, b), _nf("addmm_impl_cpu_", "Bool")),
+    ("hardtanh", lambda T, b: T.nn.functional.hardtanh(b), (RuntimeError, "Bool inputs not supported for hardtanh")),
+    ("relu6", lambda T, b: T.nn.functional.relu6(b), (RuntimeError, "Bool inputs not supported for hardtanh")),
+    ("kl_div", lambda T, b: T.nn.functional.kl_div(b, b, reduction="sum"),
+     (RuntimeError, "kl_div: Integral inputs not supported.")),
+    ("cosine_similarity", lambda T, b: T.nn.functional.cosine_similarity(b, b),
+     (RuntimeError, "expected common dtype to be floating point, yet common dtype is Bool")),
+    ("dropout", lambda T, b: T.nn.functional.dropout(b), (RuntimeError, "result type Float can't be cast to the "
+                                                                     "desired output type Bool")),
+    ("gumbel_softmax", lambda T, b: T.nn.functional.gumbel_softmax(b),
+     (RuntimeError, "Exponential distribution is a continuous probability distribution. dtype must be a floating "
+                    "point but you specified Bool")),
+    ("float_power_", lambda T, b: b.float().float_power_(2),
+     (RuntimeError, "the base given to float_power_ has dtype Float but the operation's result requires dtype "
+                    "Double")),
+    ("abs_ complex", lambda T, b: b.to(T.complex64).abs_(),
+     (RuntimeError, "In-place abs is not supported for complex tensors.")),
+    ("dropout complex", lambda T, b: T.nn.functional.dropout(b.to(T.complex64)),
+     _nf("bernoulli_scalar_cpu_", "ComplexFloat")),
+]
+
+
+@pytest.mark.parametrize("name,f,expected", BOOL_ONLY_REFUSALS, ids=[c[0] for c in BOOL_ONLY_REFUSALS])
+def test_bool_inputs_and_other_dtype_refusals(T, name, f, expected):
+    b = T.tensor([[True, False], [False, True]])
+    exc, msg = expected
+    with pytest.raises(exc) as info:
+        f(T, b)
+    assert str(info.value).splitlines()[0] == msg
+
+
+def test_integer_inputs_that_pytorch_takes_still_compute(T):
+    i = T.tensor([3, -4])
+    assert lst(i.floor()) == [3, -4] and lst(i.round()) == [3, -4] and lst(i ** 2) == [9, 16]
+    assert lst(T.nn.functional.hardtanh(i)) == [1, -1] and lst(T.nn.functional.threshold(i, 0, 7)) == [3, 7]
+    assert lst(T.tensor([True, False]) ** 2) == [1, 0]
+    assert lst(T.nn.functional.dropout(i, p=1.0)) == [0, 0] and lst(T.nn.functional.dropout(i, p=0.0)) == [3, -4]

@@ -22,7 +22,7 @@ from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.linalg import _cname
-from ..ops._util import tensor_arg as _tensor_arg, refuse_complex as _refuse_complex
+from ..ops._util import tensor_arg as _tensor_arg, refuse as _refuse, NOT_FLOAT as _NOT_FLOAT
 from ..ops._util import _tname as _dtype_name
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
@@ -216,7 +216,7 @@ def leaky_relu_(input, negative_slope=0.01):
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``, ``weight`` of one value or one per
     channel (dimension 1; an input of fewer dimensions has one channel)."""
-    _refuse_complex("prelu_cpu", input, weight)
+    _refuse("prelu_cpu", _NOT_FLOAT, input, weight)
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
                            f"{weight.ndim}")
@@ -238,7 +238,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     training, their mean otherwise."""
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
-    _refuse_complex("rrelu_with_noise_out_cpu", input)
+    _refuse("rrelu_with_noise_out_cpu", _NOT_FLOAT, input)
     slopes = lower + (upper - lower) * _uniform_like(tuple(input.shape), input.dtype)
     noise = _wrap(_np.where(input._data >= 0, _np.ones((), slopes.dtype), slopes))
     if inplace:
@@ -251,6 +251,7 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 def glu(input, dim=-1):
+    _refuse("glu_cpu", _NOT_FLOAT, input)
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim % input.ndim
@@ -271,7 +272,7 @@ def logsigmoid(input):
 
 # the shrinks as PyTorch's vectorized kernels give them: a NaN stays NaN, with gradient 0
 def hardshrink(input, lambd=0.5):
-    _refuse_complex("hardshrink_cpu", input)
+    _refuse("hardshrink_cpu", _NOT_FLOAT, input)
     return input * ((input > lambd) | (input < -lambd))
 
 
@@ -298,7 +299,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 def softshrink(input, lambd=0.5):
     if lambd < 0:
         raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
-    _refuse_complex("softshrink_check", input)
+    _refuse("softshrink_check", _NOT_FLOAT, input)
     return (input - lambd * input.sign()) * ((input > lambd) | (input < -lambd))
 
 
@@ -306,6 +307,9 @@ def softshrink(input, lambd=0.5):
 def gumbel_softmax(logits, tau=1.0, hard=False, eps=1e-10, dim=-1):
     """Softmax of (logits + Gumbel noise) / tau; ``hard``: the one-hot of its
     argmax in the forward pass, the soft sample's gradient (straight-through)."""
+    if not logits.is_floating_point():
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype "
+                           f"must be a floating point but you specified {_dtype_name(logits._data.dtype)}")
     e = _rng().standard_exponential(tuple(logits.shape))
     gumbels = _wrap(-_np.log(e).astype(logits._data.dtype))
     y = ((logits + gumbels) / tau).softmax(dim)
@@ -330,7 +334,7 @@ def _hardsigmoid(x):
 
 
 def hardsigmoid(input, inplace=False):
-    _refuse_complex("hardsigmoid_cpu", input)
+    _refuse("hardsigmoid_cpu", _NOT_FLOAT, input)
     if inplace:
         return _inplace(input, _hardsigmoid, (), "hardsigmoid")
     return _hardsigmoid(input)
@@ -359,14 +363,14 @@ def _threshold(x, threshold, value):
 
 
 def threshold(input, threshold, value, inplace=False):
-    _refuse_complex("threshold_cpu", input)
+    _refuse("threshold_cpu", "bc", input)
     if inplace:
         return _inplace(input, _threshold, (threshold, value), "threshold")
     return _threshold(input, threshold, value)
 
 
 def threshold_(input, threshold, value):
-    _refuse_complex("threshold_cpu", input)
+    _refuse("threshold_cpu", "bc", input)
     return _inplace(input, _threshold, (threshold, value), "threshold")
 
 
@@ -596,8 +600,19 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0:
         return input
+    _dropout_dtype(input, p)
     mask = _dropout_mask(tuple(input.shape), input.dtype, p)
     return input.mul_(mask) if inplace else input * mask
+
+
+def _dropout_dtype(input, p):
+    """PyTorch's errors for dropout of a tensor that is not real floating point
+    (its mask is a float Bernoulli sample; p == 1 zeroes without one)."""
+    if p < 1:
+        _refuse("bernoulli_scalar_cpu_", "c", input)
+        if not input.is_floating_point():
+            raise RuntimeError(f"result type Float can't be cast to the desired output type "
+                               f"{_dtype_name(input._data.dtype)}")
 
 
 def _feature_dropout(input, p, training, inplace, batched_ndim, name):
@@ -608,6 +623,7 @@ def _feature_dropout(input, p, training, inplace, batched_ndim, name):
                        f"silence this warning, please use dropout instead.", UserWarning, stacklevel=3)
     if not training or p == 0:
         return input
+    _dropout_dtype(input, p)
     shape = tuple(input.shape)
     lead = 2 if input.ndim == batched_ndim else 1
     mshape = shape[:lead] + (1,) * (input.ndim - lead)
@@ -744,10 +760,10 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / max(|x1| |x2|, eps)``, as PyTorch computes it (each norm
     clamped by ``sqrt(eps)``)."""
-    for t in (x1, x2):
-        if t.is_complex():
-            raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
-                               f"{_dtype_name(t._data.dtype)}")
+    dt = _D.promote_types(x1.dtype, x2.dtype)
+    if not dt.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{_dtype_name(dt.np)}")
     n1 = (x1 * x1).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
     n2 = (x2 * x2).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
     return ((x1 / n1) * (x2 / n2)).sum(dim)
@@ -760,16 +776,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _weighted((input - target).abs(), weight, reduction, input)
 
 
-def _real_only(kernel, *tensors):
-    """PyTorch's refusal of complex inputs by a loss written for real numbers
-    (which would compute without complaint and give nonsense: a negative MSE)."""
-    for t in tensors:
-        if isinstance(t, _Tensor) and t._data.dtype.kind == "c":
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(t._data.dtype)}'")
-
-
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    _real_only("mse_cpu", input, target)
+    _refuse("mse_cpu", _NOT_FLOAT, input, target)     # (complex: a negative MSE, without a word)
     _size_warning(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     d = input - target
@@ -777,7 +785,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
-    _real_only("smooth_l1_cpu", input, target)
+    _refuse("smooth_l1_cpu", _NOT_FLOAT, input, target)
     _size_warning(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
@@ -796,7 +804,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
-    _real_only("huber_cpu", input, target)
+    _refuse("huber_cpu", _NOT_FLOAT, input, target)
     _size_warning(input, target)
     reduction = _reduction(reduction)
     if delta <= 0:
@@ -897,7 +905,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    _real_only("binary_cross_entropy", input, target)
+    _refuse("binary_cross_entropy", _NOT_FLOAT, input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
@@ -916,6 +924,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     """``-(pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x)))``,
     computed stably as ``(1 - y) x + (1 + (pos_weight - 1) y) softplus(-x)``."""
     reduction = _reduction(reduction, size_average, reduce)
+    _refuse("log_sigmoid_cpu", _NOT_FLOAT, input)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
@@ -944,6 +953,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if input.is_complex() or target.is_complex():
         raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not (input.is_floating_point() and target.is_floating_point()):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
@@ -988,6 +999,9 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
+    if input._data.dtype.kind in "iu" and target._data.dtype.kind in "iu" and reduction == "mean":
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
+                           f"point or complex dtype. Got: {_dtype_name(input._data.dtype)}")
     zeros = input * 0
     margin_clamp = (margin - input).clamp_min(0)
     loss = _pw.where(target != 1, margin_clamp, zeros) + _pw.where(target != -1, input, zeros)
@@ -1009,6 +1023,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
                                 reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
+    _refuse("log_sigmoid_cpu", _NOT_FLOAT, input)
     loss = -(target * _pw.logsigmoid(input) + (1 - target) * _pw.logsigmoid(-input))
     if weight is not None:
         loss = loss * weight

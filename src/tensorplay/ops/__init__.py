@@ -66,7 +66,7 @@ def _bind(modules):
                 if s.method and not hasattr(Tensor, name):
                     setattr(Tensor, name, fn)
                 if s.inplace and not hasattr(Tensor, name + "_"):
-                    setattr(Tensor, name + "_", inplace_method(fn, name))
+                    setattr(Tensor, name + "_", inplace_method(fn, name, s.inplace_check))
             if s.operators and id(fn) not in with_operators:   # under the first name bound
                 with_operators.add(id(fn))
                 for dunder in s.operators:

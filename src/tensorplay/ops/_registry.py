@@ -39,15 +39,25 @@ _LOWP = D.LOW_PRECISION
 _PLAIN = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
-def _refusing(kernel, refuses):
-    """``kernel`` refusing arrays of the dtype kinds in ``refuses`` (``Op``'s
-    ``no_complex``, ``no_bool``: kind -> spec of the error); a spec may also be
-    a function of the arguments that gives it (round's two kernels)."""
+def real_float_kernel(spec):
+    """An entry's ``no_complex``, ``no_bool`` and ``no_int`` at once: PyTorch's
+    kernel ``spec`` takes real floating point only (most activations)."""
+    return {"no_complex": spec, "no_bool": spec, "no_int": spec}
+
+
+def _spec(spec, args):
+    return spec(*args) if callable(spec) else spec
+
+
+def _refusing_complex(kernel, spec):
+    """``kernel`` refusing complex arrays (``Op``'s ``no_complex``: complex
+    tensors reach the kernel without ``_prep``, which checks the other kinds)."""
     def k(*args):
         for a in args:
-            if type(a) is _ndarray and a.dtype.kind in refuses:
-                spec = refuses[a.dtype.kind]
-                raise dtype_error(spec(*args) if callable(spec) else spec, a.dtype)
+            if type(a) is _ndarray and a.dtype.kind == "c":
+                s = _spec(spec, args)
+                if s is not None:
+                    raise dtype_error(s, a.dtype)
         return kernel(*args)
     k.__wrapped__ = kernel      # (Op.__repr__ shows where the kernel itself is)
     return k
@@ -82,7 +92,10 @@ class Op:
     roundings, activations with kinks): a complex input is refused with
     PyTorch's error (``dtype_error``'s spec) instead of NumPy's lexicographic
     order or its TypeError, and the pointwise fast paths take real floats
-    only.  ``no_bool``: the same for bool inputs.
+    only.  ``no_bool``, ``no_int``: the same for bool and integer inputs (which
+    a ``float_only`` op would otherwise compute in floating point).  A spec may
+    also be a function of the op's arguments that gives it, or None to accept
+    (round's two kernels, one of which takes integers).
     """
     saves_arrays = False    # a saved parameter stands for what PyTorch frees after a backward
     #                         (index arrays: its saved tensors; copy_slices' view chain)
@@ -94,7 +107,7 @@ class Op:
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
-                 kwonly=(), exact=None, no_complex=None, no_bool=None):
+                 kwonly=(), exact=None, no_complex=None, no_bool=None, no_int=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
@@ -107,9 +120,11 @@ class Op:
         self.spelling = Spelling(method, inplace, operators)
         self._signature(kernel, args, kwonly)
         self.no_complex = no_complex
-        refuses = {k: v for k, v in (("c", no_complex), ("b", no_bool)) if v is not None}
-        if refuses:
-            self.kernel = _refusing(kernel, refuses)
+        # dtype kind -> what an input of it is refused with (checked by _prep)
+        self.refuses = {k: v for k, v in (("c", no_complex), ("b", no_bool), ("i", no_int),
+                                          ("u", no_int)) if v is not None} or None
+        if no_complex is not None:
+            self.kernel = _refusing_complex(kernel, no_complex)
         if derivatives is not None and not isinstance(derivatives, dict):
             raise TypeError(f"{name}: derivatives are a dict from input name to vjp")
         self._derivatives(derivatives or {}, frozenset(meta))
@@ -383,7 +398,10 @@ class Spelling:
 
     ``method``: ``Tensor.<name>`` is the function (True unless PyTorch has no
     such method).  ``inplace``: ``Tensor.<name>_`` exists, made by
-    ``inplace.py`` from the function.  ``operators``: Python operators bound to
+    ``inplace.py`` from the function; a function there instead of True is also
+    a check, ``check(self, *args)``, that runs before the write (PyTorch's
+    refusals of an in-place form whose out-of-place one computes: in-place abs
+    of a complex tensor).  ``operators``: Python operators bound to
     it: a forward one (``__mul__``) to the function's ``.fast`` (or the
     function), a reflected one (``__rmul__``) to ``.rfast`` (or the function
     with its arguments swapped), an in-place one (``__imul__``) to the in-place
@@ -391,10 +409,11 @@ class Spelling:
     so an alias (``absolute = abs``) is spelled like its original; operators
     are bound once, under the first name.  ops/__init__.py reads these.
     """
-    __slots__ = ("method", "inplace", "operators")
+    __slots__ = ("method", "inplace", "inplace_check", "operators")
 
     def __init__(self, method=True, inplace=False, operators=()):
         self.method, self.inplace, self.operators = bool(method), bool(inplace), tuple(operators)
+        self.inplace_check = inplace if callable(inplace) else None
 
     def __repr__(self):
         return f"Spelling(method={self.method}, inplace={self.inplace}, operators={self.operators})"
@@ -1098,6 +1117,8 @@ def _prep(op, args):
         name = "input" if op.names[0] == "x" else op.names[0]     # PyTorch's name for it
         raise TypeError(f"{op.name}(): argument '{name}' (position 1) must be Tensor, not "
                         f"{type(args[0]).__name__}")
+    if op.refuses is not None:
+        _refuse(op, args, n_in)
     back = None
     # the common case: tensors only, of float/complex dtypes (one dtype if the op
     # promotes): nothing to convert (dispatch inlines the one-tensor form of this)
@@ -1175,6 +1196,23 @@ def _numpy_scalar_params(kargs, n_in):
     for i in range(n_in, len(kargs)):
         if isinstance(kargs[i], _np_generic):
             kargs[i] = D.python_scalar(kargs[i])
+
+
+def _refuse(op, args, n_in):
+    """PyTorch's error for an input of a dtype kind the op has no kernel for
+    (for an op that promotes: the inputs' common dtype), before ``_prep``
+    promotes it away."""
+    if op.promote:
+        rdt = _result_dtype(args, n_in)
+        dts = () if rdt is None else (rdt.np,)
+    else:
+        dts = [a._data.dtype for a in args[:n_in] if isinstance(a, Tensor)]
+    for dt in dts:
+        spec = op.refuses.get(dt.kind)
+        if spec is not None:
+            spec = _spec(spec, args)
+            if spec is not None:
+                raise dtype_error(spec, dt)
 
 
 def _prep_list(op, ts):

@@ -64,12 +64,17 @@ def dtype_error(spec, dtype):
     return NotImplementedError(f'"{spec}" not implemented for \'{_tname(dtype)}\'')
 
 
-def refuse_complex(spec, *xs):
-    """Raise ``dtype_error(spec, ...)`` if a tensor or array among ``xs`` is complex."""
+def refuse(spec, kinds, *xs):
+    """Raise ``dtype_error(spec, ...)`` for the first tensor or array among ``xs``
+    whose dtype is of one of ``kinds`` (NumPy's kind letters: "c" complex, "b"
+    bool, "iu" integers): a composite's version of an entry's ``no_complex``."""
     for x in xs:
         d = getattr(x, "_data", x)
-        if type(d) is np.ndarray and d.dtype.kind == "c":
+        if type(d) is np.ndarray and d.dtype.kind in kinds:
             raise dtype_error(spec, d.dtype)
+
+
+NOT_FLOAT = "biuc"      # ``refuse``'s kinds for a kernel of real floating point only
 
 
 def star_by_keyword(name, args, kwargs, star="dims"):

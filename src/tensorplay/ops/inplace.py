@@ -311,8 +311,15 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
     return self
 
 
-def inplace_method(f, name):
-    """``Tensor.<name>_`` from the out-of-place function ``f``."""
+def inplace_method(f, name, check=None):
+    """``Tensor.<name>_`` from the out-of-place function ``f`` (``check(self, *args)``
+    first, if given: the entry's refusals of the in-place form only)."""
+    if check is not None:
+        def method(self, *args, **kwargs):
+            check(self, *args, **kwargs)
+            return apply_inplace(self, f, args, kwargs, name)
+        method.__name__ = method.__qualname__ = name + "_"
+        return method
     if name in _RESHAPING:
         def method(self, *args, **kwargs):
             return _reshape_inplace(self, f, args, kwargs, name)

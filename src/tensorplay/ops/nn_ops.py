@@ -26,7 +26,7 @@ import numpy as np
 
 from .._tensor import _wrap
 from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
-from ._registry import defop, dispatch, flat_kernel
+from ._registry import defop, dispatch, flat_kernel, real_float_kernel
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
 from .linalg import mm as _mm
@@ -128,6 +128,7 @@ def _linear_batch(op, args, bdims):
 
 
 linear = defop("linear", _linear_k, {"x": _linear_vjp_x, "weight": _linear_vjp_w, "bias": _linear_vjp_b},
+               no_bool="addmm_impl_cpu_",
                n_in=3, node_name="AddmmBackward0", family=BILINEAR, jvp=_linear_jvp, batch=_linear_batch,
                method=False)
 
@@ -517,7 +518,7 @@ def _leaky_relu_k(x, negative_slope=0.01):
 
 leaky_relu = defop("leaky_relu", _leaky_relu_k,
                    {"x": lambda g, x, negative_slope: _where(x > 0, g, g * negative_slope)},
-                   family=ELEMENTWISE, method=False, no_complex="leaky_relu_cpu")
+                   family=ELEMENTWISE, method=False, **real_float_kernel("leaky_relu_cpu"))
 
 
 def _elu_k(x, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -531,7 +532,7 @@ def _elu_vjp(g, x, alpha, scale, input_scale):
     return _where(x > 0, g * scale, g * neg)  # (a NaN gets NaN, as PyTorch's vectorized kernel)
 
 
-elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False, no_complex="elu_cpu")
+elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False, **real_float_kernel("elu_cpu"))
 
 
 def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
@@ -541,7 +542,8 @@ def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
 hardtanh = defop("hardtanh", _hardtanh_k,
                  # (a NaN gets 0, as PyTorch's vectorized kernel; its scalar tail differs)
                  {"x": lambda g, x, min_val, max_val: _where((x > min_val) & (x < max_val), g, 0.0)},
-                 family=ELEMENTWISE, method=False, no_complex=_CLAMP_COMPLEX)
+                 family=ELEMENTWISE, method=False, no_complex=_CLAMP_COMPLEX,
+                 no_bool=RuntimeError("Bool inputs not supported for hardtanh"))
 
 
 def _hardswish_k(x):
@@ -550,7 +552,7 @@ def _hardswish_k(x):
 
 hardswish = defop("hardswish", _hardswish_k,
                   {"x": lambda g, x: _where(x <= -3, 0.0, _where(x < 3, g * (x / 3 + 0.5), g))},
-                  family=ELEMENTWISE, method=False, no_complex="hardswish_cpu")
+                  family=ELEMENTWISE, method=False, **real_float_kernel("hardswish_cpu"))
 
 
 def _mish_k(x):
@@ -562,7 +564,7 @@ def _mish_vjp(g, x):
     return g * (t + x * x.sigmoid() * (1 - t * t))
 
 
-mish = defop("mish", _mish_k, {"x": _mish_vjp}, family=ELEMENTWISE, method=False, no_complex="mish_cpu")
+mish = defop("mish", _mish_k, {"x": _mish_vjp}, family=ELEMENTWISE, method=False, **real_float_kernel("mish_cpu"))
 
 
 # ------------------------------------------------------------------ attention

@@ -18,7 +18,7 @@ from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
                         record_pointwise, by_tensor_arg, op_spelled, overload_node, _NO_ARG,
-                        _result_dtype, broadcast_error)
+                        _result_dtype, broadcast_error, real_float_kernel)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
 from ._util import is_scalar, _tname
@@ -492,7 +492,7 @@ def _pow_check(x, e):
 
 pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
              family=ELEMENTWISE, inplace=True, check=_pow_check,
-             operators=("__pow__", "__rpow__", "__ipow__"))
+             operators=("__pow__", "__rpow__", "__ipow__"), no_bool="pow")
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument
 _POW_TS = overload_node(pow.op, "PowBackward0", hidden=(1,))
@@ -501,7 +501,17 @@ pow.op.variants = lambda a: (_POW_TS if is_scalar(a[1]) else
                              _POW_ST if is_scalar(a[0]) else pow.op.node_cls)
 
 
-@public(inplace=True)
+def _float_power_inplace_check(self, exponent):
+    """float_power_ writes a double (or complex double) result: into such a tensor only."""
+    cplx = self.is_complex() or type(exponent) is complex or \
+        isinstance(exponent, Tensor) and exponent.is_complex()
+    want = D.complex128 if cplx else D.float64
+    if self.dtype is not want:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_tname(self._data.dtype)} but "
+                           f"the operation's result requires dtype {_tname(want.np)}")
+
+
+@public(inplace=_float_power_inplace_check)
 def float_power(input, exponent, *, out=None):
     """``pow`` computed in double precision (complex128 if either side is complex)."""
     if out is not None:
@@ -533,8 +543,13 @@ def _abs_jvp(x_t, x):
     return (x.sgn().conj() * x_t).real if x.is_complex() else x_t * x.sgn()
 
 
-abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
-            jvp=_abs_jvp,
+def _abs_inplace_check(self):
+    if self.is_complex():
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+
+
+abs = unary("abs", np.abs, {"x": _abs_vjp}, float_only=False, family=ELEMENTWISE,
+            inplace=_abs_inplace_check, jvp=_abs_jvp,
             operators=("__abs__",), no_bool="abs_cpu")
 absolute = abs
 
@@ -678,7 +693,7 @@ def _logsigmoid_k(x):
 
 logsigmoid = unary("log_sigmoid", _logsigmoid_k, {"x": lambda g, x: g * (-x).sigmoid()},
                    node_name="LogSigmoidBackward0", family=ELEMENTWISE, method=False,
-                   no_complex="log_sigmoid_cpu")
+                   **real_float_kernel("log_sigmoid_cpu"))
 def _relu_bw_k(g, y):     # (y <= 0, not y > 0: a NaN passes the gradient, as in PyTorch)
     return _np_where(y <= 0, np.zeros((), g.dtype), g)
 
@@ -717,7 +732,7 @@ def _gelu_vjp(g, x, approximate):
 
 
 gelu = defop("gelu", _gelu_k, {"x": _gelu_vjp}, float_only=True, family=ELEMENTWISE, method=False,
-             no_complex="GeluKernelImpl")
+             **real_float_kernel("GeluKernelImpl"))
 
 
 def _silu_vjp(g, x):
@@ -726,7 +741,7 @@ def _silu_vjp(g, x):
 
 
 silu = unary("silu", lambda x: x * _sigmoid_k(x), {"x": _silu_vjp}, family=ELEMENTWISE,
-             method=False)
+             method=False, no_int="silu_cpu", no_bool="silu_cpu")
 
 
 def _softplus_k(x, beta=1.0, threshold=20.0):
@@ -737,7 +752,7 @@ def _softplus_k(x, beta=1.0, threshold=20.0):
 softplus = defop("softplus", _softplus_k,
                  {"x": lambda g, x, beta, threshold:
                   where(x * beta > threshold, g, g * (x * beta).sigmoid())},
-                 float_only=True, family=ELEMENTWISE, method=False, no_complex="softplus_cpu")
+                 float_only=True, family=ELEMENTWISE, method=False, **real_float_kernel("softplus_cpu"))
 erf = unary("erf", lambda x: _erf(x), {"x": lambda g, x: g * (_2_SQRTPI * (-x * x).exp())},
             family=ELEMENTWISE, inplace=True, no_complex="erf_vml_cpu")
 erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-x * x).exp())},
@@ -749,19 +764,25 @@ erfinv = unary("erfinv", _erfinv,
 _zero_vjp = lambda g: _zl(g)   # noqa: E731  piecewise-constant ops
 floor, ceil, trunc = (
     unary(n, k, {"x": _zero_vjp}, float_only=False, family=ELEMENTWISE, inplace=True,
-          no_complex=NotImplementedError(f"{n} is not supported for complex inputs"))
+          no_complex=NotImplementedError(f"{n} is not supported for complex inputs"),
+          no_bool=f"{n}_vml_cpu")
     for n, k in (("floor", np.floor), ("ceil", np.ceil), ("trunc", np.trunc)))
 fix = trunc
 frac = unary("frac", lambda x: x - np.trunc(x), {"x": "grad"}, family=ELEMENTWISE, inplace=True,
-             no_complex="frac_cpu")
+             **real_float_kernel("frac_cpu"))
 
 
 def _round_k(x, decimals=0):
     return np.round(x, decimals)
 
 
+def _round_kernel_name(x, decimals=0):
+    return "round_cpu" if decimals else "round_vml_cpu"
+
+
 round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE, inplace=True,
-              no_complex=lambda x, decimals=0: "round_cpu" if decimals else "round_vml_cpu")
+              no_complex=_round_kernel_name, no_bool=_round_kernel_name,
+              no_int=lambda x, decimals=0: "round_cpu" if decimals else None)
 
 
 # --------------------------------------------------------------------- clamp, min/max, where, lerp
@@ -985,7 +1006,7 @@ bitwise_not = unary("bitwise_not", _int_kernel("bitwise_not", np.invert), None, 
 def _shift_kernel(name, f):
     def k(x, y):
         for a in (x, y):
-            if a.dtype.kind not in "biu":
+            if a.dtype.kind not in "iu":
                 raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(a.dtype)}'")
         # PyTorch: a shift by the width or more (or by a negative amount) gives 0, or
         # -1 for a negative number shifted right; NumPy's is undefined there
