@@ -1192,3 +1192,14 @@ def test_integer_inputs_that_pytorch_takes_still_compute(T):
     assert lst(T.nn.functional.hardtanh(i)) == [1, -1] and lst(T.nn.functional.threshold(i, 0, 7)) == [3, 7]
     assert lst(T.tensor([True, False]) ** 2) == [1, 0]
     assert lst(T.nn.functional.dropout(i, p=1.0)) == [0, 0] and lst(T.nn.functional.dropout(i, p=0.0)) == [3, -4]
+
+
+def test_fill_takes_a_number_or_a_0d_tensor_and_vmaps_over_the_value(T):
+    x = T.zeros(2, 2)
+    with pytest.raises(RuntimeError, match="^fill_ only supports 0-dimension value tensor but got tensor with 1 "
+                                           "dimensions.$"):
+        T.fill(x, T.tensor([1.0, 2.0]))        # (was broadcast into the rows)
+    # a batch of values over one unbatched tensor (gave NumPy's broadcast error)
+    assert lst(T.func.vmap(lambda v: T.fill(x, v))(T.tensor([1.0, 2.0]))) == \
+        [[[1.0, 1.0], [1.0, 1.0]], [[2.0, 2.0], [2.0, 2.0]]]
+    assert lst(T.func.vmap(T.func.grad(lambda v: T.fill(x, v).sum()))(T.tensor([1.0, 2.0]))) == [4.0, 4.0]

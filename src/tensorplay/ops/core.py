@@ -677,20 +677,37 @@ copy_from = defop("copy_from", _copy_from_k, {"dst": _zeros_vjp, "src": "grad"},
 
 
 def _fill_k(dst, value):
+    shape = dst.shape
     if type(value) is np.ndarray:       # a 0-d tensor's: PyTorch drops an imaginary part here
         if value.dtype.kind == "c" and dst.dtype.kind not in "cb":
             warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
                           stacklevel=5)
             value = value.real
+        if value.ndim:                  # vmap's batch of values (the public fill refuses more)
+            shape = np.broadcast_shapes(shape, value.shape)
     else:
         value = D.check_fits(value, dst.dtype)
-    return np.full(dst.shape, value, dst.dtype)
+    return np.full(shape, value, dst.dtype)
 
 
 # value's gradient is g summed to value's shape by the engine (a vjp that summed
 # everything would, on a vmap batch recorded as one call, sum over the samples too)
-fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": "grad"}, n_in=2,
-             upcast=False, family=ELEMENTWISE, method=False, node_name="FillBackward1")
+_fill = defop("fill", _fill_k, {"dst": _zeros_vjp, "value": "grad"}, n_in=2,
+              upcast=False, family=ELEMENTWISE, method=False, node_name="FillBackward1")
+
+
+@public(method=False)
+def fill(input, value):
+    """A tensor of ``input``'s shape and dtype holding ``value``: a number or a
+    0-d tensor (a tensor of more dimensions is refused, as in PyTorch, checked
+    here on the logical tensor so that vmap's batched value passes)."""
+    if isinstance(value, Tensor) and value.dim() != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions.")
+    return _fill(input, value)
+
+
+fill.op = _fill.op
 # PyTorch's overloads: fill(x, number) and fill(x, tensor); fill_ and zero_ record through
 # copies of the op that name their nodes as PyTorch's in-place overloads
 _FILL_SCALAR = overload_node(fill.op, "FillBackward0", hidden=(1,))
