@@ -1203,3 +1203,59 @@ def test_fill_takes_a_number_or_a_0d_tensor_and_vmaps_over_the_value(T):
     assert lst(T.func.vmap(lambda v: T.fill(x, v))(T.tensor([1.0, 2.0]))) == \
         [[[1.0, 1.0], [1.0, 1.0]], [[2.0, 2.0], [2.0, 2.0]]]
     assert lst(T.func.vmap(T.func.grad(lambda v: T.fill(x, v).sum()))(T.tensor([1.0, 2.0]))) == [4.0, 4.0]
+
+
+def _outcome(f):
+    try:
+        r = f()
+    except Exception as e:  # noqa: BLE001 - the outcome is what is compared
+        return type(e).__name__, str(e).splitlines()[0]
+    return str(r.dtype).split(".")[-1], lst(r)
+
+
+# the dtype refusals check the inputs' common dtype, after the checks PyTorch makes
+# first, and leave alone what PyTorch computes (a review of the refusals found these)
+REFUSAL_EDGES = [
+    ("mse of float and int", lambda T, F: F.mse_loss(T.tensor([0.5, 1.5]), T.tensor([1, 2])), ("float32", 0.25)),
+    ("huber of float and bool", lambda T, F: F.huber_loss(T.tensor([0.5, 1.5]), T.tensor([True, False])),
+     ("float32", 0.5625)),
+    ("mse of int8 and int32", lambda T, F: F.mse_loss(T.tensor([1], dtype=T.int8), T.tensor([1], dtype=T.int32)),
+     ("NotImplementedError", "\"mse_cpu\" not implemented for 'Int'")),
+    ("bool to a bool power", lambda T, F: T.tensor([True, False]) ** True, ("bool", [True, False])),
+    ("bool to a bool tensor power", lambda T, F: True ** T.tensor([True]),
+     ("NotImplementedError", "\"pow\" not implemented for 'Bool'")),
+    ("bce of float and int", lambda T, F: F.binary_cross_entropy(T.tensor([0.5]), T.tensor([1])),
+     ("RuntimeError", "Found dtype Long but expected Float")),
+    ("prelu of int and float", lambda T, F: F.prelu(T.tensor([1, 2]), T.tensor([0.25])),
+     ("RuntimeError", "prelu: Type promoting not supported. Got Long and Float")),
+    ("clamp of complex without bounds", lambda T, F: T.tensor([1 + 1j]).clamp(),
+     ("RuntimeError", "torch.clamp: At least one of 'min' or 'max' must not be None")),
+    ("bitwise of half", lambda T, F: T.tensor([1.0]).half() & T.tensor([1.0]).half(),
+     ("NotImplementedError", "\"bitwise_and_cpu\" not implemented for 'Half'")),
+    ("rrelu of half, training", lambda T, F: F.rrelu(T.tensor([1.0]).half(), training=True),
+     ("NotImplementedError", "\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")),
+    ("soft margin with a bool target", lambda T, F: F.soft_margin_loss(T.tensor([0.5, -1.0]), T.tensor([True, False])),
+     ("float32", 0.5836120843887329)),
+    ("soft margin of ints", lambda T, F: F.soft_margin_loss(T.tensor([1, 2]), T.tensor([1, -1])),
+     ("RuntimeError", "result type Float can't be cast to the desired output type Long")),
+    ("shift by a Python bool", lambda T, F: T.bitwise_left_shift(T.tensor([3], dtype=T.int8), True), ("int8", [6])),
+    ("glu checks the halving first", lambda T, F: F.glu(T.tensor([1 + 1j, 2, 3])),
+     ("RuntimeError", "Halving dimension must be even, but dimension 0 is size 3")),
+    ("round of ints", lambda T, F: T.tensor([25, 35]).round(), ("int64", [25, 35])),
+    ("floor_ of floats", lambda T, F: T.tensor([1.5, 2.5]).floor_(), ("float32", [1.0, 2.0])),
+]
+
+
+@pytest.mark.parametrize("name,f,expected", REFUSAL_EDGES, ids=[c[0] for c in REFUSAL_EDGES])
+def test_dtype_refusals_at_their_edges(T, name, f, expected):
+    got = _outcome(lambda: f(T, T.nn.functional))
+    if isinstance(expected[1], float):
+        assert got[0] == expected[0] and got[1] == pytest.approx(expected[1], rel=1e-6)
+    else:
+        assert got == expected
+
+
+def test_soft_margin_loss_of_complex_input_computes(T):
+    r = T.nn.functional.soft_margin_loss(T.tensor([0.5 + 1j, -1.0]), T.tensor([1.0, -1.0]))
+    assert r.dtype == T.complex64
+    assert r.item() == pytest.approx(0.33281320333480835 - 0.1834951490163803j, rel=1e-5)

@@ -69,6 +69,10 @@ def _no_complex(kernel, *arrays, msg=None, xfail=None, exc=NotImplementedError, 
              **kw)
 
 
+def _no_int(kernel):
+    return E(NotImplementedError, f"\"{kernel}\" not implemented for 'Long'", I2, desc="integer")
+
+
 def _zero_division(*arrays):
     return E(RuntimeError, "ZeroDivisionError", *arrays, desc="integer division by zero")
 
@@ -190,8 +194,7 @@ CASES = [
            if T.__name__ == "tensorplay" else T.ops.aten.sigmoid_backward(g, y),
            [Sample([X, unit(*S, seed=2)])], torch_complex=False),
     OpCase("logsigmoid", op="log_sigmoid", func="nn.functional.logsigmoid", samples=[Sample([X * 5])],
-           complex=False,
-           xfail={"float_only": "integer inputs are promoted to float; torch raises NotImplementedError"}),
+           complex=False, float_only=False, errors=[_no_int("log_sigmoid_cpu")]),
     unary("relu", away0, complex=False,
           errors=[E(RuntimeError, "Boolean inputs not supported for relu", B1, desc="bool")]),
     OpCase("relu_backward", lambda T, g, y: T.ops.pointwise.relu_backward(g, y)
@@ -202,14 +205,14 @@ CASES = [
            [Sample([away0])], complex=False, covers=("relu", "relu_backward", "mul"), low_precision=False),
     OpCase("gelu", func="nn.functional.gelu",
            samples=[Sample([X]), Sample([X], {"approximate": "tanh"}, desc="tanh")], complex=False,
-           xfail={"float_only": "integer inputs are promoted to float; torch raises NotImplementedError"},
+           float_only=False,
            errors=[E(RuntimeError, "approximate argument must be either none or tanh.", X,
-                     approximate="erf")]),
-    OpCase("silu", func="nn.functional.silu", samples=[Sample([X])], complex=False,
-           xfail={"float_only": "integer inputs are promoted to float; torch raises NotImplementedError"}),
+                     approximate="erf"), _no_int("GeluKernelImpl")]),
+    OpCase("silu", func="nn.functional.silu", samples=[Sample([X])], complex=False, float_only=False,
+           errors=[_no_int("silu_cpu")]),
     OpCase("softplus", func="nn.functional.softplus",
-           samples=[Sample([X * 3], {"beta": 2.0, "threshold": 3.0})], complex=False,
-           xfail={"float_only": "integer inputs are promoted to float; torch raises NotImplementedError"}),
+           samples=[Sample([X * 3], {"beta": 2.0, "threshold": 3.0})], complex=False, float_only=False,
+           errors=[_no_int("softplus_cpu")]),
     unary("erf", complex=False, errors=[_no_complex("erf_vml_cpu", C1)]), unary("erfc", complex=False),
     unary("erfinv", unit(*S), complex=False),
     unary("floor", complex=False, gradgrad=False,
@@ -217,8 +220,8 @@ CASES = [
     unary("ceil", complex=False, gradgrad=False),
     unary("trunc", complex=False, gradgrad=False,
           errors=[_no_complex("", C1, msg="trunc is not supported for complex inputs")]),
-    unary("frac", arr(*S, seed=4) * 3 + 0.05, complex=False, errors=[_no_complex("frac_cpu", C1)],
-           xfail={"float_only": "integer inputs are promoted to float; torch raises NotImplementedError"}),
+    unary("frac", arr(*S, seed=4) * 3 + 0.05, complex=False, float_only=False,
+          errors=[_no_complex("frac_cpu", C1), _no_int("frac_cpu")]),
     unary("round", arr(*S, seed=4) * 3 + 0.05, complex=False, gradgrad=False),
     unary("conj_physical"),
     OpCase("clamp", samples=[Sample([X], {"min": -0.5, "max": 0.7}),

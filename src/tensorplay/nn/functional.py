@@ -216,7 +216,9 @@ def leaky_relu_(input, negative_slope=0.01):
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``, ``weight`` of one value or one per
     channel (dimension 1; an input of fewer dimensions has one channel)."""
-    _refuse("prelu_cpu", _NOT_FLOAT, input, weight)
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {_tname(input)} and {_tname(weight)}")
+    _refuse("prelu_cpu", _NOT_FLOAT, input)
     if weight.ndim > 1:
         raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
                            f"{weight.ndim}")
@@ -239,6 +241,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     _refuse("rrelu_with_noise_out_cpu", _NOT_FLOAT, input)
+    if input._data.dtype == _np.float16:        # (its kernel: float, double and bfloat16)
+        raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
     slopes = lower + (upper - lower) * _uniform_like(tuple(input.shape), input.dtype)
     noise = _wrap(_np.where(input._data >= 0, _np.ones((), slopes.dtype), slopes))
     if inplace:
@@ -251,13 +255,13 @@ def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
 
 
 def glu(input, dim=-1):
-    _refuse("glu_cpu", _NOT_FLOAT, input)
     if input.ndim == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim % input.ndim
     if input.shape[d] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
+    _refuse("glu_cpu", _NOT_FLOAT, input)
     a, b = input.chunk(2, d)
     return a * b.sigmoid()
 
@@ -776,9 +780,17 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _weighted((input - target).abs(), weight, reduction, input)
 
 
+def _bool_in_common_dtype(input, target):
+    """PyTorch's loss kernels take a bool operand as a number of the common dtype
+    (the subtraction they are written with here refuses bool)."""
+    dt = _D.promote_types(input.dtype, target.dtype)
+    return tuple(t.to(dt) if t.dtype is _D.bool_ else t for t in (input, target))
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     _refuse("mse_cpu", _NOT_FLOAT, input, target)     # (complex: a negative MSE, without a word)
     _size_warning(input, target)
+    input, target = _bool_in_common_dtype(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     d = input - target
     return _weighted(d * d, weight, reduction, input)
@@ -787,6 +799,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     _refuse("smooth_l1_cpu", _NOT_FLOAT, input, target)
     _size_warning(input, target)
+    input, target = _bool_in_common_dtype(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
@@ -806,6 +819,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _refuse("huber_cpu", _NOT_FLOAT, input, target)
     _size_warning(input, target)
+    input, target = _bool_in_common_dtype(input, target)
     reduction = _reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -905,13 +919,13 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    _refuse("binary_cross_entropy", _NOT_FLOAT, input, target)
     reduction = _reduction(reduction, size_average, reduce)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if target._data.dtype != input._data.dtype:
         raise RuntimeError(f"Found dtype {_tname(target)} but expected {_tname(input)}")
+    _refuse("binary_cross_entropy", _NOT_FLOAT, input)
     _not_differentiable(weight, "binary_cross_entropy", "weight")
     loss = _nn.binary_cross_entropy(input, target)
     if weight is not None:
@@ -1017,7 +1031,11 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     _not_differentiable(target, "soft_margin_loss", "target")
     reduction = _reduction(reduction, size_average, reduce)
-    return _reduce(_pw.softplus(-target * input), reduction)
+    z = -(target * input)       # (-target would refuse a bool target)
+    if not (z.is_floating_point() or z.is_complex()):
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {_tname(z)}")
+    # log(1 + exp(z)): softplus has no complex kernel, PyTorch's loss computes it for complex too
+    return _reduce((z.exp() + 1).log() if z.is_complex() else _pw.softplus(z), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

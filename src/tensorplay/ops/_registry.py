@@ -37,30 +37,13 @@ from .._autograd.saved_hooks import version_error, _owner_desc, _short_name, run
 REGISTRY = {}                      # name -> Op
 _LOWP = D.LOW_PRECISION
 _PLAIN = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+_PLAIN_REAL = frozenset(np.dtype(t) for t in (np.float32, np.float64))
 
 
 def real_float_kernel(spec):
     """An entry's ``no_complex``, ``no_bool`` and ``no_int`` at once: PyTorch's
     kernel ``spec`` takes real floating point only (most activations)."""
     return {"no_complex": spec, "no_bool": spec, "no_int": spec}
-
-
-def _spec(spec, args):
-    return spec(*args) if callable(spec) else spec
-
-
-def _refusing_complex(kernel, spec):
-    """``kernel`` refusing complex arrays (``Op``'s ``no_complex``: complex
-    tensors reach the kernel without ``_prep``, which checks the other kinds)."""
-    def k(*args):
-        for a in args:
-            if type(a) is _ndarray and a.dtype.kind == "c":
-                s = _spec(spec, args)
-                if s is not None:
-                    raise dtype_error(s, a.dtype)
-        return kernel(*args)
-    k.__wrapped__ = kernel      # (Op.__repr__ shows where the kernel itself is)
-    return k
 
 
 class Op:
@@ -91,11 +74,14 @@ class Op:
     ``no_complex``: the op has no complex kernel in PyTorch (orderings,
     roundings, activations with kinks): a complex input is refused with
     PyTorch's error (``dtype_error``'s spec) instead of NumPy's lexicographic
-    order or its TypeError, and the pointwise fast paths take real floats
-    only.  ``no_bool``, ``no_int``: the same for bool and integer inputs (which
-    a ``float_only`` op would otherwise compute in floating point).  A spec may
-    also be a function of the op's arguments that gives it, or None to accept
-    (round's two kernels, one of which takes integers).
+    order or its TypeError.  ``no_bool``, ``no_int``: the same for bool and
+    integer inputs (which a ``float_only`` op would otherwise compute in
+    floating point).  A spec may also be a function of the op's arguments that
+    gives it, or None to accept (round's two kernels, one of which takes
+    integers).  ``_prep`` checks them, on the inputs' common dtype for an op
+    that promotes; the inline paths of ``dispatch`` and the pointwise fast
+    paths take only real floats for a ``no_complex`` op, so that complex
+    inputs reach ``_prep`` and real ones pay nothing.
     """
     saves_arrays = False    # a saved parameter stands for what PyTorch frees after a backward
     #                         (index arrays: its saved tensors; copy_slices' view chain)
@@ -119,12 +105,11 @@ class Op:
         self.out_saved = out_saved      # outputs the vjps read, if not all (version-checked)
         self.spelling = Spelling(method, inplace, operators)
         self._signature(kernel, args, kwonly)
-        self.no_complex = no_complex
         # dtype kind -> what an input of it is refused with (checked by _prep)
         self.refuses = {k: v for k, v in (("c", no_complex), ("b", no_bool), ("i", no_int),
                                           ("u", no_int)) if v is not None} or None
-        if no_complex is not None:
-            self.kernel = _refusing_complex(kernel, no_complex)
+        # the dtypes dispatch hands to the kernel without _prep
+        self.plain_dtypes = _PLAIN_REAL if no_complex is not None else _PLAIN
         if derivatives is not None and not isinstance(derivatives, dict):
             raise TypeError(f"{name}: derivatives are a dict from input name to vjp")
         self._derivatives(derivatives or {}, frozenset(meta))
@@ -1117,13 +1102,13 @@ def _prep(op, args):
         name = "input" if op.names[0] == "x" else op.names[0]     # PyTorch's name for it
         raise TypeError(f"{op.name}(): argument '{name}' (position 1) must be Tensor, not "
                         f"{type(args[0]).__name__}")
-    if op.refuses is not None:
-        _refuse(op, args, n_in)
+    refuses = op.refuses
     back = None
     # the common case: tensors only, of float/complex dtypes (one dtype if the op
     # promotes): nothing to convert (dispatch inlines the one-tensor form of this)
     a = args[0]
-    if isinstance(a, Tensor) and a._data.dtype in _PLAIN:
+    if isinstance(a, Tensor) and a._data.dtype in _PLAIN and \
+            (refuses is None or a._data.dtype.kind not in refuses):
         dt = a._data.dtype
         promote = op.promote
         kargs = list(args)
@@ -1141,6 +1126,8 @@ def _prep(op, args):
         rdt = _result_dtype(args, n_in)
         if rdt is None:
             raise TypeError(f"{op.name}(): expected at least one Tensor argument")
+        if refuses is not None and rdt.np.kind in refuses:
+            _refuse(refuses[rdt.np.kind], args, rdt.np)
         cdt = rdt
         if op.float_only and cdt.category < D._FLOAT:
             cdt = rdt = D.get_default_dtype()
@@ -1174,6 +1161,8 @@ def _prep(op, args):
         a = args[i]
         if isinstance(a, Tensor):
             d = a._data
+            if refuses is not None and d.dtype.kind in refuses:
+                _refuse(refuses[d.dtype.kind], args, d.dtype)
             if op.float_only and d.dtype.kind in "biu":
                 d = d.astype(D.get_default_dtype().np)
             elif op.upcast and d.dtype in _LOWP:
@@ -1198,21 +1187,13 @@ def _numpy_scalar_params(kargs, n_in):
             kargs[i] = D.python_scalar(kargs[i])
 
 
-def _refuse(op, args, n_in):
-    """PyTorch's error for an input of a dtype kind the op has no kernel for
-    (for an op that promotes: the inputs' common dtype), before ``_prep``
-    promotes it away."""
-    if op.promote:
-        rdt = _result_dtype(args, n_in)
-        dts = () if rdt is None else (rdt.np,)
-    else:
-        dts = [a._data.dtype for a in args[:n_in] if isinstance(a, Tensor)]
-    for dt in dts:
-        spec = op.refuses.get(dt.kind)
-        if spec is not None:
-            spec = _spec(spec, args)
-            if spec is not None:
-                raise dtype_error(spec, dt)
+def _refuse(spec, args, dt):
+    """``_prep``'s refusal of an input (or common) dtype ``dt`` the op has no
+    kernel for (``Op.refuses``), unless its spec accepts these arguments."""
+    if callable(spec):
+        spec = spec(*args)
+    if spec is not None:
+        raise dtype_error(spec, dt)
 
 
 def _prep_list(op, ts):
@@ -1292,12 +1273,12 @@ def dispatch(op, args):
             d = args[0]._data
         except AttributeError:
             d = None
-        if d is None or d.dtype not in _PLAIN:
+        if d is None or d.dtype not in op.plain_dtypes:
             kargs, back = _prep(op, args)
     elif plain == 2:
         x, y = args[0], args[1]
         if isinstance(x, Tensor) and isinstance(y, Tensor) and len(args) == 2 and \
-                x._data.dtype is y._data.dtype and x._data.dtype in _PLAIN:
+                x._data.dtype is y._data.dtype and x._data.dtype in op.plain_dtypes:
             kargs = (x._data, y._data)
         else:
             kargs, back = _prep(op, args)

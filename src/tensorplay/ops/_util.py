@@ -55,7 +55,7 @@ def no_bool_product(kernel, x, y):
 
 def dtype_error(spec, dtype):
     """The error of an op that has no kernel for ``dtype`` (an entry's
-    ``no_complex``, ``no_bool``): ``spec`` is the name of PyTorch's CPU kernel,
+    ``no_complex``, ``no_bool``, ``no_int``): ``spec`` is the name of PyTorch's CPU kernel,
     which gives its usual words (``"lt_cpu" not implemented for 'ComplexFloat'``),
     or the exception PyTorch raises with words of its own (``maximum not
     implemented for complex tensors.``)."""
@@ -64,14 +64,18 @@ def dtype_error(spec, dtype):
     return NotImplementedError(f'"{spec}" not implemented for \'{_tname(dtype)}\'')
 
 
-def refuse(spec, kinds, *xs):
-    """Raise ``dtype_error(spec, ...)`` for the first tensor or array among ``xs``
-    whose dtype is of one of ``kinds`` (NumPy's kind letters: "c" complex, "b"
-    bool, "iu" integers): a composite's version of an entry's ``no_complex``."""
-    for x in xs:
-        d = getattr(x, "_data", x)
-        if type(d) is np.ndarray and d.dtype.kind in kinds:
-            raise dtype_error(spec, d.dtype)
+def refuse(spec, kinds, *tensors):
+    """Raise ``dtype_error(spec, ...)`` if the common dtype of ``tensors`` (None
+    allowed) is of one of ``kinds`` (NumPy's kind letters: "c" complex, "b" bool,
+    "iu" integers): a composite's version of an entry's ``no_complex``,
+    ``no_bool``, ``no_int``, which PyTorch's kernels check on the promoted dtype
+    (a float input with an integer target is fine)."""
+    dt = None
+    for t in tensors:
+        if t is not None:
+            dt = t.dtype if dt is None else D.promote_types(dt, t.dtype)
+    if dt is not None and dt.np.kind in kinds:
+        raise dtype_error(spec, dt.np)
 
 
 NOT_FLOAT = "biuc"      # ``refuse``'s kinds for a kernel of real floating point only

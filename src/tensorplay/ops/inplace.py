@@ -68,9 +68,6 @@ FN_VIEW_MSG = (
     "this by cloning the output of the custom Function.")
 
 
-_FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
-
-
 def apply_inplace(self, f, args, kwargs, name):
     if TRANSFORMS:
         for t in reversed(TRANSFORMS):      # vmap: the batch is written, or PyTorch's error
@@ -86,7 +83,7 @@ def apply_inplace(self, f, args, kwargs, name):
     recording = state.enabled and (self._rg or any(isinstance(a, Tensor) and a._rg for a in args)
                                    or any(isinstance(a, Tensor) and a._rg for a in kwargs.values()))
     if not recording and not kwargs and not TRANSFORMS and getattr(f, "ufunc", None) is not None \
-            and _ufunc_inplace(self, f.ufunc, args):
+            and _ufunc_inplace(self, f.ufunc, args, f.ufunc_dtypes):
         return self
     src = self
     if recording:
@@ -117,11 +114,12 @@ def inplace_tangents(self, out):
             t.update_inplace(self, out)
 
 
-def _ufunc_inplace(self, ufunc, args):
+def _ufunc_inplace(self, ufunc, args, dtypes):
     """Outside autograd, a float pointwise op writes straight into the tensor
-    (no temporary, no copy): the optimizer's ``p -= lr * p.grad``."""
+    (no temporary, no copy): the optimizer's ``p -= lr * p.grad``.  ``dtypes``:
+    those the op's fast paths take (real floats only for a ``no_complex`` op)."""
     d = self._data
-    if d.dtype not in _FAST or not d.flags.writeable or len(args) != ufunc.nin - 1:
+    if d.dtype not in dtypes or not d.flags.writeable or len(args) != ufunc.nin - 1:
         return False
     if args:
         o = args[0]
@@ -312,8 +310,8 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
 
 
 def inplace_method(f, name, check=None):
-    """``Tensor.<name>_`` from the out-of-place function ``f`` (``check(self, *args)``
-    first, if given: the entry's refusals of the in-place form only)."""
+    """``Tensor.<name>_`` from the out-of-place function ``f`` (``check(self, *args,
+    **kwargs)`` first, if given: the entry's refusals of the in-place form only)."""
     if check is not None:
         def method(self, *args, **kwargs):
             check(self, *args, **kwargs)

@@ -18,7 +18,7 @@ from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
                         record_pointwise, by_tensor_arg, op_spelled, overload_node, _NO_ARG,
-                        _result_dtype, broadcast_error, real_float_kernel)
+                        _result_dtype, broadcast_error, real_float_kernel, _PLAIN)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
 from ._util import is_scalar, _tname
@@ -100,7 +100,7 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     op = Op(name, kernel, derivatives, n_in=1, float_only=float_only, **kw)
     REGISTRY[name] = op
     diff = op.differentiable
-    fast_dtypes = _FAST if op.no_complex is None else _FAST_REAL
+    fast_dtypes = _FAST if op.plain_dtypes is _PLAIN else _FAST_REAL    # (no_complex)
 
     def fn(input, *, out=None):
         if out is not None:
@@ -131,8 +131,8 @@ def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
     fn.__name__ = fn.__qualname__ = name
     fn.op = op
     fn.spelling = op.spelling
-    fn.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None and \
-        op.no_complex is None else None
+    fn.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
+    fn.ufunc_dtypes = fast_dtypes
     return fn
 
 
@@ -153,7 +153,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     op = Op(name, kernel, derivatives, n_in=2, **kw)
     REGISTRY[name] = op
     fast_ok = op.out_dtype is None
-    fast_dtypes = _FAST if op.no_complex is None else _FAST_REAL
+    fast_dtypes = _FAST if op.plain_dtypes is _PLAIN else _FAST_REAL    # (no_complex)
     rop = op        # the op the reflected operator records (number - tensor: PyTorch's rsub)
     if reflected_node is not None:
         rop = op_spelled(op, overload_node(op, reflected_node, hidden=(0,)))
@@ -267,8 +267,8 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     fn.fast = fast
     fn.rfast = fast if commutative else rfast
     # for in-place ops outside autograd: compute straight into the tensor's memory
-    fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None and \
-        op.no_complex is None else None
+    fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
+    fn.ufunc_dtypes = fast.ufunc_dtypes = fast_dtypes
     return fn
 
 
@@ -470,6 +470,8 @@ def _pow_vjp_e(g, result, x, e):
 
 
 def _pow_kernel(x, e):
+    if type(x) is _ndarray and x.dtype.kind == "b":     # (to a bool power: NumPy answers in int8)
+        return np.power(x, e).astype(np.bool_)
     try:
         return np.power(x, e)
     except ValueError:
@@ -492,7 +494,9 @@ def _pow_check(x, e):
 
 pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
              family=ELEMENTWISE, inplace=True, check=_pow_check,
-             operators=("__pow__", "__rpow__", "__ipow__"), no_bool="pow")
+             operators=("__pow__", "__rpow__", "__ipow__"),
+             # (a bool tensor to a number power computes: PyTorch short-cuts 0 and 1)
+             no_bool=lambda x, e: "pow" if isinstance(e, Tensor) else None)
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument
 _POW_TS = overload_node(pow.op, "PowBackward0", hidden=(1,))
@@ -776,13 +780,15 @@ def _round_k(x, decimals=0):
     return np.round(x, decimals)
 
 
-def _round_kernel_name(x, decimals=0):
-    return "round_cpu" if decimals else "round_vml_cpu"
+def _round_kernel_name(x, decimals=0, integers=False):
+    """PyTorch's two kernels: with ``decimals``, round_cpu (floating point only),
+    else round_vml_cpu (integers too)."""
+    return "round_cpu" if decimals else None if integers else "round_vml_cpu"
 
 
 round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE, inplace=True,
               no_complex=_round_kernel_name, no_bool=_round_kernel_name,
-              no_int=lambda x, decimals=0: "round_cpu" if decimals else None)
+              no_int=lambda x, decimals=0: _round_kernel_name(x, decimals, integers=True))
 
 
 # --------------------------------------------------------------------- clamp, min/max, where, lerp
@@ -828,7 +834,10 @@ def _clamp_vjp_max(g, x, min, max):
 
 
 clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
-              n_in=3, promote=True, family=ELEMENTWISE, inplace=True, no_complex=_CLAMP_COMPLEX)
+              n_in=3, promote=True, family=ELEMENTWISE, inplace=True,
+              # (without bounds the kernel's own error comes first, as in PyTorch)
+              no_complex=lambda x, min=None, max=None: None if min is None and max is None
+              else _CLAMP_COMPLEX)
 _CLAMP_SCALARS = overload_node(clamp.op, "ClampBackward1", hidden=(1, 2))   # clamp(x, 0, 1)
 clamp.op.variants = lambda a: (clamp.op.node_cls if isinstance(a[1], Tensor) or isinstance(a[2], Tensor)
                                else _CLAMP_SCALARS)
@@ -994,8 +1003,9 @@ def _int_kernel(name, f):
     return k
 
 
+# (upcast=False: a half tensor reaches the kernel as it is, to be refused by its name)
 bitwise_and, bitwise_or, bitwise_xor = (
-    binary(n, _int_kernel(n, k), None, family=ELEMENTWISE, inplace=True,
+    binary(n, _int_kernel(n, k), None, family=ELEMENTWISE, inplace=True, upcast=False,
            operators=(f"__{o}__", f"__r{o}__", f"__i{o}__"), args=("x", "y"))
     for n, k, o in (("bitwise_and", np.bitwise_and, "and"), ("bitwise_or", np.bitwise_or, "or"),
                     ("bitwise_xor", np.bitwise_xor, "xor")))
@@ -1005,6 +1015,8 @@ bitwise_not = unary("bitwise_not", _int_kernel("bitwise_not", np.invert), None, 
 
 def _shift_kernel(name, f):
     def k(x, y):
+        if type(y) is bool:             # (a Python bool: a shift by 0 or 1, in x's dtype)
+            y = np.asarray(int(y), x.dtype)
         for a in (x, y):
             if a.dtype.kind not in "iu":
                 raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(a.dtype)}'")

@@ -199,7 +199,8 @@ def _median_dim_vjp(g, result, x, dim, keepdim):
 
 
 _median_all = _defop("median", _median_all_k, {"x": _median_all_vjp}, upcast=False,
-                     node_name="MedianBackward0", family=REDUCTION, no_bool="median_cpu")
+                     node_name="MedianBackward0", family=REDUCTION,
+                     no_bool=lambda x: "median_cpu" if x.numel() else None)
 _median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=("x",),
                      **_BY_INDEX, upcast=False, node_name="MedianBackward1",
                      family=REDUCTION, dims=("dim",), no_bool="median_out")
