@@ -2,6 +2,7 @@
 against both libraries), one test each.  Every test runs on tensorplay and, when
 it is installed, on torch (the ``T`` fixture): the expected values are
 PyTorch's, written out, so the test is its own oracle without torch too."""
+import numpy as np
 import pytest
 
 from conftest import assert_close, lst
@@ -1259,3 +1260,48 @@ def test_soft_margin_loss_of_complex_input_computes(T):
     r = T.nn.functional.soft_margin_loss(T.tensor([0.5 + 1j, -1.0]), T.tensor([1.0, -1.0]))
     assert r.dtype == T.complex64
     assert r.item() == pytest.approx(0.33281320333480835 - 0.1834951490163803j, rel=1e-5)
+
+
+def test_negative_numpy_and_0d_integers_keep_their_sign_in_integer_tensors(T):
+    # the wrap that puts -1 into an unsigned tensor (255) was applied to signed ones too
+    m = T.tensor([True, False])
+    assert lst(T.zeros(2, dtype=T.int64).masked_fill(m, T.tensor(-1))) == [-1, 0]
+    assert lst(T.zeros(2, dtype=T.int32).masked_fill(m, np.int64(-3))) == [-3, 0]
+    assert lst(T.full((2,), np.int64(-1))) == [-1, -1]
+    x = T.zeros(3, dtype=T.int16)
+    x[1] = np.int64(-5)
+    x[T.tensor([True, False, False])] = np.int32(-7)
+    assert lst(x) == [-7, -5, 0]
+    assert lst(T.zeros(2, dtype=T.uint8).masked_fill(m, np.int64(-1))) == [255, 0]
+
+
+def test_half_precision_mul_and_div_take_the_number_at_full_precision(T):
+    # PyTorch's mul/div/floor-division/lerp kernels read the original number (its
+    # add, pow, comparisons round it to half first): 1e5 is inf in half, and
+    # 0 * inf was NaN
+    h = T.tensor([0.0, 2.25, 1e-3], dtype=T.float16)
+    assert lst(h * 1e5) == [0.0, float("inf"), 100.0625] == lst(1e5 * h) == lst(h * T.tensor(1e5))
+    assert lst(h / 1e-5) == [0.0, float("inf"), 100.0625]
+    assert lst(T.tensor([9.9], dtype=T.float16) // 0.1) == [98.0]
+    b = T.tensor([0.3, 1.7], dtype=T.bfloat16)
+    assert lst(b * 0.1) == [0.030029296875, 0.169921875]
+    assert lst(T.lerp(b, T.ones(2, dtype=T.bfloat16), 0.3)) == [0.51171875, 1.4921875]
+    assert lst(b + 0.1) == [0.400390625, 1.8046875]      # (rounded first: as PyTorch)
+
+
+def test_smaller_dtype_and_value_differences_found_by_fuzzing(T):
+    i = T.tensor([-7, 3, 5])
+    r = T.addcmul(i, i, i, value=2.5)           # the value in the integer dtype: 2
+    assert r.dtype == T.int64 and lst(r) == [91, 21, 55]
+    assert lst(T.zeros(2, dtype=T.bool).copy_(T.tensor([2j, 0j]))) == [True, False]   # (dropped the imaginary part)
+    assert lst(T.arange(0, 5, 1.5, dtype=T.int64)) == [0, 1, 2, 3, 4]      # start, end, step cast first
+    assert lst(T.arange(-2.7, 3, 1.9, dtype=T.int64)) == [-2, -1, 0, 1, 2]
+    with pytest.raises(ValueError, match="^step must be nonzero$"):      # (int64: cast first)
+        T.arange(-0.5, 3, 0.7, dtype=T.int64)
+    assert lst(T.arange(0, 5, 1.5, dtype=T.int32)) == [0, 1, 2, 3]        # (the length from the floats)
+    assert lst(T.arange(0, 3, 0.5, dtype=T.int32)) == [0] * 6
+    assert T.tensor([True]).square().dtype == T.int64
+    assert T.full((2,), T.tensor(-3)).dtype == T.int64 and T.full((2,), T.tensor(True)).dtype == T.bool
+    x = T.tensor([[300.0, 400.0]], dtype=T.float16)         # x * x overflows half: computed in float32
+    assert lst(T.nn.functional.cosine_similarity(x, x)) == [1.0]
+    assert lst(T.nn.functional.rms_norm(x, (2,))) == [[0.8486328125, 1.1318359375]]

@@ -86,6 +86,8 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
+    if isinstance(fill_value, Tensor) and fill_value.dim() == 0:
+        fill_value = fill_value.item()      # (its kind gives the dtype: a number's rule)
     if dtype is None:
         dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
     else:
@@ -127,6 +129,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     if end is None:
         start, end = 0, start
     vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    if dtype is not None and D.to_dtype(dtype).np.kind in "iu":
+        return _int_arange(vals, D.to_dtype(dtype).np, requires_grad)
     if vals[2] == 0:
         raise RuntimeError("step must be nonzero")
     if (vals[1] - vals[0]) * vals[2] < 0:
@@ -138,6 +142,26 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     n = int(np.ceil((vals[1] - vals[0]) / vals[2]))
     a = (vals[0] + np.arange(n, dtype=np.float64 if np.dtype(dt).kind in "fcV" else np.int64) * vals[2])
     return _leaf(a.astype(dt), requires_grad)
+
+
+def _int_arange(vals, dt, requires_grad):
+    """arange into an integer dtype with PyTorch's two rules: for int64 the three
+    numbers are cast (truncated) first; for the others the length comes from the
+    numbers as given and the values from the truncated start and step
+    (``arange(0, 5, 1.5, dtype=int32)`` is [0, 1, 2, 3])."""
+    start, end, step = vals
+    istart, istep = int(start), int(step)
+    if dt == np.int64:
+        end = int(end)
+        if istep == 0:
+            raise ValueError("step must be nonzero")
+        start, step = istart, istep
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = int(np.ceil((end - start) / step))
+    return _leaf((istart + np.arange(n, dtype=np.int64) * istep).astype(dt), requires_grad)
 
 
 def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False, out=None):

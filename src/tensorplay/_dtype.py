@@ -289,7 +289,7 @@ def check_fits(value, npdt, floats=True):
         if isinstance(value, (int, np.integer)):
             if not lo <= value <= hi:
                 raise _overflow(npdt)
-            return int(value) % (hi + 1) if value < 0 else value
+            return int(value) % (hi + 1) if value < 0 and unsigned else value
         if not (0 if unsigned else lo) <= value <= hi:      # (NaN and inf too)
             raise _overflow(npdt)
         return value

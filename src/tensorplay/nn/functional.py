@@ -504,7 +504,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(_np.finfo(_np.float32 if input._data.dtype in _D.LOW_PRECISION
                               else input._data.dtype).eps)
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    low = input._data.dtype in _D.LOW_PRECISION     # (x * x in half overflows from 256: float32)
+    x = input.float() if low else input
+    out = x * ((x * x).mean(dims, keepdim=True) + eps).rsqrt()
+    if low:
+        out = out.to(input.dtype)
     return out if weight is None else out * weight
 
 
@@ -768,9 +772,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not dt.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{_dtype_name(dt.np)}")
-    n1 = (x1 * x1).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
-    n2 = (x2 * x2).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
-    return ((x1 / n1) * (x2 / n2)).sum(dim)
+    def norm(x):        # (in half precision computed in float32, as PyTorch's norm: x * x
+        #                 overflows from 256, then rounded to half like PyTorch's result)
+        w = x.float() if dt.np in _D.LOW_PRECISION else x
+        n = (w * w).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
+        return n.to(x.dtype) if w is not x else n
+    return ((x1 / norm(x1)) * (x2 / norm(x2))).sum(dim)
 
 
 # ------------------------------------------------------------------ losses

@@ -663,7 +663,7 @@ def _copy_from_k(dst, src):
         raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape "
                            f"{list(np.broadcast_shapes(dst.shape, src.shape))}")
     if src.dtype.kind == "c" and dst.dtype.kind != "c":
-        src = src.real
+        src = src != 0 if dst.dtype.kind == "b" else src.real     # (bool: either part, as .bool())
     return np.broadcast_to(src.astype(dst.dtype, copy=False), dst.shape).copy()
 
 

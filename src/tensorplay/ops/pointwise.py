@@ -92,12 +92,14 @@ def conj(x):
 # The fast paths below (unary fn, binary fast/rfast) repeat the same dozen lines
 # that wrap the result and record the node: on purpose, since a shared helper
 # would cost one more Python call on every op, the overhead this path exists to cut.
-def unary(name, kernel, derivatives=None, *, float_only=True, **kw):
-    """A one-input pointwise op with a fast path for float/complex inputs.
-    A ufunc kernel's input is called ``x``."""
+def unary(name, kernel, derivatives=None, *, float_only=True, fast_kernel=None, **kw):
+    """A one-input pointwise op with a fast path for float/complex inputs
+    (``fast_kernel``, if given, computes those: a ufunc where ``kernel`` wraps
+    it for other dtypes).  A ufunc kernel's input is called ``x``."""
     if isinstance(kernel, np.ufunc):
         kw.setdefault("args", ("x",))
     op = Op(name, kernel, derivatives, n_in=1, float_only=float_only, **kw)
+    kernel = fast_kernel or kernel
     REGISTRY[name] = op
     diff = op.differentiable
     fast_dtypes = _FAST if op.plain_dtypes is _PLAIN else _FAST_REAL    # (no_complex)
@@ -356,7 +358,7 @@ rsub.op.variants = by_tensor_arg(1, rsub.op.node_cls,
                                  overload_node(rsub.op, "RsubBackward1", hidden=(1,)))
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
                                   "y": lambda g, x: g * conj(x)}, family=ELEMENTWISE, inplace=True,
-             commutative=True, operators=("__mul__", "__rmul__", "__imul__"))
+             commutative=True, operators=("__mul__", "__rmul__", "__imul__"), opmath=(1,))
 
 
 def _div_kernel(x, y, rounding_mode=None):
@@ -381,11 +383,11 @@ def _int_div(x, y):
 # rounded division is piecewise constant: its derivative is zero (``div`` sends
 # rounding_mode=None to the plain quotient below)
 _div_rounding = binary("div_rounding", _div_kernel, {"x": lambda g: _zl(g), "y": lambda g: _zl(g)},
-                       node_name="DivBackward2", family=ELEMENTWISE,
+                       node_name="DivBackward2", family=ELEMENTWISE, opmath=(1,),
                        no_complex=lambda x, y, rounding_mode=None: f"div_{rounding_mode}_cpu")
 _div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
                                       "y": lambda g, x, y: -g * conj(x / (y * y))},
-              float_only=True, family=ELEMENTWISE, inplace=True)
+              float_only=True, family=ELEMENTWISE, inplace=True, opmath=(1,))
 
 
 @public(inplace=True, operators=("__truediv__", "__rtruediv__", "__itruediv__"))
@@ -421,7 +423,7 @@ floor_divide = binary("floor_divide", _int_safe(np.floor_divide),
                       {"x": _no_derivative("floor_divide"), "y": _no_derivative("floor_divide")},
                       fast_kernel=np.floor_divide, family=ELEMENTWISE, inplace=True,
                       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
-                      no_complex="div_floor_cpu")
+                      no_complex="div_floor_cpu", opmath=(1,))
 remainder = binary("remainder", _int_safe(np.remainder),
                    # (the quotient as floor division computes it, which agrees with the
                    # remainder: floor(6 / 1.2f) is 5 in float32 but 6 % 1.2f leaves 1.2 of a 5th)
@@ -592,8 +594,13 @@ sign = unary("sign", _sign_k, {"x": lambda g: _zl(g)}, float_only=False, family=
              inplace=True, no_complex=NotImplementedError(
                  "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
                  "torch.sgn instead."))
-square = unary("square", np.square, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
-               family=ELEMENTWISE, inplace=True, node_name="PowBackward0")   # (PyTorch: x ** 2)
+def _square_k(x):
+    return np.square(x.astype(np.int64) if x.dtype.kind == "b" else x)     # (bool ** 2: int64)
+
+
+square = unary("square", _square_k, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
+               fast_kernel=np.square, family=ELEMENTWISE, inplace=True,
+               node_name="PowBackward0")   # (PyTorch: x ** 2)
 reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * conj(result * result)},
                    family=ELEMENTWISE, inplace=True)
 sqrt = unary("sqrt", np.sqrt, {"x": lambda g, result: g / (2 * conj(result))}, family=ELEMENTWISE,
@@ -966,7 +973,8 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
              {"start": lambda g, weight: g * conj(1 - weight),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
-             n_in=3, promote=True, family=ELEMENTWISE, inplace=True, node_name="LerpBackward1")
+             n_in=3, promote=True, family=ELEMENTWISE, inplace=True, node_name="LerpBackward1",
+             opmath=(2,))
 lerp.op.variants = by_tensor_arg(2, lerp.op.node_cls,        # a number weight: LerpBackward0
                                  overload_node(lerp.op, "LerpBackward0", hidden=(2,)))
 lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a second backward runs

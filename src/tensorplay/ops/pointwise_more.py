@@ -228,6 +228,8 @@ rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (
 
 
 def _addcmul_k(x, a, b, value=1):
+    if x.dtype.kind in "biu" and type(value) is float:
+        value = int(value)              # PyTorch's Scalar in the integer dtype: 2.5 is 2
     return x + value * a * b
 
 
