@@ -1305,3 +1305,28 @@ def test_smaller_dtype_and_value_differences_found_by_fuzzing(T):
     x = T.tensor([[300.0, 400.0]], dtype=T.float16)         # x * x overflows half: computed in float32
     assert lst(T.nn.functional.cosine_similarity(x, x)) == [1.0]
     assert lst(T.nn.functional.rms_norm(x, (2,))) == [[0.8486328125, 1.1318359375]]
+
+
+def test_ops_of_two_tensors_refuse_a_number_and_matmul_refuses_mixed_dtypes(T):
+    f = T.tensor([1.0, 2.0])
+    for name in ("maximum", "minimum", "fmax", "fmin", "atan2", "hypot", "logaddexp", "logical_and"):
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 2\) must be Tensor, not int$"):
+            getattr(T, name)(f, 2)
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'input' \(position 1\) must be Tensor, not int$"):
+            getattr(T, name)(2, f)
+        with pytest.raises(TypeError, match=rf"^{name}\(\): argument 'other' \(position 1\) must be Tensor, not int$"):
+            getattr(f, name)(2)
+    m = T.tensor([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(RuntimeError, match=r"^expected m1 and m2 to have the same dtype, but got: c10::Half != float$"):
+        m.half() @ m            # (computed in half before)
+    with pytest.raises(IndexError, match="^tensors used as indices must be long, int, byte or bool tensors$"):
+        m[T.tensor([0, 1], dtype=T.int8)]
+    u8 = T.tensor([1, 2], dtype=T.uint8)       # a negative number wraps into uint8 (OverflowError before)
+    assert lst(T.where(u8 > 1, u8, -1)) == [255, 2] and lst(u8.add(u8, alpha=-1)) == [0, 0]
+    assert T.add(T.tensor([1, 2], dtype=T.int32), T.tensor([1, 2], dtype=T.int32), alpha=T.tensor(2)).dtype == T.int32
+    loss = T.nn.functional.binary_cross_entropy(T.tensor([0.3]).half(), T.tensor([1.0]).half(),
+                                                weight=T.tensor([2.0], dtype=T.float64))
+    assert loss.dtype == T.float16
+    with pytest.raises(RuntimeError, match="^where expected condition to be a boolean tensor, but got a tensor with "
+                                           "dtype Float$"):
+        T.where(f, f, f)

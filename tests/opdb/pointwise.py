@@ -246,12 +246,9 @@ CASES = [
            method=False,    # x.where(condition, y) puts the condition second
            ref=np.where,
            errors=[E(RuntimeError, "where expected condition to be a boolean tensor, but got a tensor with "
-                     "dtype Double", arr(*S, seed=5), X, Y, desc="float condition",
-                     xfail="the message names the dtype 'Float64' where torch says 'Double'"),
+                     "dtype Double", arr(*S, seed=5), X, Y, desc="float condition"),
                    E(RuntimeError, "The size of tensor a (4) must match the size of tensor b (3) at "
-                     "non-singleton dimension 1", X > 0, X, arr(3, seed=2), desc="shapes",
-                     xfail="NumPy's ValueError ('operands could not be broadcast together ...') "
-                           "gets through")]),
+                     "non-singleton dimension 1", X > 0, X, arr(3, seed=2), desc="shapes")]),
     OpCase("where_gt", lambda T, c, x, y: T.where(c > 0, x, y),
            [Sample([arr(*S, seed=5), X, arr(4, seed=2)], grad=(1, 2))], covers=("where", "gt")),
     OpCase("lerp", errors=[E(RuntimeError, "expected dtype double for `end` but got dtype float", X,

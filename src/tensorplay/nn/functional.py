@@ -936,8 +936,15 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     _not_differentiable(weight, "binary_cross_entropy", "weight")
     loss = _nn.binary_cross_entropy(input, target)
     if weight is not None:
+        weight = _same_dtype(weight, loss)
         loss = loss * weight.expand_as(loss) if weight.shape != loss.shape else loss * weight
     return _reduce(loss, reduction)
+
+
+def _same_dtype(w, like):
+    """A loss's weight in the loss's dtype: PyTorch applies it in place (a float64
+    weight leaves a half loss half)."""
+    return w if w.dtype is like.dtype else w.to(like.dtype)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -953,12 +960,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     sp = _pw.softplus(-input)
     if pos_weight is not None:
-        lw = (pos_weight - 1) * target + 1
+        lw = _same_dtype((pos_weight - 1) * target + 1, sp)
         loss = (1 - target) * input + lw * sp
     else:
         loss = (1 - target) * input + sp
     if weight is not None:
-        loss = loss * weight
+        loss = loss * _same_dtype(weight, loss)
     return _reduce(loss, reduction)
 
 

@@ -64,7 +64,7 @@ def _bind(modules):
                 continue
             if not name.startswith("_"):            # (a private name spells only operators)
                 if s.method and not hasattr(Tensor, name):
-                    setattr(Tensor, name, fn)
+                    setattr(Tensor, name, getattr(fn, "as_method", fn))
                 if s.inplace and not hasattr(Tensor, name + "_"):
                     setattr(Tensor, name + "_", inplace_method(fn, name, s.inplace_check))
             if s.operators and id(fn) not in with_operators:   # under the first name bound

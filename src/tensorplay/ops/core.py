@@ -587,6 +587,11 @@ def is_conj(input):
 
 
 # ---------------------------------------------------------------- matmul
+def _mixed_matmul(a, b):
+    names = [D.CPP_NAMES[D._FROM_NP[d].name] for d in (a, b)]
+    return RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
+
+
 def _matmul_k(x, y):
     if x.ndim == 0 or y.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
@@ -601,8 +606,7 @@ def _matmul_k(x, y):
         ys = "x".join(map(str, y.shape if y.ndim > 1 else y.shape + (1,)))
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({xs} and {ys})")
     if x.dtype != y.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                           f"{D._FROM_NP[x.dtype].name} != {D._FROM_NP[y.dtype].name}")
+        raise _mixed_matmul(x.dtype, y.dtype)
     if x.dtype.kind == "b":     # (named by the CPU kernel PyTorch's matmul reaches)
         no_bool_product("bmm" if y.ndim > 2 else "addmv_impl_cpu" if y.ndim == 1 else
                         "addmm_impl_cpu_", x, y)
@@ -644,8 +648,12 @@ def matmul(input, other, *, out=None):
         return call_with_out('matmul', matmul, (input, other), {}, out)
     try:
         f = MATMUL_CASES.get((input._data.ndim, other._data.ndim))
-        if f is not None and input._data.dtype == other._data.dtype:
-            return f(input, other)
+        if input._data.dtype == other._data.dtype:
+            if f is not None:
+                return f(input, other)
+        elif input._data.ndim and other._data.ndim:
+            # (before the half-precision upcast would make them agree)
+            raise _mixed_matmul(input._data.dtype, other._data.dtype)
     except AttributeError:
         for pos, (name, v) in enumerate((("input", input), ("other", other)), 1):
             if not isinstance(v, Tensor):

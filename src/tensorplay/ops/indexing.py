@@ -270,7 +270,7 @@ _index_put_op.op.saves_arrays = True
 
 # ----------------------------------------------------------------------------- parsing keys
 _MASK_KINDS = ("bool", "uint8")
-_INDEX_KINDS = ("int64", "int32", "int16", "int8", "uint8", "bool")
+_INDEX_KINDS = ("int64", "int32", "uint8", "bool")      # (PyTorch refuses int8 and int16)
 
 
 def _as_index_tuple(key):

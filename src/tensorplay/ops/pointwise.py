@@ -138,7 +138,8 @@ def unary(name, kernel, derivatives=None, *, float_only=True, fast_kernel=None, 
     return fn
 
 
-def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, **kw):
+def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, tensors_only=False,
+           **kw):
     """A two-input pointwise op (tensor or Python number on either side) with
     PyTorch's type promotion.  Returns the public function; its ``.fast`` is the
     two-argument spelling used by operators, with a fast path for same-dtype
@@ -146,7 +147,10 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     A ``commutative`` op's reflected operator (``2 * x``) is ``x * 2``, as in
     PyTorch: the tensor's edge comes first in the node.  ``reflected_node``: the
     name of the node the reflected operator with a number records, when PyTorch
-    runs another op there (``2 - x`` is its rsub: RsubBackward1, one slot)."""
+    runs another op there (``2 - x`` is its rsub: RsubBackward1, one slot).
+    ``tensors_only``: PyTorch's signature takes two tensors (maximum, atan2...):
+    a number on either side is refused with its TypeError (the method's
+    ``other`` is its argument 1)."""
     kw.setdefault("promote", True)
     check = kw.pop("check", None)
     reflected_node = kw.pop("reflected_node", None)
@@ -271,6 +275,30 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     # for in-place ops outside autograd: compute straight into the tensor's memory
     fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     fn.ufunc_dtypes = fast.ufunc_dtypes = fast_dtypes
+    if tensors_only:
+        fn = _tensors_only(fn, name)
+    return fn
+
+
+def _tensors_only(f, name):
+    """``f`` (and its Tensor method, ``as_method``) refusing a number where
+    PyTorch's signature takes a tensor; the attributes ``f`` carries are kept."""
+    def check(input, other, pos):
+        for arg, v, p in (("input", input, 1), ("other", other, pos)):
+            if not isinstance(v, Tensor):
+                raise TypeError(f"{name}(): argument '{arg}' (position {p}) must be Tensor, not "
+                                f"{type(v).__name__}")
+
+    def fn(input, other, *args, **kwargs):
+        check(input, other, 2)
+        return f(input, other, *args, **kwargs)
+
+    def method(self, other, *args, **kwargs):
+        check(self, other, 1)
+        return f(self, other, *args, **kwargs)
+    fn.__dict__.update(f.__dict__)
+    fn.__name__ = fn.__qualname__ = method.__name__ = method.__qualname__ = name
+    fn.as_method = method
     return fn
 
 
@@ -281,10 +309,14 @@ def _zl(g):
 
 def _k_with_alpha(f):
     def k(x, y, alpha=1):
+        if type(alpha) is Tensor:
+            alpha = alpha.item()        # (a Scalar in PyTorch: no part in the promotion)
         if alpha == 1:
             return f(x, y)
         if type(x) is _ndarray and x.dtype == np.bool_:
             alpha = bool(alpha)         # a bool result takes alpha as a bool, as in PyTorch
+        elif type(alpha) is int and type(y) is _ndarray and y.dtype.kind in "iu":
+            alpha = np.array(alpha).astype(y.dtype)[()]     # (wraps like a C cast: uint8 -1 is 255)
         # a number times a number stays a (weak) Python number: np.multiply would make
         # a float64 NumPy scalar, and x.add(1.0, alpha=2.0) a float64 result
         return f(x, np.multiply(y, alpha) if type(y) is _ndarray else y * alpha)
@@ -305,6 +337,8 @@ def _alpha_check(x, y, alpha=1):
     """PyTorch's checks of ``alpha`` against the result's dtype (``add``'s check;
     ``sub``'s after its own), on ``alpha`` as given (PyTorch takes a NumPy bool
     there as a float)."""
+    if type(alpha) is Tensor:
+        alpha = alpha.item()
     t = type(alpha)
     if t is int:
         return
@@ -682,7 +716,8 @@ def _atan2_recip(x, y):
 # atan2(x, y) is the angle of the point (y, x): the first input is the ordinate
 atan2 = binary("atan2", np.arctan2, {"x": lambda g, x, y: g * y * _atan2_recip(x, y),
                                      "y": lambda g, x, y: -g * x * _atan2_recip(x, y)},
-               float_only=True, family=ELEMENTWISE, inplace=True, no_complex="atan2_cpu")
+               float_only=True, family=ELEMENTWISE, inplace=True, no_complex="atan2_cpu",
+               tensors_only=True)
 arctan2 = atan2
 
 
@@ -879,11 +914,11 @@ def _unless(mask, g):
 maximum = binary("maximum", np.maximum,
                  {"x": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g)),
                   "y": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g))},
-                 family=ELEMENTWISE, no_complex=_no_complex_order("maximum"))
+                 family=ELEMENTWISE, no_complex=_no_complex_order("maximum"), tensors_only=True)
 minimum = binary("minimum", np.minimum,
                  {"x": lambda g, x, y: _unless(x > y, where(x == y, g / 2, g)),
                   "y": lambda g, x, y: _unless(x < y, where(x == y, g / 2, g))},
-                 family=ELEMENTWISE, no_complex=_no_complex_order("minimum"))
+                 family=ELEMENTWISE, no_complex=_no_complex_order("minimum"), tensors_only=True)
 
 
 def _fmax_takes_x(x, y):
@@ -896,10 +931,10 @@ def _fmin_takes_x(x, y):
 
 fmax = binary("fmax", np.fmax, {"x": lambda g, x, y: where(_fmax_takes_x(x, y), g, 0.0),
                                 "y": lambda g, x, y: _unless(_fmax_takes_x(x, y), g)},
-              family=ELEMENTWISE, no_complex=_no_complex_order("fmax"))
+              family=ELEMENTWISE, no_complex=_no_complex_order("fmax"), tensors_only=True)
 fmin = binary("fmin", np.fmin, {"x": lambda g, x, y: where(_fmin_takes_x(x, y), g, 0.0),
                                 "y": lambda g, x, y: _unless(_fmin_takes_x(x, y), g)},
-              family=ELEMENTWISE, no_complex=_no_complex_order("fmin"))
+              family=ELEMENTWISE, no_complex=_no_complex_order("fmin"), tensors_only=True)
 
 
 def _where_k(condition, input, other):
@@ -928,16 +963,34 @@ def _where(condition, input, other):
             c = c.astype(np.bool_)
         else:
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                               f"with dtype {D._FROM_NP[c.dtype].name.capitalize()}")
+                               f"with dtype {_tname(c.dtype)}")
     cond_t = condition if isinstance(condition, Tensor) else _wrap(c)
     rdt = _where_dtype(input, other)
-    xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else np.asarray(input, rdt.np)
-    yd = other._data.astype(rdt.np, copy=False) if isinstance(other, Tensor) else np.asarray(other, rdt.np)
-    out = _wrap(_np_where(c, xd, yd))
+    # (a number: cast as C casts, so that -1 in a uint8 result is 255, as in PyTorch)
+    xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else \
+        np.array(input).astype(rdt.np)
+    yd = other._data.astype(rdt.np, copy=False) if isinstance(other, Tensor) else \
+        np.array(other).astype(rdt.np)
+    try:
+        out = _wrap(_np_where(c, xd, yd))
+    except ValueError:
+        raise _where_shapes_error(c.shape, xd.shape, yd.shape) from None
     if state.enabled and ((isinstance(input, Tensor) and input._rg) or
                           (isinstance(other, Tensor) and other._rg)):
         record(_where_op, [cond_t, input, other], out)
     return out
+
+
+def _where_shapes_error(*shapes):
+    """PyTorch's words for operands of where that do not broadcast: the first
+    that does not fit the shape of those before it."""
+    acc = shapes[0]
+    for s in shapes[1:]:
+        try:
+            acc = np.broadcast_shapes(acc, s)
+        except ValueError:
+            return broadcast_error(acc, s)
+    return broadcast_error(*shapes[:2])
 
 
 def _np_where(c, x, y):
@@ -983,7 +1036,7 @@ lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a seco
 # --------------------------------------------------------------------- non-differentiable
 def _cmp(name, k, operators=()):
     return binary(name, k, None, out_dtype=D.bool_, family=ELEMENTWISE, inplace=True,
-                  operators=operators,
+                  operators=operators, tensors_only=name.startswith("logical"),
                   no_complex=f"{name}_cpu" if name in ("lt", "le", "gt", "ge") else None)
 
 

@@ -108,7 +108,7 @@ def _hypot_k(x, y):
 
 hypot = _binary("hypot", _hypot_k, {"x": lambda g, result, x: g * x / result,
                                     "y": lambda g, result, y: g * y / result},
-                family=ELEMENTWISE, inplace=True)
+                family=ELEMENTWISE, inplace=True, tensors_only=True)
 
 
 def _logaddexp_k(x, y):
@@ -125,7 +125,7 @@ def _logaddexp_k(x, y):
 logaddexp = _binary("logaddexp", _logaddexp_k,
                     {"x": lambda g, x, y: g * _conj((x - y).sigmoid()),
                      "y": lambda g, x, y: g * _conj((y - x).sigmoid())},
-                    family=ELEMENTWISE)
+                    family=ELEMENTWISE, tensors_only=True)
 
 
 def _logaddexp2_k(x, y):
@@ -137,7 +137,7 @@ def _logaddexp2_k(x, y):
 logaddexp2 = _binary("logaddexp2", _logaddexp2_k,
                      {"x": lambda g, x, y: g * ((x - y) * math.log(2.0)).sigmoid(),
                       "y": lambda g, x, y: g * ((y - x) * math.log(2.0)).sigmoid()},
-                     family=ELEMENTWISE)
+                     family=ELEMENTWISE, tensors_only=True)
 
 
 def _copysign_k(x, y):
