@@ -153,6 +153,8 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     ``other`` is its argument 1)."""
     kw.setdefault("promote", True)
     check = kw.pop("check", None)
+    if tensors_only:                    # (numbers then leave the fast path for this check)
+        check = _tensors_only_check(name, check)
     reflected_node = kw.pop("reflected_node", None)
     if isinstance(kernel, np.ufunc):
         kw.setdefault("args", ("x", "y"))
@@ -187,7 +189,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             return slow(op, [input, other])
         to = type(other)
         if to is float or to is int:
-            if not fast_ok or xd.dtype not in fast_dtypes:
+            if not fast_ok or xd.dtype not in fast_dtypes or tensors_only:
                 return slow(op, [input, other])
             cache = scalars.get(xd.dtype)
             if cache is not None:
@@ -276,30 +278,37 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     fn.ufunc = fast.ufunc = kernel if isinstance(kernel, np.ufunc) and op.out_dtype is None else None
     fn.ufunc_dtypes = fast.ufunc_dtypes = fast_dtypes
     if tensors_only:
-        fn = _tensors_only(fn, name)
+        fn.as_method = _tensors_only_method(fn, name)
     return fn
 
 
-def _tensors_only(f, name):
-    """``f`` (and its Tensor method, ``as_method``) refusing a number where
-    PyTorch's signature takes a tensor; the attributes ``f`` carries are kept."""
-    def check(input, other, pos):
-        for arg, v, p in (("input", input, 1), ("other", other, pos)):
-            if not isinstance(v, Tensor):
-                raise TypeError(f"{name}(): argument '{arg}' (position {p}) must be Tensor, not "
-                                f"{type(v).__name__}")
+def _not_tensor(name, arg, pos, v):
+    return TypeError(f"{name}(): argument '{arg}' (position {pos}) must be Tensor, not "
+                     f"{type(v).__name__}")
 
-    def fn(input, other, *args, **kwargs):
-        check(input, other, 2)
-        return f(input, other, *args, **kwargs)
 
+def _tensors_only_check(name, check=None):
+    """binary's ``tensors_only``: PyTorch's refusal of a number on either side,
+    then the op's own ``check``."""
+    def c(input, other, *args):
+        if not isinstance(input, Tensor):
+            raise _not_tensor(name, "input", 1, input)
+        if not isinstance(other, Tensor):
+            raise _not_tensor(name, "other", 2, other)
+        if check is not None:
+            check(input, other, *args)
+    return c
+
+
+def _tensors_only_method(f, name):
+    """The Tensor method of a ``tensors_only`` op: PyTorch counts ``other`` as
+    its argument 1."""
     def method(self, other, *args, **kwargs):
-        check(self, other, 1)
+        if not isinstance(other, Tensor):
+            raise _not_tensor(name, "other", 1, other)
         return f(self, other, *args, **kwargs)
-    fn.__dict__.update(f.__dict__)
-    fn.__name__ = fn.__qualname__ = method.__name__ = method.__qualname__ = name
-    fn.as_method = method
-    return fn
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
 def _zl(g):
