@@ -1330,3 +1330,18 @@ def test_ops_of_two_tensors_refuse_a_number_and_matmul_refuses_mixed_dtypes(T):
     with pytest.raises(RuntimeError, match="^where expected condition to be a boolean tensor, but got a tensor with "
                                            "dtype Float$"):
         T.where(f, f, f)
+
+
+def test_tensor_of_python_numbers_into_an_integer_dtype_checks_the_range(T):
+    # NumPy would wrap: tensor([300], dtype=uint8) was 44, tensor([nan], dtype=int64) garbage
+    for data, dtype, name in (([300], "uint8", "uint8"), ([[1, 300]], "int8", "int8"), (np.int64(300), "int8", "int8"),
+                              ([-1.5], "uint8", "uint8"), ([float("nan")], "int64", "int64")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {name} without overflow$"):
+            T.tensor(data, dtype=getattr(T, dtype))
+    assert lst(T.tensor([-1], dtype=T.uint8)) == [255]          # (an integer wraps into unsigned)
+    assert lst(T.tensor([1.5], dtype=T.int8)) == [1]
+    assert lst(T.tensor(np.array([300]), dtype=T.int8)) == [44]   # (an array is cast, as in PyTorch)
+    u8 = T.tensor([1, 2], dtype=T.uint8)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        T.addcmul(u8, u8, u8, value=300)
+    assert lst(T.addcmul(u8, u8, u8, value=-1)) == [0, 254]

@@ -178,10 +178,28 @@ def _as_array(data, dt=None):
             a = a.astype(infer.np)
     if dt is not None:
         npdt = D.to_dtype(dt).np
+        if a.dtype != npdt and npdt.kind in "iu" and a is not data and not isinstance(data, Tensor):
+            _check_int_range(a, npdt)       # (Python numbers: PyTorch converts each checked)
         return a.astype(npdt, copy=False) if a.dtype != npdt else a
     if a.dtype not in D._FROM_NP:
         D.from_numpy_dtype(a.dtype)          # raises the standard message
     return a
+
+
+def _check_int_range(a, npdt):
+    """``tensor(data, dtype=<integer type>)`` of Python numbers: PyTorch's refusal
+    of a value the type cannot hold (NumPy would wrap 300 into int8 as 44): an
+    integer may wrap into an unsigned type down to -max, a float may not, and
+    NaN or inf never fits."""
+    if a.size == 0 or a.dtype.kind not in "iuf":
+        return
+    lo, hi, unsigned = D._RANGES.get(npdt) or D._range(npdt)
+    if a.dtype.kind == "f":
+        bad = not np.isfinite(a).all() or a.min() < (0 if unsigned else lo) or a.max() > hi
+    else:
+        bad = int(a.min()) < lo or int(a.max()) > hi
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {npdt.name} without overflow")
 
 
 def _scalar_type(v):

@@ -8,6 +8,7 @@ import math
 import ml_dtypes
 import numpy as np
 
+from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public
@@ -228,8 +229,9 @@ rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (
 
 
 def _addcmul_k(x, a, b, value=1):
-    if x.dtype.kind in "biu" and type(value) is float:
-        value = int(value)              # PyTorch's Scalar in the integer dtype: 2.5 is 2
+    if x.dtype.kind in "iu" and type(value) in (int, float):
+        # PyTorch's Scalar in the integer dtype: 2.5 is 2, -1 wraps into uint8, 300 does not fit
+        value = int(_D.check_fits(value, x.dtype))
     return x + value * a * b
 
 
