@@ -54,6 +54,13 @@ def test_pattern_entry_has_its_family_and_rules(name):
     assert "kernel:" in repr(op) and "x:" in repr(op)      # where each part is defined
 
 
+def test_repr_shows_the_dtypes_an_entry_refuses_and_its_full_precision_numbers():
+    assert repr(REGISTRY["elu"]).endswith("; refuses: complex, bool, int>")
+    assert repr(REGISTRY["lt"]).endswith("; refuses: complex>")
+    assert repr(REGISTRY["mul"]).endswith("; opmath: [1]>")
+    assert "refuses" not in repr(REGISTRY["add"]) and "opmath" not in repr(REGISTRY["add"])
+
+
 @pytest.mark.parametrize("name", PATTERNS)
 def test_jvp_matches_finite_differences(name):
     op, args, idx, tangents = _setup(name)

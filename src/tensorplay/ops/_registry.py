@@ -347,6 +347,11 @@ class Op:
             if rule is not None:
                 own = fam is None or rule is not getattr(fam, slot)
                 lines.append(f"{slot}: " + (_where(rule) if own else f"family {fam.name}"))
+        if self.refuses:
+            kinds = {"c": "complex", "b": "bool", "i": "int", "u": "int"}
+            lines.append("refuses: " + ", ".join(dict.fromkeys(kinds[k] for k in self.refuses)))
+        if self.opmath:
+            lines.append(f"opmath: {sorted(self.opmath)}")
         return lines
 
     def bind(self, args, kwargs, fname=None):
