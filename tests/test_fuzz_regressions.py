@@ -1345,3 +1345,18 @@ def test_tensor_of_python_numbers_into_an_integer_dtype_checks_the_range(T):
     with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
         T.addcmul(u8, u8, u8, value=300)
     assert lst(T.addcmul(u8, u8, u8, value=-1)) == [0, 254]
+
+
+def test_numbers_into_integer_results_are_range_checked_and_index_arrays_of_any_int_type_index(T):
+    u8 = T.tensor([1, 2], dtype=T.uint8)
+    for f in (lambda: T.where(T.tensor([True, False]), u8, 100000), lambda: T.add(u8, u8, alpha=256)):
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+            f()
+    assert lst(T.arange(5)[np.array([1, 2], dtype=np.int8)]) == [1, 2]     # (NumPy indices: as int64)
+    # a weight *tensor* is rounded to half (a number is not)
+    s, e = T.tensor([6.404], dtype=T.float16), T.tensor([-321.0], dtype=T.float16)
+    assert lst(T.lerp(s, e, T.tensor(0.1, dtype=T.float64))) == [-26.328125]
+    with pytest.raises(RuntimeError, match="^step must be nonzero$"):
+        T.arange(0, 5, 0, dtype=T.int64)
+    with pytest.raises(TypeError):
+        T.tensor([1.0]).atan2_(2.0)

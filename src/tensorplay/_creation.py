@@ -153,8 +153,8 @@ def _int_arange(vals, dt, requires_grad):
     istart, istep = int(start), int(step)
     if dt == np.int64:
         end = int(end)
-        if istep == 0:
-            raise ValueError("step must be nonzero")
+        if istep == 0 and step != 0:        # (a fraction that truncates to 0: PyTorch's int64
+            raise ValueError("step must be nonzero")        # path refuses it as a ValueError)
         start, step = istart, istep
     if step == 0:
         raise RuntimeError("step must be nonzero")

@@ -943,8 +943,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def _same_dtype(w, like):
     """A loss's weight in the loss's dtype: PyTorch applies it in place (a float64
-    weight leaves a half loss half)."""
-    return w if w.dtype is like.dtype else w.to(like.dtype)
+    weight leaves a half loss half; a complex one does not fit a real loss)."""
+    if w.dtype is like.dtype:
+        return w
+    if w.is_complex() and not like.is_complex():
+        raise RuntimeError(f"result type {_tname(w)} can't be cast to the desired output type "
+                           f"{_tname(like)}")
+    return w.to(like.dtype)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,

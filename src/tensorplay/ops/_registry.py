@@ -93,7 +93,8 @@ class Op:
                  jvp=None, batch=None, dims=(), linear=False, meta=(), promote=False, float_only=False,
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
-                 kwonly=(), exact=None, no_complex=None, no_bool=None, no_int=None, opmath=()):
+                 kwonly=(), exact=None, no_complex=None, no_bool=None, no_int=None, opmath=(),
+                 opmath_0d=True):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
@@ -108,11 +109,12 @@ class Op:
         # dtype kind -> what an input of it is refused with (checked by _prep)
         self.refuses = {k: v for k, v in (("c", no_complex), ("b", no_bool), ("i", no_int),
                                           ("u", no_int)) if v is not None} or None
-        # half/bfloat16 arithmetic: the argument positions where a number (or a 0-d
-        # tensor) enters at full precision rather than rounded to the tensor's dtype
-        # first (PyTorch's mul/div kernels read the original scalar; add, pow...
-        # and comparisons round it)
+        # half/bfloat16 arithmetic: the argument positions where a number (and, with
+        # opmath_0d, a 0-d tensor) enters at full precision rather than rounded to the
+        # tensor's dtype first (PyTorch's mul/div kernels read the original scalar;
+        # add, pow... and comparisons round it; lerp rounds a weight tensor)
         self.opmath = frozenset(opmath)
+        self.opmath_0d = frozenset(opmath) if opmath_0d else frozenset()
         # the dtypes dispatch hands to the kernel without _prep
         self.plain_dtypes = _PLAIN_REAL if no_complex is not None else _PLAIN
         if derivatives is not None and not isinstance(derivatives, dict):
@@ -1149,7 +1151,7 @@ def _prep(op, args):
             a = args[i]
             if isinstance(a, Tensor):
                 d = a._data
-                if back is not None and d.dtype != back and not (d.ndim == 0 and i in op.opmath):
+                if back is not None and d.dtype != back and not (d.ndim == 0 and i in op.opmath_0d):
                     d = d.astype(back)              # (every operand in the result's dtype first,
                 kargs[i] = d if d.dtype == npdt else d.astype(npdt)     # then computed in float32)
             elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):

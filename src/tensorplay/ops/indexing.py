@@ -270,7 +270,8 @@ _index_put_op.op.saves_arrays = True
 
 # ----------------------------------------------------------------------------- parsing keys
 _MASK_KINDS = ("bool", "uint8")
-_INDEX_KINDS = ("int64", "int32", "uint8", "bool")      # (PyTorch refuses int8 and int16)
+_INDEX_KINDS = ("int64", "int32", "int16", "int8", "uint8", "bool")
+_TENSOR_INDEX_KINDS = ("int64", "int32", "uint8", "bool")   # (an int8/int16 tensor is refused)
 
 
 def _as_index_tuple(key):
@@ -292,6 +293,8 @@ def _index_array(k):
     """An index tensor/list/array as a NumPy array of an allowed dtype."""
     if isinstance(k, Tensor):
         a = k._data
+        if a.dtype.name not in _TENSOR_INDEX_KINDS:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     elif isinstance(k, np.ndarray):
         a = k
     else:                                           # a (nested) list or tuple

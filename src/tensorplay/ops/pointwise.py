@@ -279,6 +279,7 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
     fn.ufunc_dtypes = fast.ufunc_dtypes = fast_dtypes
     if tensors_only:
         fn.as_method = _tensors_only_method(fn, name)
+        fn.ufunc = fast.ufunc = None    # (the in-place shortcut would take a number)
     return fn
 
 
@@ -325,7 +326,7 @@ def _k_with_alpha(f):
         if type(x) is _ndarray and x.dtype == np.bool_:
             alpha = bool(alpha)         # a bool result takes alpha as a bool, as in PyTorch
         elif type(alpha) is int and type(y) is _ndarray and y.dtype.kind in "iu":
-            alpha = np.array(alpha).astype(y.dtype)[()]     # (wraps like a C cast: uint8 -1 is 255)
+            alpha = D.check_fits(alpha, y.dtype)    # (-1 into uint8 is 255; 300 does not fit)
         # a number times a number stays a (weak) Python number: np.multiply would make
         # a float64 NumPy scalar, and x.add(1.0, alpha=2.0) a float64 result
         return f(x, np.multiply(y, alpha) if type(y) is _ndarray else y * alpha)
@@ -975,11 +976,11 @@ def _where(condition, input, other):
                                f"with dtype {_tname(c.dtype)}")
     cond_t = condition if isinstance(condition, Tensor) else _wrap(c)
     rdt = _where_dtype(input, other)
-    # (a number: cast as C casts, so that -1 in a uint8 result is 255, as in PyTorch)
+    # (a number: PyTorch's range check, under which -1 in a uint8 result is 255)
     xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else \
-        np.array(input).astype(rdt.np)
+        np.asarray(D.check_fits(input, rdt.np), rdt.np)
     yd = other._data.astype(rdt.np, copy=False) if isinstance(other, Tensor) else \
-        np.array(other).astype(rdt.np)
+        np.asarray(D.check_fits(other, rdt.np), rdt.np)
     try:
         out = _wrap(_np_where(c, xd, yd))
     except ValueError:
@@ -1036,7 +1037,7 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
              n_in=3, promote=True, family=ELEMENTWISE, inplace=True, node_name="LerpBackward1",
-             opmath=(2,))
+             opmath=(2,), opmath_0d=False)
 lerp.op.variants = by_tensor_arg(2, lerp.op.node_cls,        # a number weight: LerpBackward0
                                  overload_node(lerp.op, "LerpBackward0", hidden=(2,)))
 lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a second backward runs
