@@ -1360,3 +1360,15 @@ def test_numbers_into_integer_results_are_range_checked_and_index_arrays_of_any_
         T.arange(0, 5, 0, dtype=T.int64)
     with pytest.raises(TypeError):
         T.tensor([1.0]).atan2_(2.0)
+
+
+def test_half_rms_norm_weight_and_0d_scalar_values(T):
+    i = T.tensor([1, 2])
+    r = T.addcmul(i, i, i, value=T.tensor(2.5))    # (a 0-d value takes no part in promotion)
+    assert r.dtype == T.int64 and lst(r) == [3, 10]
+    x = T.tensor([[0.5, -1.25, 3.0]], dtype=T.float16)
+    out = T.nn.functional.rms_norm(x, (3,), weight=T.tensor([1.5, 2.0, -0.5]))
+    assert out.dtype == T.float16               # (a float32 weight made it float32)
+    half_in = T.tensor([[300.0, 400.0]], dtype=T.float16)
+    assert lst(T.nn.functional.cosine_similarity(half_in, T.tensor([[300.0, 400.0]]))) == \
+        pytest.approx([0.9999023675918579], abs=1e-7)

@@ -504,12 +504,12 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     if eps is None:
         eps = float(_np.finfo(_np.float32 if input._data.dtype in _D.LOW_PRECISION
                               else input._data.dtype).eps)
-    low = input._data.dtype in _D.LOW_PRECISION     # (x * x in half overflows from 256: float32)
-    x = input.float() if low else input
+    low = input._data.dtype in _D.LOW_PRECISION     # (x * x in half overflows from 256: float32,
+    x = input.float() if low else input             # the weight applied there too, rounded once)
     out = x * ((x * x).mean(dims, keepdim=True) + eps).rsqrt()
-    if low:
-        out = out.to(input.dtype)
-    return out if weight is None else out * weight
+    if weight is not None:
+        out = out * (weight.float() if low else weight)
+    return out.to(input.dtype) if low else out
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
@@ -774,7 +774,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
                            f"{_dtype_name(dt.np)}")
     def norm(x):        # (in half precision computed in float32, as PyTorch's norm: x * x
         #                 overflows from 256, then rounded to half like PyTorch's result)
-        w = x.float() if dt.np in _D.LOW_PRECISION else x
+        w = x.float() if x._data.dtype in _D.LOW_PRECISION else x
         n = (w * w).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
         return n.to(x.dtype) if w is not x else n
     return ((x1 / norm(x1)) * (x2 / norm(x2))).sum(dim)

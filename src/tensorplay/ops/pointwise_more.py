@@ -229,6 +229,8 @@ rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (
 
 
 def _addcmul_k(x, a, b, value=1):
+    if isinstance(value, _Tensor):
+        value = value.item()            # (a Scalar in PyTorch: no part in the promotion)
     if x.dtype.kind in "iu" and type(value) in (int, float):
         # PyTorch's Scalar in the integer dtype: 2.5 is 2, -1 wraps into uint8, 300 does not fit
         value = int(_D.check_fits(value, x.dtype))
@@ -244,6 +246,8 @@ addcmul = _defop("addcmul", _addcmul_k,
 
 
 def _addcdiv_k(x, a, b, value=1):
+    if isinstance(value, _Tensor):
+        value = value.item()
     return x + value * a / b
 
 
