@@ -1372,3 +1372,16 @@ def test_half_rms_norm_weight_and_0d_scalar_values(T):
     half_in = T.tensor([[300.0, 400.0]], dtype=T.float16)
     assert lst(T.nn.functional.cosine_similarity(half_in, T.tensor([[300.0, 400.0]]))) == \
         pytest.approx([0.9999023675918579], abs=1e-7)
+
+
+def test_number_parameters_take_a_0d_tensor_without_grad_only(T):
+    a = T.tensor(2.0, requires_grad=True)      # (its gradient would be lost: refused)
+    for f, msg in ((lambda: T.full((2,), a), r"full\(\): argument 'fill_value' \(position 2\) must be Number, not Tensor"),
+                   (lambda: T.add(T.ones(2), T.ones(2), alpha=a), r"add\(\): argument 'alpha' must be Number, not Tensor"),
+                   (lambda: T.sub(T.ones(2), T.ones(2), alpha=T.tensor([2.0])),
+                    r"sub\(\): argument 'alpha' must be Number, not Tensor"),
+                   (lambda: T.addcmul(T.ones(2), T.ones(2), T.ones(2), value=a),
+                    r"addcmul\(\): argument 'value' must be Number, not Tensor")):
+        with pytest.raises(TypeError, match="^" + msg + "$"):
+            f()
+    assert lst(T.add(T.ones(2), T.ones(2), alpha=T.tensor(3.0))) == [4.0, 4.0]

@@ -86,8 +86,10 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
-    if isinstance(fill_value, Tensor) and fill_value.dim() == 0:
-        fill_value = fill_value.item()      # (its kind gives the dtype: a number's rule)
+    if isinstance(fill_value, Tensor):      # (its kind gives the dtype: a number's rule)
+        if fill_value.dim() != 0 or fill_value.requires_grad:
+            raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not Tensor")
+        fill_value = fill_value.item()
     if dtype is None:
         dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
     else:

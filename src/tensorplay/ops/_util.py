@@ -81,6 +81,17 @@ def refuse(spec, kinds, *tensors):
 NOT_FLOAT = "biuc"      # ``refuse``'s kinds for a kernel of real floating point only
 
 
+def number_arg(fname, argname, v, pos=None):
+    """A Number parameter given as a tensor: PyTorch takes a 0-d tensor that needs
+    no gradient as its number, and refuses any other (its gradient would be lost)."""
+    if isinstance(v, Tensor):
+        if v.dim() != 0 or v.requires_grad:
+            where = "" if pos is None else f" (position {pos})"
+            raise TypeError(f"{fname}(): argument '{argname}'{where} must be Number, not Tensor")
+        return v.item()
+    return v
+
+
 def star_by_keyword(name, args, kwargs, star="dims"):
     """The arguments of ``name(input, *dims)`` called with keywords, as PyTorch's
     signature ``name(input, dims)`` allows (``flip(x, dims=(0, 1))``,

@@ -21,7 +21,7 @@ from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, d
                         _result_dtype, broadcast_error, real_float_kernel, _PLAIN)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
-from ._util import is_scalar, _tname
+from ._util import is_scalar, _tname, number_arg
 from .._tensor import _wrap
 
 __all__ = ["conj", "conj_physical", "add", "sub", "subtract", "rsub", "mul", "div", "true_divide",
@@ -319,7 +319,7 @@ def _zl(g):
 
 def _k_with_alpha(f):
     def k(x, y, alpha=1):
-        if type(alpha) is Tensor:
+        if isinstance(alpha, Tensor):
             alpha = alpha.item()        # (a Scalar in PyTorch: no part in the promotion)
         if alpha == 1:
             return f(x, y)
@@ -343,12 +343,11 @@ def _is_bool(v):
     return type(v) is bool or (isinstance(v, Tensor) and v._data.dtype == np.bool_)
 
 
-def _alpha_check(x, y, alpha=1):
+def _alpha_check(x, y, alpha=1, name="add"):
     """PyTorch's checks of ``alpha`` against the result's dtype (``add``'s check;
     ``sub``'s after its own), on ``alpha`` as given (PyTorch takes a NumPy bool
     there as a float)."""
-    if type(alpha) is Tensor:
-        alpha = alpha.item()
+    alpha = number_arg(name, "alpha", alpha)
     t = type(alpha)
     if t is int:
         return
@@ -376,7 +375,7 @@ def _sub_check(x, y, alpha=1):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. "
                            "If you are trying to invert a mask, use the `~` or `logical_not()` "
                            "operator instead.")
-    _alpha_check(x, y, alpha)
+    _alpha_check(x, y, alpha, "sub")
 
 
 add = binary("add", _k_with_alpha(np.add),

@@ -12,7 +12,7 @@ from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public
-from ._util import _key, _tname, is_scalar
+from ._util import _key, _tname, is_scalar, number_arg
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary, _zl
 from .._out import call_with_out
 
@@ -229,8 +229,7 @@ rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (
 
 
 def _addcmul_k(x, a, b, value=1):
-    if isinstance(value, _Tensor):
-        value = value.item()            # (a Scalar in PyTorch: no part in the promotion)
+    value = number_arg("addcmul", "value", value)   # (a Scalar: no part in the promotion)
     if x.dtype.kind in "iu" and type(value) in (int, float):
         # PyTorch's Scalar in the integer dtype: 2.5 is 2, -1 wraps into uint8, 300 does not fit
         value = int(_D.check_fits(value, x.dtype))
@@ -246,8 +245,7 @@ addcmul = _defop("addcmul", _addcmul_k,
 
 
 def _addcdiv_k(x, a, b, value=1):
-    if isinstance(value, _Tensor):
-        value = value.item()
+    value = number_arg("addcdiv", "value", value)
     return x + value * a / b
 
 
