@@ -1385,3 +1385,16 @@ def test_number_parameters_take_a_0d_tensor_without_grad_only(T):
         with pytest.raises(TypeError, match="^" + msg + "$"):
             f()
     assert lst(T.add(T.ones(2), T.ones(2), alpha=T.tensor(3.0))) == [4.0, 4.0]
+
+
+def test_a_number_divided_by_a_tensor_is_reciprocal_times_the_number(T):
+    # PyTorch's __rtruediv__: its rounding (in half the number is not rounded to
+    # half first: 70000 is inf there) and its graph
+    h = T.tensor([0.3, 2.0, 7.0], dtype=T.float16)
+    assert lst(70000 / h) == [float("inf"), 35008.0, 10000.0]
+    assert lst(0.3 / T.tensor([3.0, 7.0, 11.0])) == [0.10000000894069672, 0.04285714775323868, 0.027272729203104973]
+    x = T.tensor([3.0, -2.0], requires_grad=True)
+    y = 2 / x
+    assert type(y.grad_fn).__name__ == "MulBackward0"
+    y.sum().backward()
+    assert lst(x.grad) == pytest.approx([-2 / 9, -0.5])

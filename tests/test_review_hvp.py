@@ -655,7 +655,9 @@ def test_fast_path_numbers_are_numpys_bit_for_bit(dtype, name):
                 if name in _REFLECTED:
                     # (a commutative op's reflected operator computes x op v, as PyTorch
                     # does: NaN signs can differ from NumPy's v op x for complex)
-                    want, ww = _call_warns(lambda: uf(a, v) if name in ("add", "mul") else uf(v, a))
+                    # (number / tensor is PyTorch's reciprocal(tensor) * number)
+                    want, ww = _call_warns(lambda: uf(a, v) if name in ("add", "mul") else
+                                           np.multiply(np.reciprocal(a), v) if name == "div" else uf(v, a))
                     got, gw = _call_warns(lambda: _REFLECTED[name](v, x))
                     assert gw == ww, (v, gw, ww)
                     if isinstance(want, tuple):

@@ -131,9 +131,9 @@ CASES = [
            errors=[E(RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                      "'round'", X, away0, rounding_mode="round", desc="bad mode")]),
     OpCase("mul_scalar", lambda T, x: x * 2.5 + 1.5 - 0.25 / (x * x + 1), [Sample([X])],
-           covers=("mul", "add", "sub", "div")),
+           covers=("mul", "add", "sub", "reciprocal")),     # (number / x: reciprocal(x) * number)
     OpCase("rsub_rdiv", lambda T, x: (2.0 - x) * (3.0 / (x + 5.0)), [Sample([X])],
-           covers=("sub", "div", "mul", "add")),
+           covers=("sub", "mul", "add", "reciprocal")),
     binary("floor_divide", a=X * 3, b=away0, complex=False, differentiable=False,
            errors=[_zero_division(I2, np.array([0, 1]))]),
     binary("remainder", a=X * 3 + 0.05, b=away0, complex=False,

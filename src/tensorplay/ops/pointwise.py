@@ -442,7 +442,16 @@ def div(input, other, *, rounding_mode=None, out=None):
     return _div_rounding(input, other, rounding_mode)
 
 
-div.fast, div.rfast = _div.fast, _div.rfast
+def _rdiv(input, other):
+    """``other / input`` for a number ``other``: PyTorch's ``__rtruediv__`` is
+    ``reciprocal(input) * other``, with that rounding (one ulp from a true
+    division in float32 most of the time; in half the number is not rounded
+    first, so ``70000 / h`` is finite) and that graph (MulBackward0 over
+    ReciprocalBackward0)."""
+    return mul(reciprocal(input), other)
+
+
+div.fast, div.rfast = _div.fast, _rdiv
 true_divide = divide = _div
 
 def _no_derivative(name):
