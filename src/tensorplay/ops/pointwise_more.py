@@ -11,7 +11,7 @@ import numpy as np
 from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
-from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public
+from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public, real_float_kernel
 from ._util import _key, _tname, is_scalar, number_arg
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary, _zl
 from .._out import call_with_out
@@ -95,21 +95,9 @@ xlogy.op.variants = lambda a: (_XLOGY_TS if is_scalar(a[1]) else
                                _XLOGY_ST if is_scalar(a[0]) else xlogy.op.node_cls)
 
 
-def _no_int(name, *arrs):
-    for a in arrs:
-        a = np.asarray(a)
-        if a.dtype.kind in "biuc":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(a.dtype)}'")
-
-
-def _hypot_k(x, y):
-    _no_int("hypot", x, y)
-    return np.hypot(x, y)
-
-
-hypot = _binary("hypot", _hypot_k, {"x": lambda g, result, x: g * x / result,
-                                    "y": lambda g, result, y: g * y / result},
-                family=ELEMENTWISE, inplace=True, tensors_only=True)
+hypot = _binary("hypot", np.hypot, {"x": lambda g, result, x: g * x / result,
+                                   "y": lambda g, result, y: g * y / result},
+                family=ELEMENTWISE, inplace=True, tensors_only=True, **real_float_kernel("hypot_cpu"))
 
 
 def _logaddexp_k(x, y):
@@ -119,41 +107,29 @@ def _logaddexp_k(x, y):
             m = np.maximum(x.real, y.real)
             m = np.where(np.isinf(m), 0, m)
             return (m + np.log(np.exp(x - m) + np.exp(y - m))).astype(np.result_type(x, y))
-    _no_int("logaddexp", x, y)
     return np.logaddexp(x, y)
 
 
 logaddexp = _binary("logaddexp", _logaddexp_k,
                     {"x": lambda g, x, y: g * _conj((x - y).sigmoid()),
                      "y": lambda g, x, y: g * _conj((y - x).sigmoid())},
-                    family=ELEMENTWISE, tensors_only=True)
-
-
-def _logaddexp2_k(x, y):
-    _no_int("logaddexp2", x, y)
-    return np.logaddexp2(x, y)
+                    family=ELEMENTWISE, tensors_only=True, no_int="logaddexp_cpu",
+                    no_bool="logaddexp_cpu")
 
 
 # d/dx log2(2^x + 2^y) = 2^x / (2^x + 2^y) = sigmoid((x - y) ln 2)
-logaddexp2 = _binary("logaddexp2", _logaddexp2_k,
+logaddexp2 = _binary("logaddexp2", np.logaddexp2,
                      {"x": lambda g, x, y: g * ((x - y) * math.log(2.0)).sigmoid(),
                       "y": lambda g, x, y: g * ((y - x) * math.log(2.0)).sigmoid()},
-                     family=ELEMENTWISE, tensors_only=True)
-
-
-def _copysign_k(x, y):
-    for a in (x, y):
-        if np.asarray(a).dtype.kind == "c":
-            raise NotImplementedError(f"\"copysign_cpu\" not implemented for '{_tname(np.asarray(a).dtype)}'")
-    return np.copysign(x, y)
+                     family=ELEMENTWISE, tensors_only=True, **real_float_kernel("logaddexp2_cpu"))
 
 
 def _copysign_vjp_x(g, result, x):      # PyTorch: result / x, and 0 where x is 0
     return g * _where(x == 0, 0.0, result / _where(x == 0, 1.0, x))
 
 
-copysign = _binary("copysign", _copysign_k, {"x": _copysign_vjp_x, "y": lambda g: _zl(g)},
-                   float_only=True, family=ELEMENTWISE, inplace=True)
+copysign = _binary("copysign", np.copysign, {"x": _copysign_vjp_x, "y": lambda g: _zl(g)},
+                   float_only=True, family=ELEMENTWISE, inplace=True, no_complex="copysign_cpu")
 copysign.op.variants = by_tensor_arg(1, copysign.op.node_cls,
                                      overload_node(copysign.op, "CopysignBackward1", hidden=(1,)))
 
