@@ -1398,3 +1398,44 @@ def test_a_number_divided_by_a_tensor_is_reciprocal_times_the_number(T):
     assert type(y.grad_fn).__name__ == "MulBackward0"
     y.sum().backward()
     assert lst(x.grad) == pytest.approx([-2 / 9, -0.5])
+
+
+def test_clamp_bounds_and_pow_exponents_must_fit_the_dtype(T):
+    # PyTorch converts them to the tensor's dtype with its overflow check (the
+    # entry's ``fits=``); NumPy wrapped them (uint8 clamp(max=300) was clamp(max=44))
+    u = T.tensor([1, 2, 200], dtype=T.uint8)
+    for f, ty in ((lambda: u.clamp(max=300), "uint8_t"), (lambda: T.clamp(u, 0, 300), "uint8_t"),
+                  (lambda: u.clip(max=300), "uint8_t"), (lambda: u.clamp_max(256), "uint8_t"),
+                  (lambda: u.clone().clamp_(max=300), "uint8_t"),
+                  (lambda: u.clamp(min=-256), "uint8_t"), (lambda: u.clone().clamp_min_(-300), "uint8_t"),
+                  (lambda: T.tensor([1, -2], dtype=T.int8).clamp(-200, 50), "int8_t"),
+                  (lambda: T.tensor([1, 2], dtype=T.int32).clamp(max=2 ** 31), "int"),
+                  (lambda: T.tensor([1, 2]).clamp(max=2 ** 63), "int64_t"),
+                  (lambda: T.tensor([1.0, 2.0]).clamp(max=1e39), "float"),
+                  (lambda: T.tensor([1.0], dtype=T.float16).clamp(max=65519.0), "c10::Half"),
+                  (lambda: T.tensor([1.0], dtype=T.bfloat16).clamp(min=-1e39), "c10::BFloat16"),
+                  (lambda: u ** 300, "uint8_t"), (lambda: T.pow(u, 256), "uint8_t"),
+                  (lambda: u.clone().pow_(300), "uint8_t"),
+                  (lambda: T.tensor([1, -2], dtype=T.int8) ** 200, "int8_t"),
+                  (lambda: T.tensor([1, 2]) ** 2 ** 63, "int64_t"),
+                  (lambda: T.tensor([1.0, 2.0], dtype=T.float16) ** 70000.0, "c10::Half"),
+                  (lambda: T.tensor([1.0, 2.0], dtype=T.bfloat16) ** 1e39, "c10::BFloat16")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ty} without overflow$"):
+            f()
+    # what PyTorch lets through: a negative int down to -255 wraps into uint8, a float
+    # bound promotes, inf and NaN, a tensor bound (converted as a C cast), a float or
+    # double base's exponent (kept in double: inf), a number base (wraps)
+    assert lst(u.clamp(min=-1)) == [255, 255, 255]
+    assert lst(u.clamp(max=-255)) == [1, 1, 1]
+    assert u.clamp(max=300.0).dtype == T.float32
+    assert lst(T.tensor([1, 2], dtype=T.int8).clamp(-128, 127)) == [1, 2]
+    assert lst(T.tensor([1.0, 2.0], dtype=T.float16).clamp(max=float("inf"))) == [1.0, 2.0]
+    assert lst(T.tensor([1.0, 2.0], dtype=T.float16).clamp(max=65504.0)) == [1.0, 2.0]
+    assert lst(u.clamp(max=T.tensor(300))) == [1, 2, 44]
+    assert lst(T.tensor([1.0, 2.0]) ** 1e39) == [1.0, float("inf")]
+    assert lst(T.tensor([1.0, 2.0], dtype=T.float16) ** 65504.0) == [1.0, float("inf")]
+    assert lst(300 ** u) == [44, 144, 0]
+    assert lst(T.tensor([1, -2, 100], dtype=T.int8) ** 127) == [1, 0, 0]
+    b = T.tensor([True, False])
+    assert lst(b.clamp(max=300)) == [1, 0] and b.clamp(max=300).dtype == T.int64
+    assert lst(b ** 300) == [1, 0]

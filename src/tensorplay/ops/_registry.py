@@ -94,7 +94,7 @@ class Op:
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
                  kwonly=(), exact=None, no_complex=None, no_bool=None, no_int=None, opmath=(),
-                 opmath_0d=True):
+                 opmath_0d=True, fits=(), fits_skip=frozenset()):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
@@ -115,6 +115,12 @@ class Op:
         # add, pow... and comparisons round it; lerp rounds a weight tensor)
         self.opmath = frozenset(opmath)
         self.opmath_0d = frozenset(opmath) if opmath_0d else frozenset()
+        # the number parameters PyTorch converts to the result's dtype with its overflow
+        # check (clamp's bounds, pow's exponent: 300 into uint8, 1e6 into half are
+        # refused, where add wraps or rounds its number), except for the result dtypes
+        # in ``fits_skip`` (pow keeps a float or double tensor's exponent in double)
+        self.fits = frozenset(self._position(n) for n in fits)
+        self.fits_skip = fits_skip
         # the dtypes dispatch hands to the kernel without _prep
         self.plain_dtypes = _PLAIN_REAL if no_complex is not None else _PLAIN
         if derivatives is not None and not isinstance(derivatives, dict):
@@ -354,6 +360,8 @@ class Op:
             lines.append("refuses: " + ", ".join(dict.fromkeys(kinds[k] for k in self.refuses)))
         if self.opmath:
             lines.append(f"opmath: {sorted(self.opmath)}")
+        if self.fits:
+            lines.append(f"fits: {sorted(self.names[i] for i in self.fits)}")
         return lines
 
     def bind(self, args, kwargs, fname=None):
@@ -1157,6 +1165,8 @@ def _prep(op, args):
             elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):
                 if isinstance(a, _np_generic):      # a NumPy scalar: a weak Python number
                     a = D.operand_scalar(a)
+                if i in op.fits and rdt.np not in op.fits_skip:
+                    a = D.check_fits(a, rdt.np)         # (PyTorch's refusal, or -1 as uint8 255)
                 if rdt.category == D._INT and type(a) is int:
                     a = np.array(a).astype(npdt)[()]     # wraps like a C cast, as PyTorch does
                 elif back is not None and i not in op.opmath:

@@ -548,6 +548,8 @@ def _pow_check(x, e):
 
 pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
              family=ELEMENTWISE, inplace=True, check=_pow_check,
+             # (an exponent number must fit an integer, half or bfloat16 base's dtype)
+             fits=("e",), fits_skip=_FAST,
              operators=("__pow__", "__rpow__", "__ipow__"),
              # (a bool tensor to a number power computes: PyTorch short-cuts 0 and 1)
              no_bool=lambda x, e: "pow" if isinstance(e, Tensor) else None)
@@ -894,7 +896,7 @@ def _clamp_vjp_max(g, x, min, max):
 
 
 clamp = defop("clamp", _clamp_k, {"x": _clamp_vjp_x, "min": _clamp_vjp_min, "max": _clamp_vjp_max},
-              n_in=3, promote=True, family=ELEMENTWISE, inplace=True,
+              n_in=3, promote=True, family=ELEMENTWISE, inplace=True, fits=("min", "max"),
               # (without bounds the kernel's own error comes first, as in PyTorch)
               no_complex=lambda x, min=None, max=None: None if min is None and max is None
               else _CLAMP_COMPLEX)
