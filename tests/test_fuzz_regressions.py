@@ -1439,3 +1439,47 @@ def test_clamp_bounds_and_pow_exponents_must_fit_the_dtype(T):
     b = T.tensor([True, False])
     assert lst(b.clamp(max=300)) == [1, 0] and b.clamp(max=300).dtype == T.int64
     assert lst(b ** 300) == [1, 0]
+
+
+def test_number_parameters_converted_with_pytorchs_range_check(T):
+    F = T.nn.functional
+    u = T.tensor([1, 2, 200], dtype=T.uint8)
+    h = T.tensor([1.0, 2.0], dtype=T.float16)
+    f = T.tensor([1.0, 2.0])
+    for fn, ty in ((lambda: F.threshold(u, 300, 2), "uint8_t"), (lambda: F.threshold(h, 1.0, 1e6), "c10::Half"),
+                   (lambda: F.threshold(h, 1e39, 1.0), "float"),     # (the threshold: in float32)
+                   (lambda: F.threshold(f, 1e39, 0.0), "float"),
+                   (lambda: F.hardtanh(h, -1e6, 1e6), "c10::Half"), (lambda: F.hardtanh(f, -1e39, 1.0), "float"),
+                   (lambda: F.hardshrink(h, 1e6), "c10::Half"), (lambda: h.add(h, alpha=1e6), "c10::Half"),
+                   (lambda: T.sub(h, h, alpha=1e6), "c10::Half"), (lambda: f.add(f, alpha=1e39), "float"),
+                   (lambda: h.scatter(0, T.tensor([0]), 1e6), "c10::Half"),
+                   (lambda: u.scatter(0, T.tensor([0]), 300), "uint8_t"),
+                   (lambda: T.where(f > 0, f, 1e39), "float"), (lambda: T.where(u > 1, u, 300), "uint8_t"),
+                   (lambda: T.linspace(0, 300, 3, dtype=T.uint8), "uint8_t"),
+                   (lambda: T.linspace(0, 70000.0, 2, dtype=T.float16), "c10::Half"),
+                   (lambda: T.logspace(0, 300, 2, dtype=T.uint8), "uint8_t")):
+        with pytest.raises(RuntimeError, match=f"^value cannot be converted to type {ty} without overflow$"):
+            fn()
+    for fn, msg in ((lambda: F.softshrink(h, 1e6), r"lambda must be in range \[0, 65504\] for input dtype Half, but found 1e\+06"),
+                    (lambda: F.softshrink(f, -0.5), r"lambda must be in range \[0, 3.40282e\+38\] for input dtype Float, but found -0.5"),
+                    (lambda: F.softshrink(h, float("nan")), r"lambda must be in range \[0, 65504\] for input dtype Half, but found nan"),
+                    (lambda: T.randint(0, 300, (2,), dtype=T.uint8), "to - 1 is out of bounds for unsigned char"),
+                    (lambda: T.randint(-129, 0, (2,), dtype=T.int8), "from is out of bounds for signed char"),
+                    (lambda: T.randint(0, 2 ** 15 + 1, (2,), dtype=T.int16), "to - 1 is out of bounds for short int"),
+                    (lambda: T.randint(0, 3, (2,), dtype=T.bool), "to - 1 is out of bounds for bool"),
+                    (lambda: T.randint(0, 70000, (2,), dtype=T.float16), r"to - 1 is out of bounds for c10::Half")):
+        with pytest.raises(RuntimeError, match="^" + msg + "$"):
+            fn()
+    # what PyTorch lets through: a half or bfloat16 where takes a large number as inf,
+    # a negative int wraps into uint8 (linspace from 255), a double takes 1e39
+    assert lst(T.where(h > 0, h, 1e39)) == [1.0, 2.0]
+    assert lst(T.where(h < 0, h, 1e6)) == [float("inf")] * 2
+    assert lst(F.threshold(u, 1, -1)) == [255, 2, 200]
+    assert lst(F.threshold(h, 1e6, 1.0)) == [1.0, 1.0]
+    assert lst(F.hardshrink(h, float("inf"))) == [0.0, 0.0]
+    assert lst(h.add(h, alpha=65504.0)) == [65504.0, float("inf")]
+    assert lst(u.scatter(0, T.tensor([0]), -1)) == [255, 2, 200]
+    assert lst(T.linspace(-1, 1, 3, dtype=T.uint8)) == [255, 128, 1]
+    assert lst(T.linspace(0, 1e39, 2, dtype=T.float64)) == [0.0, 1e39]
+    assert T.randint(0, 256, (2,), dtype=T.uint8).dtype == T.uint8
+    assert lst(T.isclose(h, h, atol=1e6)) == [True, True]    # (and no NumPy overflow warning)

@@ -172,8 +172,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
-    return _leaf(np.linspace(start, end, steps).astype(_space_dtype("linspace", start, end, dtype)),
-                 requires_grad)
+    npdt = _space_dtype("linspace", start, end, dtype)
+    start, end = _space_ends(start, end, npdt)
+    return _leaf(np.linspace(start, end, steps).astype(npdt), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
@@ -183,8 +184,15 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
-    return _leaf(np.logspace(start, end, steps, base=base).astype(
-        _space_dtype("logspace", start, end, dtype)), requires_grad)
+    npdt = _space_dtype("logspace", start, end, dtype)
+    start, end = _space_ends(start, end, npdt)
+    return _leaf(np.logspace(start, end, steps, base=base).astype(npdt), requires_grad)
+
+
+def _space_ends(start, end, npdt):
+    """The ends as PyTorch converts them (numbers) to the result's dtype: with its
+    range check, a negative int wrapping into an unsigned type (-1 is 255)."""
+    return tuple(v if isinstance(v, Tensor) else D.check_fits(v, npdt) for v in (start, end))
 
 
 def _space_dtype(name, start, end, dtype):
@@ -296,9 +304,36 @@ def randint(*args, generator=None, dtype=None, device=None, requires_grad=False,
     check_device(device)
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    npdt = _dt(dtype, D.int64)
+    _randint_bounds(low, high, npdt)
     g = generator or default_generator
     a = g._rng.integers(low, high, size_arg((size,)))
-    return _leaf(a.astype(_dt(dtype, D.int64)), requires_grad)
+    return _leaf(a.astype(npdt), requires_grad)
+
+
+# randint's dtypes whose range PyTorch checks the bounds against, by its C names
+# (float and double: only a warning about precision there)
+_RANDINT_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+                  "int64": "long int", "bool": "bool", "float16": "c10::Half",
+                  "bfloat16": "c10::BFloat16"}
+
+
+def _randint_bounds(low, high, npdt):
+    name = _RANDINT_TYPES.get(npdt.name)
+    if name is None:
+        return
+    if npdt.kind == "b":
+        lo, hi = 0, 1
+    elif npdt.kind in "iu":
+        info = np.iinfo(npdt)
+        lo, hi = int(info.min), int(info.max)
+    else:
+        hi = 3.3895313892515355e38 if npdt.name == "bfloat16" else 65504.0
+        lo = -hi
+    if not lo <= low <= hi:
+        raise RuntimeError(f"from is out of bounds for {name}")
+    if not lo <= high - 1 <= hi:
+        raise RuntimeError(f"to - 1 is out of bounds for {name}")
 
 
 @sampling(batch="elementwise")

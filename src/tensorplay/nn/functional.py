@@ -277,6 +277,7 @@ def logsigmoid(input):
 # the shrinks as PyTorch's vectorized kernels give them: a NaN stays NaN, with gradient 0
 def hardshrink(input, lambd=0.5):
     _refuse("hardshrink_cpu", _NOT_FLOAT, input)
+    _D.check_fits(lambd, input._data.dtype)     # (PyTorch's conversion of the Scalar)
     return input * ((input > lambd) | (input < -lambd))
 
 
@@ -301,9 +302,12 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 
 def softshrink(input, lambd=0.5):
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     _refuse("softshrink_check", _NOT_FLOAT, input)
+    dt = input._data.dtype
+    top = 3.3895313892515355e38 if dt.name == "bfloat16" else float(_np.finfo(dt).max)
+    if not 0 <= lambd <= top:       # (NaN and inf too)
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{_dtype_name(dt)}, but found {float(lambd):g}")
     return (input - lambd * input.sign()) * ((input > lambd) | (input < -lambd))
 
 
@@ -366,8 +370,17 @@ def _threshold(x, threshold, value):
     return _pw.where(x <= threshold, value, x)
 
 
+def _threshold_numbers(input, threshold, value):
+    """PyTorch's conversions of the Scalars: the threshold to the computation's
+    dtype (float32 for half and bfloat16), the value to the input's."""
+    dt = input._data.dtype
+    _D.check_fits(threshold, _np.dtype(_np.float32) if dt.name in ("float16", "bfloat16") else dt)
+    _D.check_fits(value, dt)
+
+
 def threshold(input, threshold, value, inplace=False):
     _refuse("threshold_cpu", "bc", input)
+    _threshold_numbers(input, threshold, value)
     if inplace:
         return _inplace(input, _threshold, (threshold, value), "threshold")
     return _threshold(input, threshold, value)
@@ -375,6 +388,7 @@ def threshold(input, threshold, value, inplace=False):
 
 def threshold_(input, threshold, value):
     _refuse("threshold_cpu", "bc", input)
+    _threshold_numbers(input, threshold, value)
     return _inplace(input, _threshold, (threshold, value), "threshold")
 
 

@@ -136,7 +136,9 @@ class Op:
         # it): the family's word (Family.exact), or the entry's for an op of another
         self.exact = getattr(family, "exact", False) if exact is None else exact
         # dispatch's inline cases of _prep: one float/complex tensor, or two of one dtype
-        self.plain_n = 1 if n_in == 1 and not promote else 2 if n_in == 2 else 0
+        # (one tensor: dispatch skips _prep, so not with numbers to check; two tensors
+        # and nothing else: no number to check)
+        self.plain_n = 1 if n_in == 1 and not promote and not self.fits else 2 if n_in == 2 else 0
         # an input without a derivative (an index, a mask, a condition, a dimension) is
         # no input of PyTorch's node: no slot of next_functions
         hidden = () if self.joint else tuple(i for i, f in enumerate(self.vjp) if f is None)
@@ -1122,6 +1124,8 @@ def _prep(op, args):
         name = "input" if op.names[0] == "x" else op.names[0]     # PyTorch's name for it
         raise TypeError(f"{op.name}(): argument '{name}' (position 1) must be Tensor, not "
                         f"{type(args[0]).__name__}")
+    if op.fits:
+        args = _fit_numbers(op, args, n_in)
     refuses = op.refuses
     back = None
     # the common case: tensors only, of float/complex dtypes (one dtype if the op
@@ -1165,8 +1169,6 @@ def _prep(op, args):
             elif a is not None and type(a) is not bool and not isinstance(a, (list, tuple)):
                 if isinstance(a, _np_generic):      # a NumPy scalar: a weak Python number
                     a = D.operand_scalar(a)
-                if i in op.fits and rdt.np not in op.fits_skip:
-                    a = D.check_fits(a, rdt.np)         # (PyTorch's refusal, or -1 as uint8 255)
                 if rdt.category == D._INT and type(a) is int:
                     a = np.array(a).astype(npdt)[()]     # wraps like a C cast, as PyTorch does
                 elif back is not None and i not in op.opmath:
@@ -1199,6 +1201,26 @@ def _prep(op, args):
             raise TypeError(f"{op.name}(): argument '{op.names[i]}' (position {i + 1}) must be "
                             f"Tensor, not {type(a).__name__}")
     return kargs, back
+
+
+def _fit_numbers(op, args, n_in):
+    """``args`` with the numbers at ``op.fits`` checked against the dtype PyTorch
+    converts them to (the result's; an op that does not promote: its input's),
+    as its Scalar conversion checks them: out of range is refused, a negative
+    int wraps into an unsigned type."""
+    if op.promote:
+        rdt = _result_dtype(args, n_in)
+        npdt = None if rdt is None else rdt.np
+    else:
+        npdt = args[0]._data.dtype if isinstance(args[0], Tensor) else None
+    if npdt is None or npdt in op.fits_skip:
+        return args
+    args = list(args)
+    for i in op.fits:
+        a = args[i] if i < len(args) else None
+        if type(a) in (int, float, complex) or isinstance(a, _np_generic) and a.dtype.kind in "iufc":
+            args[i] = D.check_fits(a, npdt)
+    return args
 
 
 def _numpy_scalar_params(kargs, n_in):

@@ -789,7 +789,7 @@ _scatter = defop("scatter", _scatter_k, {"x": _scatter_vjp_x, "src": _scatter_vj
 # the value is a Python number: affine in x, not linear
 _scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=1, meta=("x",),
                        upcast=False, node_name="ScatterBackward1", family=INDEXING, dims=("dim",),
-                       kwonly=("reduce",),
+                       kwonly=("reduce",), fits=("src",),
                        jvp=lambda x_t, dim, index, src, reduce: _scatter_value(
                            x_t, dim, index, src if reduce == "multiply" else 0, reduce=reduce))
 

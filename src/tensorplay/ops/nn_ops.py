@@ -542,7 +542,7 @@ def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
 hardtanh = defop("hardtanh", _hardtanh_k,
                  # (a NaN gets 0, as PyTorch's vectorized kernel; its scalar tail differs)
                  {"x": lambda g, x, min_val, max_val: _where((x > min_val) & (x < max_val), g, 0.0)},
-                 family=ELEMENTWISE, method=False, no_complex=_CLAMP_COMPLEX,
+                 family=ELEMENTWISE, method=False, no_complex=_CLAMP_COMPLEX, fits=("min_val", "max_val"),
                  no_bool=RuntimeError("Bool inputs not supported for hardtanh"))
 
 

@@ -382,13 +382,13 @@ add = binary("add", _k_with_alpha(np.add),
              {"x": "grad",
               "y": lambda g, alpha: g if alpha == 1 else g * conj(alpha)},
              fast_kernel=np.add, family=ELEMENTWISE, linear=True, inplace=True, commutative=True,
-             check=_alpha_check, operators=("__add__", "__radd__", "__iadd__"))
+             check=_alpha_check, operators=("__add__", "__radd__", "__iadd__"), fits=("alpha",))
 _sub_k = _k_with_alpha(np.subtract)
 sub = binary("sub", _sub_k,
              {"x": "grad",
               "y": lambda g, alpha: -g * conj(alpha)},
              fast_kernel=np.subtract, family=ELEMENTWISE, linear=True, inplace=True,
-             check=_sub_check, operators=("__sub__", "__rsub__", "__isub__"),
+             check=_sub_check, operators=("__sub__", "__rsub__", "__isub__"), fits=("alpha",),
              reflected_node="RsubBackward1")    # (sub(number, tensor): SubBackward0, two slots)
 subtract = sub
 # rsub(x, y) = y - alpha * x: torch.rsub (RsubBackward1 when y is a number, as ``y - x``)
@@ -396,7 +396,8 @@ rsub = binary("rsub", lambda x, y, alpha=1: _sub_k(y, x, alpha),
               {"x": lambda g, alpha: -g * conj(alpha),
                "y": "grad"},
               fast_kernel=lambda x, y: y - x, family=ELEMENTWISE, linear=True, method=False,
-              check=lambda x, y, alpha=1: _sub_check(y, x, alpha), node_name="RsubBackward0")
+              check=lambda x, y, alpha=1: _sub_check(y, x, alpha), node_name="RsubBackward0",
+              fits=("alpha",))
 rsub.op.variants = by_tensor_arg(1, rsub.op.node_cls,
                                  overload_node(rsub.op, "RsubBackward1", hidden=(1,)))
 mul = binary("mul", np.multiply, {"x": lambda g, y: g * conj(y),
@@ -974,6 +975,13 @@ _where_op = Op("where", _where_k, {"input": _where_vjp_x, "other": _where_vjp_y}
 REGISTRY["where"] = _where_op
 
 
+def _where_number(v, npdt):
+    """A number operand of where in the result's dtype, with PyTorch's range check
+    (under which -1 in a uint8 result is 255; a half or bfloat16 result takes a
+    large float as inf)."""
+    return np.asarray(D.check_fits(v, npdt, floats=npdt.itemsize > 2), npdt)
+
+
 def _where(condition, input, other):
     if TRANSFORMS:
         return intercept(_where_op, [condition, input, other])
@@ -986,11 +994,10 @@ def _where(condition, input, other):
                                f"with dtype {_tname(c.dtype)}")
     cond_t = condition if isinstance(condition, Tensor) else _wrap(c)
     rdt = _where_dtype(input, other)
-    # (a number: PyTorch's range check, under which -1 in a uint8 result is 255)
     xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else \
-        np.asarray(D.check_fits(input, rdt.np), rdt.np)
+        _where_number(input, rdt.np)
     yd = other._data.astype(rdt.np, copy=False) if isinstance(other, Tensor) else \
-        np.asarray(D.check_fits(other, rdt.np), rdt.np)
+        _where_number(other, rdt.np)
     try:
         out = _wrap(_np_where(c, xd, yd))
     except ValueError:
