@@ -1483,3 +1483,19 @@ def test_number_parameters_converted_with_pytorchs_range_check(T):
     assert lst(T.linspace(0, 1e39, 2, dtype=T.float64)) == [0.0, 1e39]
     assert T.randint(0, 256, (2,), dtype=T.uint8).dtype == T.uint8
     assert lst(T.isclose(h, h, atol=1e6)) == [True, True]    # (and no NumPy overflow warning)
+
+
+def test_dtype_refusals_and_values_found_by_a_reduction_sweep(T):
+    b = T.tensor([True, False])
+    for f in (lambda: +b, lambda: T.positive(b), lambda: b.positive()):
+        with pytest.raises(RuntimeError, match=r"^The `\+` operator, on a bool tensor is not supported\.$"):
+            f()
+    i = T.tensor([[1, 2], [3, 5]])
+    for f, name in ((T.var_mean, "var_mean"), (T.std_mean, "std_mean")):
+        with pytest.raises(RuntimeError, match=f"^{name} only support floating point and complex dtypes$"):
+            f(i, 1)
+    with pytest.raises(RuntimeError, match="^nansum on CPU does not support complex inputs$"):
+        T.nansum(T.tensor([1 + 1j]), dtype=T.float64)   # (refused before the cast)
+    assert lst(T.msort(T.tensor([[3, 1], [0, 2]]))) == [[0, 1], [3, 2]]
+    assert lst(T.isreal(T.tensor([1 + 0j, 1j]))) == [True, False]
+    assert lst(T.tensor([1.0, float("nan")]).isreal()) == [True, True]

@@ -23,6 +23,7 @@ from .._out import call_with_out
 from ._families import ELEMENTWISE
 from ._util import is_scalar, _tname, number_arg
 from .._tensor import _wrap
+from .._creation import full_like as _full_like
 
 __all__ = ["conj", "conj_physical", "add", "sub", "subtract", "rsub", "mul", "div", "true_divide",
            "divide", "floor_divide", "remainder", "fmod", "pow", "float_power", "neg", "negative",
@@ -35,7 +36,7 @@ __all__ = ["conj", "conj_physical", "add", "sub", "subtract", "rsub", "mul", "di
            "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal",
            "not_equal", "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and",
            "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
-           "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit"]
+           "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "isreal"]
 
 _asarray = np.asarray
 _FAST = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
@@ -591,7 +592,7 @@ neg = unary("neg", np.negative, {"x": lambda g: -g}, float_only=False, family=EL
                 "invert a mask, use the `~` or `logical_not()` operator instead."))
 negative = neg
 positive = unary("positive", np.positive, {"x": "grad"}, float_only=False, family=ELEMENTWISE,
-                 linear=True,
+                 linear=True, no_bool=RuntimeError("The `+` operator, on a bool tensor is not supported."),
                  operators=("__pos__",))
 
 
@@ -1146,3 +1147,15 @@ isposinf, isneginf = (unary(n, k, None, float_only=False, upcast=False, family=E
                        for n, k in (("isposinf", np.isposinf), ("isneginf", np.isneginf)))
 signbit = unary("signbit", np.signbit, None, float_only=False, upcast=False, family=ELEMENTWISE,
                 no_complex=NotImplementedError("signbit is not implemented for complex tensors."))
+
+
+@public()
+def isreal(input):
+    """Where an element is real: all of a tensor that is not complex; of a complex
+    one, where its imaginary part is zero."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"isreal(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input._data.dtype.kind == "c":
+        return input.imag == 0
+    return _full_like(input, True, dtype=D.bool_)

@@ -463,15 +463,23 @@ def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None, out=N
     return _std(input, dim, c, keepdim)
 
 
+def _floating_moments(name, input):
+    """var_mean and std_mean refuse integer and bool inputs in their own words."""
+    if isinstance(input, _Tensor) and input._data.dtype.kind in "biu":
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
 @_public(method=False)
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "var_mean")
+    _floating_moments("var_mean", input)
     return _var(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
 
 @_public(method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std_mean")
+    _floating_moments("std_mean", input)
     return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
 
 
@@ -1040,6 +1048,8 @@ _nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackw
 
 @_public()
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    if dtype is not None and isinstance(input, _Tensor) and input.is_complex():
+        _nansum_k(input._data)          # (refused as it is, before a cast to dtype)
     return _as_asked(_nansum(_with_dtype(input, dtype), dim, keepdim), dtype)
 
 

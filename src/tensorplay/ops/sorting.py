@@ -15,7 +15,7 @@ from .pointwise import where as _where
 from .reduction import _return_type
 from .._out import call_with_out
 
-__all__ = ["sort", "argsort", "topk", "kthvalue", "median", "cummax", "cummin", "searchsorted",
+__all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "cummax", "cummin", "searchsorted",
            "bucketize", "unique", "unique_consecutive"]
 
 
@@ -90,6 +90,14 @@ def sort(input, dim=-1, descending=False, *, stable=None, out=None):
 @_public()
 def argsort(input, dim=-1, descending=False, *, stable=False):
     return _sort(input, dim, descending)[1].detach()
+
+
+@_public()
+def msort(input, *, out=None):
+    """The values of ``sort`` along the first dimension."""
+    if out is not None:
+        return call_with_out('msort', msort, (input,), {}, out)
+    return _sort(input, 0, False)[0]
 
 
 def _topk_k(x, k, dim=-1, largest=True, sorted=True):
