@@ -972,6 +972,9 @@ def _index_select_k(x, dim, index):
     n = x.shape[d]
     bad = (idx < 0) | (idx >= n)
     if bad.any():
+        if d != 1:
+            raise IndexError("index out of range in self")
+        # (PyTorch's kernel for dim 1 of a tensor of 2 or more dimensions says it its way)
         raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} "
                            f"axis_dim={n}")
     return np.take(x, idx.reshape(-1), axis=d)

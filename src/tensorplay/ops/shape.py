@@ -20,7 +20,7 @@ from .._out import call_with_out, write_out
 
 __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
-           "row_stack", "dstack", "split_with_sizes", "split", "chunk", "tensor_split", "unbind",
+           "row_stack", "dstack", "column_stack", "split_with_sizes", "split", "chunk", "tensor_split", "unbind",
            "narrow", "diagonal", "tril", "triu", "diag", "diag_embed", "repeat_interleave",
            "unflatten", "rot90", "meshgrid"]
 
@@ -376,6 +376,18 @@ def dstack(tensors, *, out=None):
     if not ts:
         raise RuntimeError("dstack expects a non-empty TensorList")
     return cat(ts, 2)
+
+
+@public(method=False)
+def column_stack(tensors, *, out=None):
+    """Side by side as columns: a 0-d or 1-d tensor of n elements is a column
+    (n, 1), a tensor of more dimensions is taken as it is (``hstack``'s dim 1)."""
+    if out is not None:
+        return call_with_out('column_stack', column_stack, (tensors,), {}, out)
+    ts = [t.reshape(-1, 1) if t.dim() <= 1 else t for t in _check_list(tensors, "column_stack")]
+    if not ts:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    return cat(ts, 1)
 
 
 # ----------------------------------------------------------------------------- split / chunk / unbind
