@@ -67,6 +67,8 @@ W45 = rng(3).uniform(0.2, 2, (4, 5))
 P = rng(4).uniform(0.05, 0.95, (4, 5))
 T01 = rng(5).uniform(0, 1, (4, 5))
 SIGNS = np.where(rng(6).random(4) > 0.5, 1.0, -1.0)
+MM_TARGET = [4, 0, 2, 2]                    # classes of X's 4 rows (5 classes)
+ML_TARGET = [[3, 0, -1, 1, 2], [1, 1, -1, 0, 0], [2, 4, 3, 0, 1], [-1, 2, 0, 0, 0]]   # up to the first -1
 
 
 # ----------------------------------------------------------------- regression losses
@@ -138,6 +140,15 @@ CLS = [
      [X, Y], (0, 1)),
     ("triplet", lambda T, a, p, n: F(T).triplet_margin_loss(a, p, n, swap=True), [X, Y, randn(9, 4, 5)],
      (0, 1, 2)),
+    ("multi_margin", lambda T, x: F(T).multi_margin_loss(x, T.tensor(MM_TARGET)), [X], (0,)),
+    ("multi_margin_p2_weight_sum", lambda T, x, w: F(T).multi_margin_loss(
+        x, T.tensor(MM_TARGET), p=2, margin=0.7, weight=w, reduction="sum"), [X, W45[0]], (0,)),
+    ("multi_margin_module_none", lambda T, x: T.nn.MultiMarginLoss(margin=2.0, reduction="none")(
+        x, T.tensor(MM_TARGET)), [X], (0,)),
+    ("multi_margin_vector", lambda T, x: F(T).multi_margin_loss(x[1], T.tensor(2)), [X], (0,)),
+    ("multilabel_margin", lambda T, x: F(T).multilabel_margin_loss(x, T.tensor(ML_TARGET)), [X], (0,)),
+    ("multilabel_margin_module_none", lambda T, x: T.nn.MultiLabelMarginLoss(reduction="none")(
+        x * 0.3, T.tensor(ML_TARGET)), [X], (0,)),
 ]
 
 
@@ -152,6 +163,60 @@ def test_classification_losses_match_torch(name, fn, arrays, grad, dtype):
 def test_classification_losses_gradcheck(name, fn, arrays, grad):
     xs = _tensors(tp, arrays, grad)
     assert tp.autograd.gradcheck(lambda *a: fn(tp, *a), xs)
+
+
+def test_class_losses_refuse_input_dtypes_first(T):
+    # PyTorch's kernels refuse the input's dtype before looking at the target
+    # (cross_entropy of an int32 3-d or a complex input computed before)
+    for x, t, ce, nll in ((T.tensor([[1, 2], [3, 4]]), T.tensor([0, 5]), "log_softmax_lastdim_kernel_impl\" "
+                           "not implemented for 'Long'", "nll_loss_out_frame\" not implemented for 'Long'"),
+                          (T.ones(2, 3, 2, dtype=T.int32), T.zeros(2, 2, dtype=T.long),
+                           "log_softmax_kernel_impl\" not implemented for 'Int'",
+                           "nll_loss2d_forward_out_frame\" not implemented for 'Int'"),
+                          (T.tensor([[True, False]]), T.tensor([0]),
+                           "log_softmax_lastdim_kernel_impl\" not implemented for 'Bool'",
+                           "nll_loss_out_frame\" not implemented for 'Bool'"),
+                          (T.ones(2, 3, dtype=T.complex64), T.zeros(2, dtype=T.long),
+                           "log_softmax_lastdim_kernel_impl\" not implemented for 'ComplexFloat'",
+                           "nll_loss_out_frame\" not implemented for 'ComplexFloat'")):
+        with pytest.raises(NotImplementedError, match='^"' + ce + "$"):
+            F(T).cross_entropy(x, t)
+        with pytest.raises(NotImplementedError, match='^"' + nll + "$"):
+            F(T).nll_loss(x, t)
+    # an ignored target's loss is +0 (not -x * 0)
+    loss = F(T).nll_loss(T.tensor([[0.5, 1.0], [2.0, 3.0]]), T.tensor([-100, 1]), reduction="none")
+    assert not np.signbit(loss.detach().numpy()[0]) and loss[1].item() == -3.0
+
+
+def test_margin_loss_argument_checks(T):
+    x = T.zeros(3, 4)
+    for f, exc, msg in (
+            (lambda: F(T).multi_margin_loss(x, T.tensor([3, 4, 0])), RuntimeError, "target out of range"),
+            (lambda: F(T).multi_margin_loss(x, T.tensor([0, 1, 2]), p=3), ValueError,
+             "only p == 1 and p == 2 supported"),
+            (lambda: F(T).multi_margin_loss(x, T.tensor([0.0, 1.0, 2.0])), RuntimeError,
+             "expected scalar type Long but found Float"),
+            (lambda: F(T).multi_margin_loss(x, T.tensor([0])), RuntimeError,
+             r"multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+             r"\(batch size\)\. Expected target size \[3\], but got \[1\]\. Input has shape \[3, 4\]\."),
+            (lambda: F(T).multi_margin_loss(x, T.tensor([0, 1, 2]), weight=T.ones(3)), RuntimeError,
+             r"inconsistent weight size, expected 4 but got \[3\]"),
+            (lambda: F(T).multi_margin_loss(x.int(), T.tensor([0, 1, 2])), NotImplementedError,
+             "\"multi_margin_loss_cpu_kernel\" not implemented for 'Int'"),
+            (lambda: F(T).multi_margin_loss(T.zeros(2, 3, 4), T.tensor([0, 1])), RuntimeError,
+             r"Expected non-empty vector or matrix with optional 0-dim batch size, but got: \[2, 3, 4\]"),
+            (lambda: F(T).multilabel_margin_loss(x, T.tensor([[3, 5, -1, 0]] * 3)), RuntimeError,
+             "argument #2 'target' is out of range"),
+            (lambda: F(T).multilabel_margin_loss(x, T.tensor([[3, -1, 9, 0]] * 3)), RuntimeError,
+             "argument #2 'target' is out of range"),
+            (lambda: F(T).multilabel_margin_loss(x, T.tensor([[3, -2, 1, 0]] * 3)), RuntimeError,
+             "argument #2 'target' is out of range"),
+            (lambda: F(T).multilabel_margin_loss(x, T.tensor([[3], [0], [1]])), RuntimeError,
+             r"inconsistent target size: \[3, 1\] for input of size: \[3, 4\]")):
+        with pytest.raises(exc, match="^" + msg + "$"):
+            f()
+    # (an index after the first -1 is no target)
+    assert F(T).multilabel_margin_loss(x, T.tensor([[0, -1, 3, 3]] * 3)).item() == 0.75
 
 
 def test_loss_argument_checks(T):

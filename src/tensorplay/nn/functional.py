@@ -17,6 +17,7 @@ from .. import _dtype as _D
 from .._autograd.grad_mode import no_grad as _no_grad, state as _grad_state
 from .._random import default_generator as _default_generator, sampling as _sampling
 from .._tensor import Tensor as _Tensor, _wrap, like_hook as _like_hook
+from .._creation import arange as _arange, zeros as _zeros
 from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
@@ -52,6 +53,7 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "poisson_nll_loss",
     "gaussian_nll_loss", "cosine_embedding_loss", "cross_entropy", "hinge_embedding_loss",
     "kl_div", "l1_loss", "mse_loss", "margin_ranking_loss", "multilabel_soft_margin_loss",
+    "multi_margin_loss", "multilabel_margin_loss",
     "nll_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
     # attention
     "scaled_dot_product_attention", "multi_head_attention_forward",
@@ -896,6 +898,9 @@ def _check_class_target(input, target):
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
+    if isinstance(input, _Tensor):      # (PyTorch's kernel refuses the dtype first)
+        _refuse("nll_loss_out_frame" if input.ndim <= 2 else "nll_loss2d_forward_out_frame", _NOT_FLOAT,
+                input)
     _check_class_target(input, target)
     _check_class_weight(input, weight, input.shape[0 if input.ndim == 1 else 1])
     if input.ndim == 1 and target.ndim == 1:
@@ -932,6 +937,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if reduction == "mean":
             return loss.sum() / (input.numel() // c) if input.numel() else loss.sum() / 0.0
         return _reduce(loss, reduction)
+    if input.ndim and input._data.dtype.kind in _NOT_FLOAT:
+        input.log_softmax(0 if input.ndim == 1 else 1)  # (refuses it first, in PyTorch's words)
     _check_class_target(input, target)
     _check_class_weight(input, weight, input.shape[0 if input.ndim == 1 else 1])
     if input.ndim == 1 and target.ndim == 1:
@@ -1079,6 +1086,84 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     if weight is not None:
         loss = loss * weight
     loss = loss.sum(-1) / input.shape[-1]
+    return _reduce(loss, reduction)
+
+
+def _margin_input(input, name, kernel):
+    """A margin loss's input as a batch (N, C): a vector is one sample."""
+    if not isinstance(input, _Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    if input.dim() > 2 or (input.dim() == 2 and input.shape[1] == 0) or \
+            (input.dim() <= 1 and input.numel() == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+    _refuse(kernel, _NOT_FLOAT, input)
+    return input.reshape(1, -1) if input.dim() <= 1 else input
+
+
+def _long_target(target):
+    if target._data.dtype != _np.int64:
+        raise RuntimeError(f"expected scalar type Long but found {_dtype_name(target._data.dtype)}")
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Per sample, sum over the classes i other than the target y of
+    ``weight[y] * max(0, margin - x[y] + x[i]) ** p``, divided by the number of
+    classes (a hinge at exactly 0 passes no gradient, as PyTorch's kernel)."""
+    reduction = _reduction(reduction, size_average, reduce)
+    if p not in (1, 2):
+        raise ValueError("only p == 1 and p == 2 supported")
+    x = _margin_input(input, "multi_margin_loss", "multi_margin_loss_cpu_kernel")
+    _long_target(target)
+    n, c = x.shape
+    t = target.reshape(-1)
+    if t.numel() != n:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of "
+                           f"input samples (batch size). Expected target size [{n}], but got "
+                           f"{list(target.shape)}. Input has shape {list(input.shape)}.")
+    if weight is not None and (weight.dim() > 1 or weight.numel() != c):
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    td = t._data
+    if td.size and (td.min() < 0 or td.max() >= c):
+        raise RuntimeError("target out of range")
+    col = t.unsqueeze(1)
+    h = _pw.relu(margin - x.gather(1, col) + x)
+    if p == 2:
+        h = h * h
+    if weight is not None:
+        h = h * weight.gather(0, t).unsqueeze(1)
+    others = _arange(c) != col                      # (every class but the target)
+    loss = _pw.where(others, h, 0.0).sum(1) / c
+    if input.dim() <= 1 and target.dim() == 0:
+        loss = loss.reshape(())
+    return _reduce(loss, reduction)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample: the targets are ``target``'s class indices up to its first
+    negative one; the sum, over each target j and each class i that is no
+    target, of ``max(0, 1 - (x[j] - x[i]))``, divided by the number of classes."""
+    reduction = _reduction(reduction, size_average, reduce)
+    x = _margin_input(input, "multilabel_margin_loss", "multilabel_margin_loss_forward_out_frame")
+    _long_target(target)
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                           f"{list(input.shape)}")
+    n, c = x.shape
+    t = target.reshape(n, c)
+    td = t._data
+    if td.size and (td.min() < -1 or td.max() >= c):       # (those after a -1 too)
+        raise RuntimeError("argument #2 'target' is out of range")
+    valid = (t >= 0).long().cumprod(1) > 0          # (the indices before the first -1)
+    ti = _pw.where(valid, t, 0)
+    is_target = _zeros(n, c).scatter_add(1, ti, valid.float()) > 0
+    h = _pw.relu(1 - x.gather(1, ti).unsqueeze(2) + x.unsqueeze(1))      # (n, target k, class i)
+    counted = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = _pw.where(counted, h, 0.0).sum((1, 2)) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
     return _reduce(loss, reduction)
 
 

@@ -476,6 +476,7 @@ cross_entropy = defop("cross_entropy", _cross_entropy_k, {"x": _cross_entropy_gr
 def _nll_loss_k(x, target, weight, reduction, ignore_index):
     cdim, c, valid, tc, wt = _class_layout(x.shape, target, weight, ignore_index, x.dtype)
     loss = -np.take_along_axis(np.moveaxis(x, cdim, -1), tc[..., None], -1)[..., 0] * wt
+    loss = np.where(valid, loss, np.zeros((), loss.dtype))     # (an ignored target's is +0, not -x * 0)
     return _reduce_np(loss, wt, reduction, x.dtype)
 
 
