@@ -2,6 +2,8 @@
 against both libraries), one test each.  Every test runs on tensorplay and, when
 it is installed, on torch (the ``T`` fixture): the expected values are
 PyTorch's, written out, so the test is its own oracle without torch too."""
+import math
+
 import numpy as np
 import pytest
 
@@ -1499,3 +1501,90 @@ def test_dtype_refusals_and_values_found_by_a_reduction_sweep(T):
     assert lst(T.msort(T.tensor([[3, 1], [0, 2]]))) == [[0, 1], [3, 2]]
     assert lst(T.isreal(T.tensor([1 + 0j, 1j]))) == [True, False]
     assert lst(T.tensor([1.0, float("nan")]).isreal()) == [True, True]
+
+
+@pytest.mark.filterwarnings("ignore:index_reduce\\(\\) is in beta")
+def test_kernels_refuse_the_dtypes_pytorchs_refuse(T):
+    # found by calling each function with every dtype on both libraries: these
+    # computed something (batch_norm of integers, an int32 average pool, lerp of
+    # integers in float...) or leaked NumPy's casting error
+    F = T.nn.functional
+    i, b, c = T.ones(2, 3, 4, dtype=T.int32), T.ones(2, 3, 4, dtype=T.bool), T.ones(2, 3, 4, dtype=T.complex64)
+    for f, exc, msg in (
+            (lambda: F.batch_norm(i, None, None, training=True), NotImplementedError,
+             "\"batch_norm\" not implemented for 'Int'"),
+            (lambda: F.batch_norm(c, None, None, training=True), NotImplementedError,
+             "\"batch_norm\" not implemented for 'ComplexFloat'"),
+            (lambda: F.instance_norm(b), NotImplementedError, "\"batch_norm\" not implemented for 'Bool'"),
+            (lambda: F.layer_norm(i, (4,)), NotImplementedError, "\"LayerNormKernelImpl\" not implemented for 'Int'"),
+            (lambda: F.group_norm(c, 1), NotImplementedError,
+             "\"GroupNormKernelImpl\" not implemented for 'ComplexFloat'"),
+            (lambda: F.avg_pool2d(T.ones(1, 1, 2, 2, dtype=T.int32), 2), NotImplementedError,
+             "\"avg_pool2d\" not implemented for 'Int'"),
+            (lambda: F.avg_pool1d(T.ones(1, 1, 2, dtype=T.uint8), 2), NotImplementedError,
+             "\"avg_pool2d\" not implemented for 'Byte'"),
+            (lambda: T.cdist(T.ones(2, 2, dtype=T.float16), T.ones(2, 2, dtype=T.float16)), NotImplementedError,
+             "\"cdist\" not implemented for 'Half'"),
+            (lambda: T.ones(3, dtype=T.bool).topk(1), RuntimeError, "topk does not support bool dtypes on CPU"),
+            (lambda: T.ones(3, dtype=T.complex64).topk(1), RuntimeError,
+             " topk does not support complex dtypes on CPU"),
+            (lambda: T.ones(3, dtype=T.bool).kthvalue(1), NotImplementedError,
+             "\"kthvalue_cpu\" not implemented for 'Bool'"),
+            (lambda: T.bucketize(T.ones(2, dtype=T.bool), T.ones(3, dtype=T.bool)), NotImplementedError,
+             "\"searchsorted_out_cpu\" not implemented for 'Bool'"),
+            (lambda: T.lerp(T.ones(2, dtype=T.int64), T.ones(2, dtype=T.int64), 0.5), NotImplementedError,
+             "\"lerp_kernel_scalar\" not implemented for 'Long'"),
+            (lambda: T.lerp(T.ones(2), T.ones(2), 0.5j), RuntimeError,
+             "value cannot be converted to type float without overflow"),
+            (lambda: T.ones(2, dtype=T.bool).index_reduce(0, T.tensor([0]), T.ones(1, dtype=T.bool), "prod"),
+             NotImplementedError, "\"index_func_\" not implemented for 'Bool'"),
+            (lambda: T.linalg.cross(T.ones(3, dtype=T.bool), T.ones(3, dtype=T.bool)), NotImplementedError,
+             "\"cross\" not implemented for 'Bool'"),
+            (lambda: F.pad(b, (1, 1, 1, 1), mode="reflect"), NotImplementedError,
+             "\"reflection_pad2d\" not implemented for 'Bool'"),
+            (lambda: T.normal(0.0, T.ones(2, dtype=T.complex64)), RuntimeError,
+             "normal expects standard deviation to be non-complex"),
+            (lambda: T.bernoulli(T.ones(2, dtype=T.complex64)), NotImplementedError,
+             "\"bernoulli_tensor_cpu_self_\" not implemented for 'ComplexFloat'"),
+            (lambda: T.bernoulli(T.ones(2, dtype=T.complex64), 0.5), NotImplementedError,
+             "\"bernoulli_scalar_cpu_\" not implemented for 'ComplexFloat'"),
+            (lambda: T.multinomial(T.ones(2, dtype=T.complex64), 1), RuntimeError,
+             "multinomial only supports floating-point dtypes for input, got: ComplexFloat"),
+            (lambda: T.randint_like(T.ones(2, dtype=T.complex64), 2), RuntimeError,
+             "check_random_bounds handles only integral, floating-point and boolean types"),
+            (lambda: F.scaled_dot_product_attention(i, i, i), RuntimeError, "expected scalar type Float but found Int"),
+            (lambda: F.scaled_dot_product_attention(c, c, c), NotImplementedError,
+             "\"softmax_lastdim_kernel_impl\" not implemented for 'ComplexFloat'")):
+        with pytest.raises(exc, match="^" + __import__("re").escape(msg) + "$"):
+            f()
+    # what PyTorch computes: an int64 average pool, circular padding of bools, a lerp
+    # weight in float for half (1e6 is no overflow), a complex lerp weight for complex
+    assert lst(F.avg_pool2d(T.tensor([[[[1, 2], [4, 6]]]]), 2)) == [[[[3]]]]
+    assert F.pad(b, (1, 1), mode="circular").dtype == T.bool
+    assert lst(T.lerp(T.ones(2, dtype=T.float16), T.ones(2, dtype=T.float16) * 3, 1e6)) == [float("inf")] * 2
+    assert lst(T.lerp(T.ones(2, dtype=T.complex64), 3 * T.ones(2, dtype=T.complex64), 0.5j)) == [1 + 1j] * 2
+
+
+def test_number_parameters_refuse_tensors(T):
+    F = T.nn.functional
+    x = T.tensor([0.5, -1.0, 2.0])
+    for f, msg in ((lambda: F.elu(x, T.ones(2)), "elu(): argument 'alpha' (position 2) must be Number, not Tensor"),
+                   (lambda: F.leaky_relu(x, T.tensor(0.1, requires_grad=True)),
+                    "leaky_relu(): argument 'negative_slope' (position 2) must be Number, not Tensor"),
+                   (lambda: F.softplus(x, 1, T.ones(2)),
+                    "softplus(): argument 'threshold' (position 3) must be Number, not Tensor"),
+                   (lambda: F.celu(x, T.ones(2)), "celu(): argument 'alpha' (position 2) must be Number, not Tensor"),
+                   (lambda: F.hardshrink(x, T.ones(2)),
+                    "hardshrink(): argument 'lambd' (position 2) must be Number, not Tensor"),
+                   (lambda: F.rrelu(x, T.ones(2)), "rrelu(): argument 'lower' (position 2) must be Number, not Tensor"),
+                   (lambda: F.threshold(x, T.ones(2), 1.0),
+                    "threshold(): argument 'threshold' (position 2) must be Number, not Tensor"),
+                   (lambda: T.logit(x, T.ones(2)), "logit(): argument 'eps' (position 2) must be float, not Tensor")):
+        with pytest.raises(TypeError, match="^" + __import__("re").escape(msg) + "$"):
+            f()
+    with pytest.raises(RuntimeError, match="^Lower bound should be less than or equal to the upper bound$"):
+        F.rrelu(x, 0.5, 0.1)
+    # a 0-d tensor that needs no gradient is its number
+    assert lst(F.elu(x, T.tensor(2.0))) == lst(F.elu(x, 2.0))
+    assert lst(F.threshold(x, T.tensor(0.6), T.tensor(9.0))) == [9.0, 9.0, 2.0]
+    assert lst(T.logit(T.tensor([0.0, 0.5]), T.tensor(0.25))) == pytest.approx([math.log(1 / 3), 0.0])

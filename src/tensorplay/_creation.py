@@ -311,17 +311,12 @@ def randint(*args, generator=None, dtype=None, device=None, requires_grad=False,
     return _leaf(a.astype(npdt), requires_grad)
 
 
-# randint's dtypes whose range PyTorch checks the bounds against, by its C names
-# (float and double: only a warning about precision there)
-_RANDINT_TYPES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-                  "int64": "long int", "bool": "bool", "float16": "c10::Half",
-                  "bfloat16": "c10::BFloat16"}
-
-
 def _randint_bounds(low, high, npdt):
-    name = _RANDINT_TYPES.get(npdt.name)
-    if name is None:
+    """PyTorch's check of randint's bounds against the range of an integer, bool,
+    half or bfloat16 result (float and double: only a warning about precision)."""
+    if npdt.kind not in "biu" and npdt.name not in ("float16", "bfloat16"):
         return
+    name = D.CPP_NAMES[npdt.name]
     if npdt.kind == "b":
         lo, hi = 0, 1
     elif npdt.kind in "iu":
@@ -340,6 +335,8 @@ def _randint_bounds(low, high, npdt):
 def randint_like(input, low, high=None, *, dtype=None, requires_grad=False):
     if high is None:
         low, high = 0, low
+    if (dtype or input.dtype).is_complex:
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     return randint(low, high, input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
 
 

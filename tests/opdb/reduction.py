@@ -219,9 +219,12 @@ CASES = [
                              Sample([M, arr(4, 5, seed=28)], {"p": float("inf")}, desc="inf"),
                              Sample([M, arr(2, 5, seed=29)], {"p": 0.0}, desc="0")],
            complex=False,       # (PyTorch's cdist takes real floating dtypes only)
+           low_precision=False,     # (and not half or bfloat16)
            ref=lambda x1, x2, p=2.0: np.linalg.norm(x1[..., :, None, :] - x2[..., None, :, :], p, -1)
            if p not in (0.0,) else (x1[..., :, None, :] != x2[..., None, :, :]).sum(-1).astype(x1.dtype),
-           errors=[E(RuntimeError, "X1 and X2 must have the same number of columns. X1: 5 X2: 4", M,
+           errors=[E(NotImplementedError, "\"cdist\" not implemented for 'Half'", M.astype(np.float16),
+                     M.astype(np.float16), desc="half"),
+                   E(RuntimeError, "X1 and X2 must have the same number of columns. X1: 5 X2: 4", M,
                      arr(2, 4, seed=30), desc="columns"),
                    E(RuntimeError, "cdist only supports at least 2D tensors, X1 got: 1D", arr(5, seed=31),
                      M, desc="1-d")]),

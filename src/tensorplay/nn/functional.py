@@ -24,6 +24,7 @@ from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.linalg import _cname
 from ..ops._util import tensor_arg as _tensor_arg, refuse as _refuse, NOT_FLOAT as _NOT_FLOAT
+from ..ops._util import number_arg as _number_arg
 from ..ops._util import _tname as _dtype_name
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
@@ -190,6 +191,7 @@ def selu_(input):
 
 
 def celu(input, alpha=1.0, inplace=False):
+    alpha = _number_arg("celu", "alpha", alpha, 2)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     if inplace:
@@ -240,6 +242,10 @@ def prelu(input, weight):
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Leaky ReLU with a random slope in [lower, upper) per element when
     training, their mean otherwise."""
+    lower = _number_arg("rrelu", "lower", lower, 2)
+    upper = _number_arg("rrelu", "upper", upper, 3)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     if not training:
         return leaky_relu(input, (lower + upper) / 2, inplace)
     _refuse("rrelu_with_noise_out_cpu", _NOT_FLOAT, input)
@@ -279,6 +285,7 @@ def logsigmoid(input):
 # the shrinks as PyTorch's vectorized kernels give them: a NaN stays NaN, with gradient 0
 def hardshrink(input, lambd=0.5):
     _refuse("hardshrink_cpu", _NOT_FLOAT, input)
+    lambd = _number_arg("hardshrink", "lambd", lambd, 2)
     _D.check_fits(lambd, input._data.dtype)     # (PyTorch's conversion of the Scalar)
     return input * ((input > lambd) | (input < -lambd))
 
@@ -305,6 +312,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 def softshrink(input, lambd=0.5):
     _refuse("softshrink_check", _NOT_FLOAT, input)
+    lambd = _number_arg("softshrink", "lambd", lambd, 2)
     dt = input._data.dtype
     top = 3.3895313892515355e38 if dt.name == "bfloat16" else float(_np.finfo(dt).max)
     if not 0 <= lambd <= top:       # (NaN and inf too)
@@ -375,14 +383,17 @@ def _threshold(x, threshold, value):
 def _threshold_numbers(input, threshold, value):
     """PyTorch's conversions of the Scalars: the threshold to the computation's
     dtype (float32 for half and bfloat16), the value to the input's."""
+    threshold = _number_arg("threshold", "threshold", threshold, 2)
+    value = _number_arg("threshold", "value", value, 3)
     dt = input._data.dtype
     _D.check_fits(threshold, _np.dtype(_np.float32) if dt.name in ("float16", "bfloat16") else dt)
     _D.check_fits(value, dt)
+    return threshold, value
 
 
 def threshold(input, threshold, value, inplace=False):
     _refuse("threshold_cpu", "bc", input)
-    _threshold_numbers(input, threshold, value)
+    threshold, value = _threshold_numbers(input, threshold, value)
     if inplace:
         return _inplace(input, _threshold, (threshold, value), "threshold")
     return _threshold(input, threshold, value)
@@ -390,7 +401,7 @@ def threshold(input, threshold, value, inplace=False):
 
 def threshold_(input, threshold, value):
     _refuse("threshold_cpu", "bc", input)
-    _threshold_numbers(input, threshold, value)
+    threshold, value = _threshold_numbers(input, threshold, value)
     return _inplace(input, _threshold, (threshold, value), "threshold")
 
 
@@ -421,6 +432,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     running statistics otherwise."""
     if input.ndim < 2:
         raise ValueError(f"Expected 2D or more input (got {input.ndim}D input)")
+    _refuse("batch_norm", _NOT_FLOAT, input)
     if _grad_state.enabled:             # (the statistics are data, never differentiated)
         _not_differentiable(running_mean, "native_batch_norm", "running_mean")
         _not_differentiable(running_var, "native_batch_norm", "running_var")
@@ -459,6 +471,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     """Statistics per sample and channel, over the spatial dimensions."""
     if input.ndim < 3:
         raise ValueError(f"Expected 3D or more input (got {input.ndim}D input)")
+    _refuse("batch_norm", _NOT_FLOAT, input)
     n, c = input.shape[0], input.shape[1]
     shape = _channel_shape(input)
     if not use_input_stats:
@@ -498,6 +511,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got "
                                f"{what} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(normalized_shape)}")
+    _refuse("LayerNormKernelImpl", _NOT_FLOAT, input)
     xhat = _nn.native_normalize(input, dims, eps)[0]
     return _affine(xhat, weight, bias)
 
@@ -510,6 +524,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups={num_groups}")
+    _refuse("GroupNormKernelImpl", _NOT_FLOAT, input)
     grouped = input.reshape(n, num_groups, (c // num_groups) * _math.prod(input.shape[2:]))
     xhat = _nn.native_normalize(grouped, (2,), eps)[0].reshape(input.shape)
     return _affine(xhat, weight, bias, _channel_shape(input))
@@ -1204,6 +1219,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     """``softmax(q k^T * scale + bias) v``, one fused op (the scores softmaxed in
     place; one backward for q, k, v and the mask).  A query row that every key
     is masked from gets zeros (and zero gradients), as PyTorch's math kernel."""
+    dt = query._data.dtype
+    if dt.kind in "biu":                # (PyTorch's math path: its scale is a float tensor)
+        raise RuntimeError(f"expected scalar type Float but found {_dtype_name(dt)}")
+    _refuse("softmax_lastdim_kernel_impl", "c", query)
     if scale is None:
         scale = 1.0 / _math.sqrt(query.shape[-1])
     bias = None

@@ -94,7 +94,7 @@ class Op:
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
                  kwonly=(), exact=None, no_complex=None, no_bool=None, no_int=None, opmath=(),
-                 opmath_0d=True, fits=(), fits_skip=frozenset()):
+                 opmath_0d=True, fits=(), fits_skip=frozenset(), numbers=(), check=None):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
@@ -119,8 +119,14 @@ class Op:
         # check (clamp's bounds, pow's exponent: 300 into uint8, 1e6 into half are
         # refused, where add wraps or rounds its number), except for the result dtypes
         # in ``fits_skip`` (pow keeps a float or double tensor's exponent in double)
+        self.check = check          # check(*args): PyTorch's refusals of the call as given
         self.fits = frozenset(self._position(n) for n in fits)
         self.fits_skip = fits_skip
+        # the parameters PyTorch types as Number (or, written "name:float", as float):
+        # a tensor there is refused unless it is 0-d and needs no gradient (then its
+        # value), where NumPy would broadcast it silently
+        self.numbers = tuple((self._position(n.split(":")[0]), n.split(":")[0],
+                              "float" if n.endswith(":float") else "Number") for n in numbers)
         # the dtypes dispatch hands to the kernel without _prep
         self.plain_dtypes = _PLAIN_REAL if no_complex is not None else _PLAIN
         if derivatives is not None and not isinstance(derivatives, dict):
@@ -138,7 +144,8 @@ class Op:
         # dispatch's inline cases of _prep: one float/complex tensor, or two of one dtype
         # (one tensor: dispatch skips _prep, so not with numbers to check; two tensors
         # and nothing else: no number to check)
-        self.plain_n = 1 if n_in == 1 and not promote and not self.fits else 2 if n_in == 2 else 0
+        self.plain_n = 0 if check is not None else \
+            1 if n_in == 1 and not promote and not self.fits and not self.numbers else 2 if n_in == 2 else 0
         # an input without a derivative (an index, a mask, a condition, a dimension) is
         # no input of PyTorch's node: no slot of next_functions
         hidden = () if self.joint else tuple(i for i, f in enumerate(self.vjp) if f is None)
@@ -1124,6 +1131,10 @@ def _prep(op, args):
         name = "input" if op.names[0] == "x" else op.names[0]     # PyTorch's name for it
         raise TypeError(f"{op.name}(): argument '{name}' (position 1) must be Tensor, not "
                         f"{type(args[0]).__name__}")
+    if op.check is not None:
+        op.check(*args)
+    if op.numbers:
+        args = _number_params(op, args)
     if op.fits:
         args = _fit_numbers(op, args, n_in)
     refuses = op.refuses
@@ -1147,7 +1158,7 @@ def _prep(op, args):
                 _numpy_scalar_params(kargs, n_in)
             return kargs, None
     if op.promote:
-        rdt = _result_dtype(args, n_in)
+        rdt = _promoted(op, args, n_in)
         if rdt is None:
             raise TypeError(f"{op.name}(): expected at least one Tensor argument")
         if refuses is not None and rdt.np.kind in refuses:
@@ -1203,13 +1214,34 @@ def _prep(op, args):
     return kargs, back
 
 
+def _number_params(op, args):
+    """``args`` with a 0-d tensor that needs no gradient at a Number parameter
+    replaced by its value; any other tensor there is PyTorch's TypeError."""
+    for i, name, kind in op.numbers:
+        if i < len(args) and isinstance(args[i], Tensor):
+            v = args[i]
+            if v.dim() != 0 or v.requires_grad:
+                raise TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be {kind}, not Tensor")
+            args = list(args)
+            args[i] = v.item()
+    return args
+
+
+def _promoted(op, args, n_in):
+    """The result dtype of a promoting op's call.  A number that is a Scalar in
+    PyTorch's signature (``wraps_numbers`` False: lerp's weight) has no part in
+    it: lerp of two integer tensors is refused, not computed in float."""
+    return _result_dtype(args if op.wraps_numbers else
+                         [a if isinstance(a, Tensor) else None for a in args[:n_in]], n_in)
+
+
 def _fit_numbers(op, args, n_in):
     """``args`` with the numbers at ``op.fits`` checked against the dtype PyTorch
     converts them to (the result's; an op that does not promote: its input's),
     as its Scalar conversion checks them: out of range is refused, a negative
     int wraps into an unsigned type."""
     if op.promote:
-        rdt = _result_dtype(args, n_in)
+        rdt = _promoted(op, args, n_in)
         npdt = None if rdt is None else rdt.np
     else:
         npdt = args[0]._data.dtype if isinstance(args[0], Tensor) else None

@@ -776,7 +776,7 @@ _linalg_cross = defop("linalg_cross", _cross_k,
                        {"x": lambda g, y, dim: _linalg_cross(conj(y), g, dim),
                         "y": lambda g, x, dim: _linalg_cross(g, conj(x), dim)},
                        n_in=2, promote=True, node_name="LinalgCrossBackward0",
-                       family=BILINEAR, dims=("dim",))
+                       family=BILINEAR, dims=("dim",), no_bool="cross")
 
 
 @public()

@@ -519,7 +519,8 @@ def _leaky_relu_k(x, negative_slope=0.01):
 
 leaky_relu = defop("leaky_relu", _leaky_relu_k,
                    {"x": lambda g, x, negative_slope: _where(x > 0, g, g * negative_slope)},
-                   family=ELEMENTWISE, method=False, **real_float_kernel("leaky_relu_cpu"))
+                   family=ELEMENTWISE, method=False, numbers=("negative_slope",),
+                   **real_float_kernel("leaky_relu_cpu"))
 
 
 def _elu_k(x, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -533,7 +534,8 @@ def _elu_vjp(g, x, alpha, scale, input_scale):
     return _where(x > 0, g * scale, g * neg)  # (a NaN gets NaN, as PyTorch's vectorized kernel)
 
 
-elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False, **real_float_kernel("elu_cpu"))
+elu = defop("elu", _elu_k, {"x": _elu_vjp}, family=ELEMENTWISE, method=False,
+            numbers=("alpha", "scale", "input_scale"), **real_float_kernel("elu_cpu"))
 
 
 def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
@@ -544,6 +546,7 @@ hardtanh = defop("hardtanh", _hardtanh_k,
                  # (a NaN gets 0, as PyTorch's vectorized kernel; its scalar tail differs)
                  {"x": lambda g, x, min_val, max_val: _where((x > min_val) & (x < max_val), g, 0.0)},
                  family=ELEMENTWISE, method=False, no_complex=_CLAMP_COMPLEX, fits=("min_val", "max_val"),
+                 numbers=("min_val", "max_val"),
                  no_bool=RuntimeError("Bool inputs not supported for hardtanh"))
 
 

@@ -820,7 +820,8 @@ def _softplus_k(x, beta=1.0, threshold=20.0):
 softplus = defop("softplus", _softplus_k,
                  {"x": lambda g, x, beta, threshold:
                   where(x * beta > threshold, g, g * (x * beta).sigmoid())},
-                 float_only=True, family=ELEMENTWISE, method=False, **real_float_kernel("softplus_cpu"))
+                 float_only=True, family=ELEMENTWISE, method=False, numbers=("beta", "threshold"),
+                 **real_float_kernel("softplus_cpu"))
 erf = unary("erf", lambda x: _erf(x), {"x": lambda g, x: g * (_2_SQRTPI * (-x * x).exp())},
             family=ELEMENTWISE, inplace=True, no_complex="erf_vml_cpu")
 erfc = unary("erfc", lambda x: _erfc(x), {"x": lambda g, x: -g * (_2_SQRTPI * (-x * x).exp())},
@@ -1050,12 +1051,31 @@ def where(condition, input=None, other=None, *, out=None):
     return _where(condition, input, other)
 
 
+_LERP_KERNELS = {False: "lerp_kernel_scalar", True: "lerp_kernel_tensor"}     # (by its weight)
+
+
+def _lerp_check(start, end, weight):
+    """PyTorch's lerp takes ``end`` (and a weight tensor of one or more dimensions)
+    in ``start``'s dtype only: no promotion between them."""
+    if isinstance(start, Tensor):
+        dt = start._data.dtype
+        for name, t in (("end", end), ("weight", weight)):
+            if isinstance(t, Tensor) and t._data.dtype != dt and (name == "end" or t._data.ndim):
+                raise RuntimeError(f"expected dtype {D.CPP_NAMES[dt.name]} for `{name}` but got "
+                                   f"dtype {D.CPP_NAMES[t._data.dtype.name]}")
+
+
+
 lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
              {"start": lambda g, weight: g * conj(1 - weight),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},
              n_in=3, promote=True, family=ELEMENTWISE, inplace=True, node_name="LerpBackward1",
-             opmath=(2,), opmath_0d=False)
+             opmath=(2,), opmath_0d=False, check=_lerp_check,
+             # (a half or bfloat16 lerp reads its weight in float: 1e6 is no overflow there)
+             fits=("weight",), fits_skip=frozenset((np.dtype(np.float16), D.bfloat16.np)),
+             no_int=lambda start, end, weight: _LERP_KERNELS[isinstance(weight, Tensor)],
+             no_bool=lambda start, end, weight: _LERP_KERNELS[isinstance(weight, Tensor)])
 lerp.op.variants = by_tensor_arg(2, lerp.op.node_cls,        # a number weight: LerpBackward0
                                  overload_node(lerp.op, "LerpBackward0", hidden=(2,)))
 lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a second backward runs

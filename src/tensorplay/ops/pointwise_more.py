@@ -165,7 +165,8 @@ def _nan_to_num_k(x, nan=0.0, posinf=None, neginf=None):
 
 
 nan_to_num = _defop("nan_to_num", _nan_to_num_k, {"x": lambda g, x: _where(x.isfinite(), g, 0.0)},
-                    upcast=False, node_name="NanToNumBackward0", family=ELEMENTWISE, inplace=True)
+                    upcast=False, node_name="NanToNumBackward0", family=ELEMENTWISE, inplace=True,
+                    numbers=("nan:float", "posinf:float", "neginf:float"))
 
 
 def _logit_k(x, eps=None):
@@ -185,7 +186,7 @@ def _logit_vjp(g, x, eps):
 
 
 logit = _defop("logit", _logit_k, {"x": _logit_vjp}, float_only=True, node_name="LogitBackward0",
-               family=ELEMENTWISE, inplace=True)
+               family=ELEMENTWISE, inplace=True, numbers=("eps:float",))
 
 _D2R = np.pi / 180.0
 

@@ -251,7 +251,8 @@ _avg_pool = defop(
      _avg_pool_bwd(g, tuple(x.shape[-2:]), kernel_size, stride, padding, ceil_mode, count_include_pad,
                    divisor_override)},
     meta=("x",), family=OTHER, linear=True, node_name="AvgPool2DBackward0", method=False,
-    batch=batch_merge_leading)
+    batch=batch_merge_leading, no_bool="avg_pool2d", no_complex="avg_pool2d",
+    no_int=lambda x, *params: None if x._data.dtype == np.int64 else "avg_pool2d")  # (int64 pools)
 
 _avg_pool_bwd = defop(
     "avg_pool2d_backward", _avg_pool_bwd_k,

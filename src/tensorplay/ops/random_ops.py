@@ -278,6 +278,10 @@ def bernoulli(input, p=None, *, generator=None, out=None):
                         f"{type(input).__name__}")
     rng = _rng(generator)
     d = input._data
+    if d.dtype.kind == "c":
+        raise NotImplementedError(f'"bernoulli_{"scalar" if p is not None else "tensor"}_cpu_'
+                                  f'{"" if p is not None else "self_"}" not implemented for '
+                                  f"'{_scalar_name(d.dtype)}'")
     if p is not None:
         if isinstance(p, Tensor) or not isinstance(p, (int, float)):
             raise TypeError(f"bernoulli() received an invalid combination of arguments - got "
@@ -365,7 +369,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         raise TypeError(f"multinomial(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     d = input._data
-    if not _is_float(d.dtype):
+    if not _is_float(d.dtype) or d.dtype.kind == "c":
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
                            f"{_scalar_name(d.dtype)}")
     if d.ndim not in (1, 2):
@@ -479,6 +483,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         shape = _broadcast_shape(mean._data.shape, std._data.shape)
         m, s, name, ins = mean._data, std._data, "NormalBackward3", [mean, std]
         score = _normal_score(True, True)
+    if st and std._data.dtype.kind == "c":
+        raise RuntimeError("normal expects standard deviation to be non-complex")
     if st and not (std._data.astype(np.float64) >= 0).all():
         raise RuntimeError("normal expects all elements of std >= 0.0")
     m64 = np.asarray(m, np.complex128 if np.asarray(m).dtype.kind == "c" else np.float64)

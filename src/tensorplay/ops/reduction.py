@@ -28,6 +28,7 @@ from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise, batch_size, materialize, pad_rank
 from ._registry import (broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
                         public as _public)
+from ._util import dtype_error
 from ._util import (dims_arg as _dims_arg, tensor_arg as _tensor_arg, _tname, F32 as _F32,
                     F64 as _F64)
 from .pointwise import (conj as _conj, where as _where, maximum as _maximum, minimum as _minimum,
@@ -691,6 +692,9 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    for x in (x1, x2):          # (float32 and float64 only; other dtypes: the kernel's words)
+        if x._data.dtype.name in ("float16", "bfloat16"):
+            raise dtype_error("cdist", x._data.dtype)
     return _cdist(x1, x2, float(p))
 
 

@@ -146,7 +146,11 @@ for _mode in ("reflect", "replicate", "circular"):
                  {"x": (lambda m: lambda g, x, pad: _PAD_OPS[m][1](g, tuple(x.shape[-(len(pad) // 2):]),
                                                                     pad))(_mode)},
                  meta=("x",), family=OTHER, linear=True, node_name=f"{_PAD_NODE[_mode]}1DBackward0",
-                 method=False, batch=batch_merge_leading)
+                 method=False, batch=batch_merge_leading,
+                 # (PyTorch's kernels of the rank padded: reflection_pad2d, ...; circular
+                 # padding is copies, any dtype)
+                 no_bool=None if _mode == "circular" else
+                 (lambda n: lambda x, pad: f"{n}{len(pad) // 2}d")(_name))
     _bwd = defop(f"{_name}_backward", _index_pad_bwd_k(_mode),
                  {"grad": (lambda m: lambda h, pad: _PAD_OPS[m][0](h, pad))(_mode)},
                  family=OTHER, linear=True, node_name=f"{_PAD_NODE[_mode]}1DBackwardBackward0",

@@ -237,7 +237,7 @@ def _ir_jvp(x_t, source_t, x, dim, index, source, reduce, include_self, result):
 _index_reduce = defop("index_reduce", _index_reduce_k,
                       {"x": _ir_vjp_x, "source": _ir_vjp_source}, n_in=4, upcast=False,
                       node_name="IndexReduceBackward0", family=INDEXING, dims=("dim",),
-                      jvp=_ir_jvp)
+                      jvp=_ir_jvp, no_bool="index_func_", no_complex="index_func_")
 
 
 @public(inplace=True)

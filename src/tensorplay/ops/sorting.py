@@ -118,7 +118,9 @@ def _topk_vjp(g, result, x, dim):
 
 
 _topk = _defop("topk", _topk_k, {"x": _topk_vjp}, meta=("x",), **_BY_INDEX, upcast=False,
-               node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",), jvp=jvp_select_along)
+               node_name="TopkBackward0", family=ALONG_DIM, dims=("dim",), jvp=jvp_select_along,
+               no_bool=RuntimeError("topk does not support bool dtypes on CPU"),
+               no_complex=RuntimeError(" topk does not support complex dtypes on CPU"))
 
 
 @_public()
@@ -151,7 +153,8 @@ def _kthvalue_vjp(g, result, x, dim, keepdim):
 
 
 _kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), **_BY_INDEX,
-                   upcast=False, node_name="KthvalueBackward0", family=REDUCTION, dims=("dim",))
+                   upcast=False, node_name="KthvalueBackward0", family=REDUCTION, dims=("dim",),
+                   no_bool="kthvalue_cpu", no_complex="kthvalue_cpu")
 
 
 @_public()
@@ -297,7 +300,7 @@ def _searchsorted_k(seq, values, right=False, out_int32=False, sorter=None):
 
 
 _searchsorted = _defop("searchsorted", _searchsorted_k, None, n_in=2, upcast=False, method=False,
-                       no_complex="searchsorted_out_cpu")
+                       no_complex="searchsorted_out_cpu", no_bool="searchsorted_out_cpu")
 
 
 @_public(method=False)
