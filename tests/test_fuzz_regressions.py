@@ -1588,3 +1588,27 @@ def test_number_parameters_refuse_tensors(T):
     assert lst(F.elu(x, T.tensor(2.0))) == lst(F.elu(x, 2.0))
     assert lst(F.threshold(x, T.tensor(0.6), T.tensor(9.0))) == [9.0, 9.0, 2.0]
     assert lst(T.logit(T.tensor([0.0, 0.5]), T.tensor(0.25))) == pytest.approx([math.log(1 / 3), 0.0])
+
+
+def test_tensor_and_number_arguments_are_checked(T):
+    F = T.nn.functional
+    x = T.tensor([[1.0, 2.0, 0.0], [3.0, 1.0, 2.0]])
+    for f, msg in ((lambda: T.full_like(x, x), "full_like(): argument 'fill_value' (position 2) must be Number, not Tensor"),
+                   (lambda: F.poisson_nll_loss(x, 1), "poisson_nll_loss(): argument 'target' (position 2) must be Tensor, not int"),
+                   (lambda: F.hinge_embedding_loss(x, 1),
+                    "hinge_embedding_loss(): argument 'target' (position 2) must be Tensor, not int"),
+                   (lambda: F.kl_div(x, 1, reduction="sum"), "kl_div(): argument 'target' (position 2) must be Tensor, not int"),
+                   (lambda: F.cross_entropy(x, 1), "cross_entropy_loss(): argument 'target' (position 2) must be Tensor, not int"),
+                   (lambda: F.pairwise_distance(x, 1), "pairwise_distance(): argument 'x2' (position 2) must be Tensor, not int"),
+                   (lambda: F.cosine_similarity(x, 1), "cosine_similarity(): argument 'x2' (position 2) must be Tensor, not int"),
+                   (lambda: F.triplet_margin_loss(x, x, 1),
+                    "triplet_margin_loss(): argument 'negative' (position 3) must be Tensor, not int"),
+                   (lambda: T.atleast_1d(x, 1), "expected Tensor as element 1 in argument 0, but got int")):
+        with pytest.raises(TypeError, match="^" + __import__("re").escape(msg) + "$"):
+            f()
+    with pytest.raises(TypeError, match=r"^where\(\) received an invalid combination of arguments - got \(Tensor, Tensor\)"):
+        T.where(x > 1, x)           # (it computed, with 0 for the missing side)
+    assert lst(T.full_like(x, T.tensor(2.0))) == [[2.0] * 3] * 2
+    a, b = T.atleast_2d(x[0], x[1, 0])
+    assert a.shape == (1, 3) and b.shape == (1, 1)
+    assert [t.shape for t in T.atleast_3d([x, x[0]])] == [(2, 3, 1), (1, 3, 1)]

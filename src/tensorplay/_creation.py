@@ -118,6 +118,10 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     hook = _like_hook(input)             # (inside vmap: batched)
     if hook is not None:
         return hook(lambda v: full_like(v, fill_value, dtype=dtype, requires_grad=requires_grad))
+    if isinstance(fill_value, Tensor):      # (a 0-d tensor without grad: its number)
+        if fill_value.dim() != 0 or fill_value.requires_grad:
+            raise TypeError("full_like(): argument 'fill_value' (position 2) must be Number, not Tensor")
+        fill_value = fill_value.item()
     dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
     return _leaf(np.full(input._data.shape, D.check_fits(fill_value, dt), dt), requires_grad)
 

@@ -793,12 +793,16 @@ def one_hot(tensor, num_classes=-1):
 
 # ------------------------------------------------------------------ distances
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    _tensor_arg("pairwise_distance", "x1", 1, x1)
+    _tensor_arg("pairwise_distance", "x2", 2, x2)
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """``x1 . x2 / max(|x1| |x2|, eps)``, as PyTorch computes it (each norm
     clamped by ``sqrt(eps)``)."""
+    _tensor_arg("cosine_similarity", "x1", 1, x1)
+    _tensor_arg("cosine_similarity", "x2", 2, x2)
     dt = _D.promote_types(x1.dtype, x2.dtype)
     if not dt.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
@@ -929,6 +933,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     target of class indices (one fused op: log-softmax and the pick in one
     kernel, ``softmax - one_hot`` as its gradient) or of class probabilities
     (same shape as the input)."""
+    _tensor_arg("cross_entropy_loss", "target", 2, target)     # (PyTorch's kernel's name)
     reduction = _reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
@@ -1011,6 +1016,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    _tensor_arg("kl_div", "target", 2, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
     elif reduction == "mean":
@@ -1035,6 +1041,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
+    _tensor_arg("poisson_nll_loss", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
     if full:
@@ -1067,6 +1074,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    _tensor_arg("hinge_embedding_loss", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
     if input._data.dtype.kind in "iu" and target._data.dtype.kind in "iu" and reduction == "mean":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating "
@@ -1084,6 +1092,7 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _tensor_arg("soft_margin_loss", "target", 2, target)
     _not_differentiable(target, "soft_margin_loss", "target")
     reduction = _reduction(reduction, size_average, reduce)
     z = -(target * input)       # (-target would refuse a bool target)
@@ -1198,6 +1207,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
+    for pos, (name, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative)), 1):
+        _tensor_arg("triplet_margin_loss", name, pos, t)
     reduction = _reduction(reduction, size_average, reduce)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)

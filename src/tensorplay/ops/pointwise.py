@@ -1046,6 +1046,11 @@ def where(condition, input=None, other=None, *, out=None):
                             " * (Tensor condition, Tensor input, Tensor other, *, "
                             "Tensor out = None)\n")
         return condition.nonzero(as_tuple=True)
+    if input is None or other is None:      # (two of the three: no such signature)
+        got = ", ".join(type(a).__name__ for a in (condition, input, other) if a is not None)
+        raise TypeError(f"where() received an invalid combination of arguments - got ({got}), but "
+                        f"expected one of:\n * (Tensor condition)\n * (Tensor condition, Tensor input, "
+                        f"Tensor other, *, Tensor out = None)\n")
     if out is not None:
         return call_with_out('where', where, (condition, input, other), {}, out)
     return _where(condition, input, other)

@@ -324,25 +324,49 @@ def stack(tensors, dim=0, *, out=None):
     return r
 
 
-@public(method=False)
-def atleast_1d(input):
+def _atleast(one, tensors):
+    """``atleast_*d(t)``: one tensor; ``(t1, t2, ...)`` or one list or tuple of
+    them: a tuple, each given at least that many dimensions (PyTorch's)."""
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return one(tensors[0])
+    ts = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
+    for i, t in enumerate(ts):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return tuple(one(t) for t in ts)
+
+
+def _atleast_1d(input):
     return input.reshape(1) if input.dim() == 0 else input
 
 
-@public(method=False)
-def atleast_2d(input):
+def _atleast_2d(input):
     if input.dim() == 0:
         return input.reshape(1, 1)
     return input.unsqueeze(0) if input.dim() == 1 else input
 
 
-@public(method=False)
-def atleast_3d(input):
+def _atleast_3d(input):
     if input.dim() == 0:
         return input.reshape(1, 1, 1)
     if input.dim() == 1:
         return input.reshape(1, -1, 1)
     return input.unsqueeze(-1) if input.dim() == 2 else input
+
+
+@public(method=False)
+def atleast_1d(*tensors):
+    return _atleast(_atleast_1d, tensors)
+
+
+@public(method=False)
+def atleast_2d(*tensors):
+    return _atleast(_atleast_2d, tensors)
+
+
+@public(method=False)
+def atleast_3d(*tensors):
+    return _atleast(_atleast_3d, tensors)
 
 
 @public(method=False)
