@@ -1612,3 +1612,21 @@ def test_tensor_and_number_arguments_are_checked(T):
     a, b = T.atleast_2d(x[0], x[1, 0])
     assert a.shape == (1, 3) and b.shape == (1, 1)
     assert [t.shape for t in T.atleast_3d([x, x[0]])] == [(2, 3, 1), (1, 3, 1)]
+
+
+def test_in_place_methods_against_pytorch(T):
+    x = T.ones(2, dtype=T.int64)
+    assert lst(x.clone().copy_(0.5)) == [0, 0]          # (a number fills, as PyTorch's copy_)
+    assert lst(T.ones(2, dtype=T.bool).copy_(0)) == [False, False]
+    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+        assert lst(T.zeros(2).copy_(1 + 2j)) == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place"):
+        T.ones(2, requires_grad=True).copy_(2.0)
+    assert T.conj_physical(T.ones(2, dtype=T.bool)).dtype == T.bool     # (it was int8)
+    for f, ty in ((lambda: T.tril(T.ones(2, 2), 1.0), "float"), (lambda: T.triu(T.ones(2, 2), True), "bool")):
+        with pytest.raises(TypeError, match=r"^t(ril|riu)\(\): argument 'diagonal' \(position 2\) must be int, "
+                                            f"not {ty}$"):
+            f()
+    assert lst(T.ones(2, 2).triu_(T.tensor(1))) == [[0.0, 1.0], [0.0, 0.0]]
+    with pytest.raises(NotImplementedError, match="^\"bernoulli_scalar_cpu_\" not implemented for 'ComplexFloat'$"):
+        T.ones(2, dtype=T.complex64).bernoulli_()

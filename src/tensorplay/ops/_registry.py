@@ -122,11 +122,12 @@ class Op:
         self.check = check          # check(*args): PyTorch's refusals of the call as given
         self.fits = frozenset(self._position(n) for n in fits)
         self.fits_skip = fits_skip
-        # the parameters PyTorch types as Number (or, written "name:float", as float):
-        # a tensor there is refused unless it is 0-d and needs no gradient (then its
-        # value), where NumPy would broadcast it silently
+        # the parameters PyTorch types as Number (or, written "name:float" or "name:int",
+        # as float or int): a tensor there is refused unless it is 0-d and needs no
+        # gradient (then its value), where NumPy would broadcast it silently; an int
+        # parameter also refuses a float or a bool
         self.numbers = tuple((self._position(n.split(":")[0]), n.split(":")[0],
-                              "float" if n.endswith(":float") else "Number") for n in numbers)
+                              n.split(":")[1] if ":" in n else "Number") for n in numbers)
         # the dtypes dispatch hands to the kernel without _prep
         self.plain_dtypes = _PLAIN_REAL if no_complex is not None else _PLAIN
         if derivatives is not None and not isinstance(derivatives, dict):
@@ -1218,12 +1219,15 @@ def _number_params(op, args):
     """``args`` with a 0-d tensor that needs no gradient at a Number parameter
     replaced by its value; any other tensor there is PyTorch's TypeError."""
     for i, name, kind in op.numbers:
-        if i < len(args) and isinstance(args[i], Tensor):
-            v = args[i]
-            if v.dim() != 0 or v.requires_grad:
+        v = args[i] if i < len(args) else None
+        if isinstance(v, Tensor):
+            if v.dim() != 0 or v.requires_grad or kind == "int" and v._data.dtype.kind not in "iu":
                 raise TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be {kind}, not Tensor")
             args = list(args)
             args[i] = v.item()
+        elif kind == "int" and isinstance(v, (bool, float, np.floating)):
+            raise TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be int, not "
+                            f"{type(v).__name__}")
     return args
 
 

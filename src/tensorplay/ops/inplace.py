@@ -6,6 +6,8 @@ tensor then takes over the result's history, and its version counter moves
 on, so a node that saved the old value raises instead of computing a wrong
 gradient.
 """
+import warnings
+
 import numpy as np
 
 from .. import _dtype as D
@@ -334,6 +336,12 @@ def inplace_method(f, name, check=None):
 def copy_(self, src, non_blocking=False):
     """Copy ``src`` (broadcast and cast to ``self``) into ``self``; differentiable
     w.r.t. ``src``; the old value of ``self`` gets a zero gradient."""
+    if type(src) in (bool, int, float, complex):    # (a number fills, as PyTorch's copy_ does)
+        if type(src) is complex and not self.is_complex():
+            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                          stacklevel=2)
+            src = src.real
+        return fill_(self, src)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     return apply_inplace(self, copy_from, (src,), {}, "copy")

@@ -335,8 +335,13 @@ def _k_with_alpha(f):
 
 
 # --------------------------------------------------------------------- arithmetic
-conj_physical = _conj = unary("conj_physical", np.conjugate, {"x": lambda g: g.conj()},
-                             float_only=False, family=ELEMENTWISE, inplace=True)
+def _conj_physical_k(x):
+    """A copy (conjugated if complex) in ``x``'s dtype: NumPy's conjugate of a bool is int8."""
+    return np.conjugate(x) if x.dtype.kind == "c" else x.copy()
+
+
+conj_physical = _conj = unary("conj_physical", _conj_physical_k, {"x": lambda g: g.conj()},
+                             float_only=False, family=ELEMENTWISE, inplace=True, fast_kernel=np.conjugate)
 
 
 def _is_bool(v):

@@ -355,6 +355,9 @@ def _expand_check(shape, to):
 @public()
 @sampling(batch="inplace", same_batched=False)
 def bernoulli_(self, p=0.5, *, generator=None):
+    if self._data.dtype.kind == "c":
+        raise NotImplementedError(f'"bernoulli_scalar_cpu_" not implemented for '
+                                  f"'{_scalar_name(self._data.dtype)}'")
     _apply_inplace(self, _bernoulli_fill, (p, generator), {}, "bernoulli")
     return self
 

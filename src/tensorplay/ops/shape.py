@@ -685,9 +685,11 @@ def _triu_k(x, diagonal=0):
 
 
 tril = defop("tril", _tril_k, {"x": lambda g, diagonal: tril(g, diagonal)}, upcast=False,
-             meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True, inplace=True)
+             meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True, inplace=True,
+             numbers=("diagonal:int",))
 triu = defop("triu", _triu_k, {"x": lambda g, diagonal: triu(g, diagonal)}, upcast=False,
-             meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True, inplace=True)
+             meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True, inplace=True,
+             numbers=("diagonal:int",))
 
 
 # ------------------------------------------------------------------ diagonals, repeats, rotation
