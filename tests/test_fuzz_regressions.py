@@ -1630,3 +1630,22 @@ def test_in_place_methods_against_pytorch(T):
     assert lst(T.ones(2, 2).triu_(T.tensor(1))) == [[0.0, 1.0], [0.0, 0.0]]
     with pytest.raises(NotImplementedError, match="^\"bernoulli_scalar_cpu_\" not implemented for 'ComplexFloat'$"):
         T.ones(2, dtype=T.complex64).bernoulli_()
+
+
+def test_complex_autodiff_refused_where_pytorch_refuses_it(T):
+    # PyTorch computes these for complex inputs but has no complex derivative for
+    # them: a gradient here would be ours alone (silu's was a plausible number)
+    x = T.tensor([0.7 + 0.2j, -1.3 + 0.5j], requires_grad=True)
+    for f, name in ((lambda: T.nn.functional.silu(x), "silu"), (lambda: T.nan_to_num(x), "nan_to_num"),
+                    (lambda: T.normal(x, 1.0), "normal")):
+        with pytest.raises(RuntimeError, match=f"^{name} does not support automatic differentiation for outputs "
+                                               "with complex dtype\\.$"):
+            f()
+    with T.no_grad():
+        assert T.nn.functional.silu(x).dtype == T.complex64
+    assert lst(T.nan_to_num(x.detach())) == pytest.approx([0.7 + 0.2j, -1.3 + 0.5j])
+    # a half determinant: PyTorch's LU kernel refuses it first
+    for f in (lambda: T.linalg.det(T.eye(2, dtype=T.float16)), lambda: T.linalg.solve(T.eye(2, dtype=T.float16),
+                                                                                     T.eye(2, dtype=T.float16))):
+        with pytest.raises(NotImplementedError, match="^\"lu_cpu\" not implemented for 'Half'$"):
+            f()

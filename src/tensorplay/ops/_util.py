@@ -3,6 +3,7 @@ use it too, so it lives with the Tensor) and dtype handling of NumPy arrays."""
 import numpy as np
 
 from .. import _dtype as D
+from .._autograd.grad_mode import state as _grad_state
 from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg  # noqa: F401
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)   # (compared with ``is``)
@@ -62,6 +63,17 @@ def dtype_error(spec, dtype):
     if isinstance(spec, BaseException):
         return type(spec)(*spec.args)
     return NotImplementedError(f'"{spec}" not implemented for \'{_tname(dtype)}\'')
+
+
+def no_complex_autodiff(name):
+    """An entry's ``no_complex`` spec for an op PyTorch computes for complex inputs
+    but does not differentiate there: refused only when the call is recorded."""
+    def spec(*args):
+        if _grad_state.enabled and any(isinstance(a, Tensor) and a._rg for a in args):
+            return RuntimeError(f"{name} does not support automatic differentiation for outputs with "
+                                f"complex dtype.")
+        return None
+    return spec
 
 
 def refuse(spec, kinds, *tensors):

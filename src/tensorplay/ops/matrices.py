@@ -43,6 +43,8 @@ def _square(name, a, what="A"):
         raise RuntimeError(f"linalg.{name}: {what} must be batches of square matrices, but they are "
                            f"{a.shape[-2]} by {a.shape[-1]} matrices")
     if a.dtype.name in ("float16", "bfloat16"):          # (no LAPACK for them)
+        if name in ("det", "solve"):                    # (PyTorch's LU kernel says it first)
+            raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_tname(a.dtype)}'")
         raise RuntimeError(f"linalg.{name}: Low precision dtypes not supported. Got {_tname(a.dtype)}")
     if a.dtype.kind not in "fc":
         raise RuntimeError(f"linalg.{name}: Expected a floating point or complex tensor as input. "

@@ -21,7 +21,7 @@ from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, d
                         _result_dtype, broadcast_error, real_float_kernel, _PLAIN)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
-from ._util import is_scalar, _tname, number_arg
+from ._util import is_scalar, _tname, number_arg, no_complex_autodiff
 from .._tensor import _wrap
 from .._creation import full_like as _full_like
 
@@ -814,7 +814,7 @@ def _silu_vjp(g, x):
 
 
 silu = unary("silu", lambda x: x * _sigmoid_k(x), {"x": _silu_vjp}, family=ELEMENTWISE,
-             method=False, no_int="silu_cpu", no_bool="silu_cpu")
+             method=False, no_int="silu_cpu", no_bool="silu_cpu", no_complex=no_complex_autodiff("silu"))
 
 
 def _softplus_k(x, beta=1.0, threshold=20.0):

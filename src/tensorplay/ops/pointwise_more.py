@@ -12,7 +12,7 @@ from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public, real_float_kernel
-from ._util import _key, _tname, is_scalar, number_arg
+from ._util import _key, _tname, is_scalar, number_arg, no_complex_autodiff as _no_complex_autodiff
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary, _zl
 from .._out import call_with_out
 
@@ -169,6 +169,7 @@ def _nan_to_num_k(x, nan=0.0, posinf=None, neginf=None):
 
 nan_to_num = _defop("nan_to_num", _nan_to_num_k, {"x": lambda g, x: _where(x.isfinite(), g, 0.0)},
                     upcast=False, node_name="NanToNumBackward0", family=ELEMENTWISE, inplace=True,
+                    no_complex=_no_complex_autodiff("nan_to_num"),
                     numbers=("nan:float", "posinf:float", "neginf:float"))
 
 
