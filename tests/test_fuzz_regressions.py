@@ -1649,3 +1649,17 @@ def test_complex_autodiff_refused_where_pytorch_refuses_it(T):
                                                                                      T.eye(2, dtype=T.float16))):
         with pytest.raises(NotImplementedError, match="^\"lu_cpu\" not implemented for 'Half'$"):
             f()
+
+
+def test_elu_second_derivative_at_zero_is_pytorchs(T):
+    # the first derivative at 0 is the negative branch's (alpha), the second is 0:
+    # PyTorch's elu_double_backward masks with x < 0 (ours was alpha)
+    x = T.tensor([0.0, -1.0, 2.0], dtype=T.float64, requires_grad=True)
+    # (celu(x, 0.5) = 0.5 * (exp(2x) - 1) below 0: slope 1 at 0, curvature 2 exp(2x))
+    for f, second_at_minus_1 in ((lambda x: T.nn.functional.elu(x), math.exp(-1.0)),
+                                 (lambda x: T.nn.functional.celu(x, 0.5), 2 * math.exp(-2.0))):
+        g, = T.autograd.grad(f(x).sum(), x, create_graph=True)
+        assert lst(g)[0] == 1.0
+        h, = T.autograd.grad(g.sum(), x)
+        assert lst(h)[0] == 0.0 and lst(h)[2] == 0.0
+        assert lst(h)[1] == pytest.approx(second_at_minus_1, rel=1e-12)

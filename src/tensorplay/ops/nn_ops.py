@@ -529,8 +529,10 @@ def _elu_k(x, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 def _elu_vjp(g, x, alpha, scale, input_scale):
-    # exp of the clamped input: the unused branch never overflows (no inf * 0 later)
-    neg = (x.clamp_max(0) * input_scale).exp() * (scale * alpha * input_scale)
+    # exp of the input clamped at 0: the unused branch never overflows (no inf * 0
+    # later); clamped by x < 0, so that at exactly 0 the second derivative is 0, as
+    # PyTorch's elu_double_backward masks it (x * 0 keeps a NaN a NaN)
+    neg = (_where(x < 0, x, x * 0) * input_scale).exp() * (scale * alpha * input_scale)
     return _where(x > 0, g * scale, g * neg)  # (a NaN gets NaN, as PyTorch's vectorized kernel)
 
 
