@@ -1663,3 +1663,20 @@ def test_elu_second_derivative_at_zero_is_pytorchs(T):
         h, = T.autograd.grad(g.sum(), x)
         assert lst(h)[0] == 0.0 and lst(h)[2] == 0.0
         assert lst(h)[1] == pytest.approx(second_at_minus_1, rel=1e-12)
+
+
+def test_nearest_interpolation_of_uint8_images(T):
+    # PyTorch resizes uint8 images with the nearest modes (copies); other integer
+    # dtypes are refused in the words of its kernel for the rank
+    F = T.nn.functional
+    x = (T.arange(2 * 3 * 5 * 7) % 251).reshape(2, 3, 5, 7).to(T.uint8)
+    r = F.interpolate(x, size=(13, 5), mode="nearest")
+    assert r.dtype == T.uint8 and lst(r.float()) == lst(F.interpolate(x.float(), size=(13, 5), mode="nearest"))
+    assert lst(F.interpolate(x[0], size=11, mode="nearest-exact").float()) == \
+        lst(F.interpolate(x[0].float(), size=11, mode="nearest-exact"))
+    for shape, mode, kernel in (((1, 3, 2, 2), "nearest", "upsample_nearest2d_channels_last"),
+                                ((1, 3, 2), "nearest", "compute_indices_weights_nearest"),
+                                ((1, 3, 2, 2), "bilinear", "upsample_bilinear2d_channels_last"),
+                                ((1, 1, 2, 2, 2), "trilinear", "compute_indices_weights_linear")):
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Char'$"):
+            F.interpolate(T.ones(shape, dtype=T.int8), scale_factor=2, mode=mode)

@@ -267,8 +267,14 @@ def _axis_shape(ndim, axis, v):
 
 
 def _check_dtype(x, mode, k):
-    if x.dtype.kind not in "f":
-        raise NotImplementedError(f"\"upsample_{mode}{k}d\" not implemented for '{_tname(x.dtype)}'")
+    """Float inputs, and uint8 images for the nearest modes (copies), as PyTorch;
+    any other dtype is refused in the words of PyTorch's kernel for the rank."""
+    nearest = mode.startswith("nearest")
+    if x.dtype.kind == "f" or (nearest and x.dtype == np.uint8):
+        return
+    kernel = (f"upsample_{'nearest' if nearest else mode}2d_channels_last" if k == 2 else
+              f"compute_indices_weights_{'nearest' if nearest else 'linear'}")
+    raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(x.dtype)}'")
 
 
 def _nearest_k(exact):
