@@ -1680,3 +1680,13 @@ def test_nearest_interpolation_of_uint8_images(T):
                                 ((1, 1, 2, 2, 2), "trilinear", "compute_indices_weights_linear")):
         with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for 'Char'$"):
             F.interpolate(T.ones(shape, dtype=T.int8), scale_factor=2, mode=mode)
+
+
+def test_size_arguments_are_required(T):
+    x = T.ones(2)
+    for f, name in ((lambda: x.new_zeros(), "new_zeros"), (lambda: x.new_empty(), "new_empty"),
+                    (lambda: x.sum_to_size(), "sum_to_size")):        # (they gave a 0-d tensor)
+        with pytest.raises(TypeError, match=f"^{name}\\(\\) missing 1 required positional arguments: \"size\"$"):
+            f()
+    assert x.new_zeros(()).shape == () and lst(x.sum_to_size(())) == 2.0
+    assert lst(x.new_ones(size=(2,))) == [1.0, 1.0]

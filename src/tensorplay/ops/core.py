@@ -113,6 +113,8 @@ mean.op.variants = lambda a: mean.op.node_cls if a[1] is None else _MEAN_DIM
 
 
 def _sum_to_size_k(x, *size):
+    if not size:                        # (sum_to_size(()) is the full sum; no argument is an error)
+        raise TypeError('sum_to_size() missing 1 required positional arguments: "size"')
     size = size_arg(size)
     shape = x.shape
     lead = len(shape) - len(size)

@@ -25,7 +25,13 @@ def _size(size):
 
 def _new_factory(name):
     def method(self, *size, dtype=None, device=None, requires_grad=False, layout=None,
-               pin_memory=False):
+               pin_memory=False, **kwargs):
+        if "size" in kwargs and not size:   # (x.new_zeros(size=(2, 3)), PyTorch's keyword)
+            size = (kwargs.pop("size"),)
+        if kwargs:
+            raise TypeError(f"new_{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        if not size:                    # (x.new_zeros() is no 0-d tensor: PyTorch's TypeError)
+            raise TypeError(f'new_{name}() missing 1 required positional arguments: "size"')
         _check_device(device)
         hook = _like_hook(self)         # (inside vmap: batched)
         if hook is not None:
