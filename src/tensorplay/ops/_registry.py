@@ -1222,7 +1222,8 @@ def _number_params(op, args):
         v = args[i] if i < len(args) else None
         if isinstance(v, Tensor):
             if v.dim() != 0 or v.requires_grad or kind == "int" and v._data.dtype.kind not in "iu":
-                raise TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be {kind}, not Tensor")
+                raise TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be {kind}, "
+                                "not Tensor")
             args = list(args)
             args[i] = v.item()
         elif kind == "int" and isinstance(v, (bool, float, np.floating)):

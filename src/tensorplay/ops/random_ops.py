@@ -448,7 +448,8 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
     check_device(device)
     mt, st = isinstance(mean, Tensor), isinstance(std, Tensor)
     if mt and mean._data.dtype.kind == "c" and mean.requires_grad and state.enabled:
-        raise RuntimeError("normal does not support automatic differentiation for outputs with complex dtype.")
+        raise RuntimeError("normal does not support automatic differentiation for outputs with complex "
+                           "dtype.")
     rng = _rng(generator)
     if not mt and not st:
         if size is None or not isinstance(mean, (int, float)) or not isinstance(std, (int, float)):

@@ -20,7 +20,8 @@ from .._out import call_with_out, write_out
 
 __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
-           "row_stack", "dstack", "column_stack", "split_with_sizes", "split", "chunk", "tensor_split", "unbind",
+           "row_stack", "dstack", "column_stack", "split_with_sizes", "split", "chunk", "tensor_split",
+           "unbind",
            "narrow", "diagonal", "tril", "triu", "diag", "diag_embed", "repeat_interleave",
            "unflatten", "rot90", "meshgrid"]
 

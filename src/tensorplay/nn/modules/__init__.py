@@ -16,7 +16,8 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
                           TransformerEncoder, TransformerEncoderLayer)
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
                    GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
-                   MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, MultiMarginLoss, MultiLabelMarginLoss, NLLLoss, PoissonNLLLoss,
+                   MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                   MultiLabelMarginLoss, NLLLoss, PoissonNLLLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
@@ -44,7 +45,8 @@ __all__ = [
     "TransformerEncoderLayer",
     "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss",
     "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MarginRankingLoss", "MSELoss",
-    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss", "SoftMarginLoss",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "NLLLoss", "PoissonNLLLoss",
+    "SmoothL1Loss", "SoftMarginLoss",
     "TripletMarginLoss", "CosineSimilarity", "PairwiseDistance",
     "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
     "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d",
