@@ -188,6 +188,16 @@ def test_class_losses_refuse_input_dtypes_first(T):
     assert not np.signbit(loss.detach().numpy()[0]) and loss[1].item() == -3.0
 
 
+def test_margin_losses_under_vmap(T):
+    # (the range checks read values: skipped on a batched target, as they must be)
+    x = T.tensor([[0.1, 0.5, -0.3], [1.0, 0.2, 0.4], [0.3, 0.3, 0.9], [-1.0, 0.0, 1.0]])
+    mm = T.func.vmap(lambda a, t: F(T).multi_margin_loss(a, t))(x, T.tensor([0, 1, 2, 0]))
+    assert_close(mm.numpy(), np.array([2 / 3, 1.0, 0.8 / 3, 5 / 3]), atol=1e-6)
+    ml = T.func.vmap(lambda a, t: F(T).multilabel_margin_loss(a, t))(
+        x, T.tensor([[0, -1, 1], [2, 1, -1], [0, 0, 0], [-1, 0, 0]]))
+    assert_close(ml.numpy(), np.array([2 / 3, 3.4 / 3, 7.8 / 3, 0.0]), atol=1e-6)
+
+
 def test_margin_loss_argument_checks(T):
     x = T.zeros(3, 4)
     for f, exc, msg in (

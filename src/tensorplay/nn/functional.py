@@ -1150,7 +1150,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and (weight.dim() > 1 or weight.numel() != c):
         raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
     td = t._data
-    if td.size and (td.min() < 0 or td.max() >= c):
+    if isinstance(td, _np.ndarray) and td.size and (td.min() < 0 or td.max() >= c):   # (not inside vmap)
         raise RuntimeError("target out of range")
     col = t.unsqueeze(1)
     h = _pw.relu(margin - x.gather(1, col) + x)
@@ -1178,7 +1178,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     n, c = x.shape
     t = target.reshape(n, c)
     td = t._data
-    if td.size and (td.min() < -1 or td.max() >= c):       # (those after a -1 too)
+    if isinstance(td, _np.ndarray) and td.size and (td.min() < -1 or td.max() >= c):  # (after a -1 too)
         raise RuntimeError("argument #2 'target' is out of range")
     valid = (t >= 0).long().cumprod(1) > 0          # (the indices before the first -1)
     ti = _pw.where(valid, t, 0)
