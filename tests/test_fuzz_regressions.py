@@ -1690,3 +1690,18 @@ def test_size_arguments_are_required(T):
             f()
     assert x.new_zeros(()).shape == () and lst(x.sum_to_size(())) == 2.0
     assert lst(x.new_ones(size=(2,))) == [1.0, 1.0]
+
+
+def test_adaptive_average_pool_to_one_is_a_mean(T):
+    # PyTorch's shortcut, ahead of its checks: any rank of 2 or more, complex too,
+    # integers refused in mean's words, MeanBackward1 as the node
+    F = T.nn.functional
+    x = T.arange(2 * 3 * 4 * 5.0).reshape(2, 3, 4, 5).requires_grad_()
+    assert type(F.adaptive_avg_pool2d(x, 1).grad_fn).__name__ == "MeanBackward1"
+    assert type(F.adaptive_avg_pool2d(x, 2).grad_fn).__name__ == "AdaptiveAvgPool2DBackward0"
+    assert lst(F.adaptive_avg_pool2d(T.arange(20.0).reshape(5, 4), 1)) == [[9.5]]
+    assert lst(F.adaptive_avg_pool1d(T.ones(2, 3, dtype=T.complex64), 1)) == [[1 + 0j], [1 + 0j]]
+    with pytest.raises(RuntimeError, match=r"^mean\(\): could not infer output dtype"):
+        F.adaptive_avg_pool2d(T.ones(2, 3, 4, dtype=T.int64), 1)
+    with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'ComplexFloat'$"):
+        F.adaptive_avg_pool2d(T.ones(2, 3, 4, dtype=T.complex64), 2)

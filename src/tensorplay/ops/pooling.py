@@ -548,6 +548,11 @@ def adaptive_avg_pool2d(input, output_size):
     if any(v < 0 for v in size):
         raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal "
                            f"to 0 but received {{{size[0]}, {size[1]}}}")
+    if size == (1, 1) and input.ndim >= 2:
+        # PyTorch's shortcut, ahead of its checks: a mean over the last two dimensions
+        # (MeanBackward1) for any rank and dtype mean takes (complex too; integers
+        # are refused in mean's words)
+        return input.mean((-1, -2), keepdim=True)
     shape = list(input.shape)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {shape}")
@@ -555,8 +560,6 @@ def adaptive_avg_pool2d(input, output_size):
         if shape[i] == 0:
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {shape} with dimension {i} being empty")
-    if size == (1, 1) and input.is_floating_point():
-        return input.mean((-1, -2), keepdim=True)       # PyTorch's shortcut (MeanBackward1)
     return _adaptive(input, size)
 
 
