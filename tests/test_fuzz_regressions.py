@@ -1705,3 +1705,25 @@ def test_adaptive_average_pool_to_one_is_a_mean(T):
         F.adaptive_avg_pool2d(T.ones(2, 3, 4, dtype=T.int64), 1)
     with pytest.raises(NotImplementedError, match="^\"adaptive_avg_pool2d\" not implemented for 'ComplexFloat'$"):
         F.adaptive_avg_pool2d(T.ones(2, 3, 4, dtype=T.complex64), 2)
+
+
+def test_module_messages_found_by_a_sweep(T):
+    F = T.nn.functional
+    # bilinear named the wrong input and sizes ("got 2 but expected 2")
+    for f, msg in ((lambda: F.bilinear(T.ones(5, 3), T.ones(5, 4), T.ones(4, 2, 3)),
+                    "bilinear(): input1 size does not match weight size: got 3 but expected 2"),
+                   (lambda: F.bilinear(T.ones(5, 2), T.ones(5, 4), T.ones(4, 2, 3)),
+                    "bilinear(): input2 size does not match weight size: got 4 but expected 3"),
+                   (lambda: F.bilinear(T.ones(5, 2), T.ones(4, 3), T.ones(4, 2, 3)),
+                    "bilinear(): input batch dimensions do not match at dim 0: got 5 and 4"),
+                   (lambda: T.nn.Linear(3, 2)(T.ones(2, 3, dtype=T.int64)),
+                    "mat1 and mat2 must have the same dtype, but got Long and Float"),
+                   (lambda: T.nn.Parameter(T.ones(2, dtype=T.int64)),
+                    "Only Tensors of floating point and complex dtype can require gradients"),
+                   (lambda: F.cross_entropy(T.ones(2, 3), T.tensor([0, 1]), label_smoothing=2),
+                    "label_smoothing must be between 0.0 and 1.0. Got: 2")):
+        with pytest.raises(RuntimeError, match="^" + __import__("re").escape(msg) + "$"):
+            f()
+    with pytest.raises(ValueError, match=r"^num_channels \(4\) must be divisible by num_groups \(3\)$"):
+        T.nn.GroupNorm(3, 4)
+    assert F.bilinear(T.ones(5, 2), T.ones(5, 3), T.ones(4, 2, 3)).shape == (5, 4)

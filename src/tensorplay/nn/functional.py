@@ -571,7 +571,7 @@ def linear(input, weight, bias=None):
                                f"{ws[1]}x{ws[0]})")
         return _matmul(input, weight.t()) + (0 if bias is None else bias)
     if input._data.dtype != weight._data.dtype:
-        if input.ndim >= 3 and bias is not None:
+        if input.ndim >= 2 and bias is not None:    # (PyTorch's addmm path)
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(input)} and "
                                f"{_tname(weight)}")
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != "
@@ -601,12 +601,21 @@ def _tname(t):
 
 def bilinear(input1, input2, weight, bias=None):
     """``y_k = x1 @ W_k @ x2 + b_k`` over the leading dimensions."""
-    if input1.shape[:-1] != input2.shape[:-1]:
-        raise RuntimeError(f"bilinear(): input batch dimensions do not match: got "
-                           f"{list(input1.shape[:-1])} and {list(input2.shape[:-1])}")
-    if weight.ndim != 3 or weight.shape[1] != input1.shape[-1] or weight.shape[2] != input2.shape[-1]:
-        raise RuntimeError(f"bilinear(): input size does not match weight size: got "
+    if weight.ndim < 3:                 # (PyTorch reads weight.size(2) first)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(weight.ndim, 1)}, "
+                         f"{max(weight.ndim, 1) - 1}], but got 2)")
+    if weight.shape[1] != input1.shape[-1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got "
                            f"{input1.shape[-1]} but expected {weight.shape[1]}")
+    if weight.shape[2] != input2.shape[-1]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got "
+                           f"{input2.shape[-1]} but expected {weight.shape[2]}")
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for d in range(input1.ndim - 1):
+        if input1.shape[d] != input2.shape[d]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {d}: got "
+                               f"{input1.shape[d]} and {input2.shape[d]}")
     lead = tuple(input1.shape[:-1])
     a = input1.reshape(-1, input1.shape[-1])
     b = input2.reshape(-1, input2.shape[-1])
@@ -936,7 +945,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _tensor_arg("cross_entropy_loss", "target", 2, target)     # (PyTorch's kernel's name)
     reduction = _reduction(reduction, size_average, reduce)
     if not 0.0 <= label_smoothing <= 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if target.shape == input.shape:            # class probabilities (PyTorch's rule: same shape)
         if not target.is_floating_point():
             raise RuntimeError(f"Expected floating point type for target with class probabilities, "

@@ -20,8 +20,9 @@ class Parameter(Tensor):
         p._vc = p._base = None
         if data is not None:
             p._vc = data._shared_version()
-        if requires_grad:
-            p.requires_grad_(True)
+        if requires_grad:               # (PyTorch's words for a Parameter, as for a factory's)
+            p._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require "
+                                 "gradients")
         return p
 
     def __init__(self, *args, **kwargs):

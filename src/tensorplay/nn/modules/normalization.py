@@ -58,7 +58,7 @@ class GroupNorm(Module):
         super().__init__()
         dtype = factory_dtype(device, dtype)
         if num_channels % num_groups != 0:
-            raise ValueError("num_channels must be divisible by num_groups")
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
         optional_param(self, "weight", affine, num_channels, dtype=dtype)
         optional_param(self, "bias", affine and bias, num_channels, dtype=dtype)
