@@ -1727,3 +1727,16 @@ def test_module_messages_found_by_a_sweep(T):
     with pytest.raises(ValueError, match=r"^num_channels \(4\) must be divisible by num_groups \(3\)$"):
         T.nn.GroupNorm(3, 4)
     assert F.bilinear(T.ones(5, 2), T.ones(5, 3), T.ones(4, 2, 3)).shape == (5, 4)
+
+
+def test_negative_sizes_are_refused_in_pytorchs_words(T):
+    # NumPy's "negative dimensions are not allowed" (a ValueError) leaked before
+    for f in (lambda: T.ones(2, -1), lambda: T.empty(-2), lambda: T.full((2, -1), 1.0), lambda: T.rand(2, -1),
+              lambda: T.randn(-1), lambda: T.randint(0, 2, (2, -1)), lambda: T.ones(1).new_zeros(2, -1)):
+        with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -\d: \[(\d, )?-\d\]$"):
+            f()
+    with pytest.raises(RuntimeError, match=r"^zeros: Dimension size must be non-negative\.$"):
+        T.zeros(2, -1)
+    with pytest.raises(RuntimeError, match="^n must be greater or equal to 0, got -1$"):
+        T.eye(-1)
+    assert T.zeros(2, 0).shape == (2, 0)

@@ -64,20 +64,32 @@ def from_numpy(ndarray):
     return _wrap(ndarray)
 
 
-def _factory(fill):
+def new_shape(size, name=None):
+    """``size`` (a factory's ``*size``) as the shape of a new tensor, a negative
+    size refused in PyTorch's words (``zeros`` has words of its own)."""
+    shape = size_arg(size)
+    for d in shape:
+        if d < 0:
+            if name == "zeros":
+                raise RuntimeError("zeros: Dimension size must be non-negative.")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {d}: {list(shape)}")
+    return shape
+
+
+def _factory(fill, name):
     def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
           pin_memory=False, memory_format=None):
         if out is not None:
-            return call_with_out(fill.__name__, f, size, {"dtype": _out_dtype(dtype, out),
-                                                         "requires_grad": requires_grad}, out)
+            return call_with_out(name, f, size, {"dtype": _out_dtype(dtype, out),
+                                                 "requires_grad": requires_grad}, out)
         check_device(device)
-        return _leaf(fill(size_arg(size), _dt(dtype)), requires_grad)
+        return _leaf(fill(new_shape(size, name), _dt(dtype)), requires_grad)
     return f
 
 
-zeros = _factory(np.zeros)
-ones = _factory(np.ones)
-empty = _factory(np.zeros)     # zero-filled: uninitialised memory is never worth the surprise
+zeros = _factory(np.zeros, "zeros")
+ones = _factory(np.ones, "ones")
+empty = _factory(np.zeros, "empty")     # zero-filled: uninitialised memory is never worth the surprise
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -94,7 +106,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
         dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
     else:
         dt = D.to_dtype(dtype)
-    return _leaf(np.full(size_arg((size,)), D.check_fits(fill_value, dt.np), dt.np), requires_grad)
+    return _leaf(np.full(new_shape((size,)), D.check_fits(fill_value, dt.np), dt.np), requires_grad)
 
 
 def _like(fill):
@@ -221,6 +233,9 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
+    for name, v in (("n", n), ("m", m)):
+        if v is not None and v < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     return _leaf(np.eye(n, m, dtype=_dt(dtype)), requires_grad)
 
 
@@ -232,7 +247,7 @@ def _rand_factory(kind):
                                   "requires_grad": requires_grad}, out)
         check_device(device)
         g = generator or default_generator
-        shape = size_arg(size)
+        shape = new_shape(size)
         dt = _dt(dtype)
         if np.dtype(dt).kind not in "fcV":
             kernel = "check_uniform_bounds" if kind == "uniform" else "normal_kernel_cpu"
@@ -311,7 +326,7 @@ def randint(*args, generator=None, dtype=None, device=None, requires_grad=False,
     npdt = _dt(dtype, D.int64)
     _randint_bounds(low, high, npdt)
     g = generator or default_generator
-    a = g._rng.integers(low, high, size_arg((size,)))
+    a = g._rng.integers(low, high, new_shape((size,)))
     return _leaf(a.astype(npdt), requires_grad)
 
 

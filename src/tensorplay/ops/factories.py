@@ -37,9 +37,10 @@ def _new_factory(name):
         if hook is not None:
             return hook(lambda v: method(v, v.shape[0], *_size(size), dtype=dtype,
                                          requires_grad=requires_grad))
-        f = getattr(_creation(), name)
-        return f(*_size(size), dtype=self.dtype if dtype is None else dtype,
-                 requires_grad=requires_grad)
+        c = _creation()
+        shape = c.new_shape(_size(size))        # (PyTorch's words for a negative size: not zeros')
+        return getattr(c, name)(*shape, dtype=self.dtype if dtype is None else dtype,
+                                requires_grad=requires_grad)
     method.__name__ = method.__qualname__ = f"new_{name}"
     return method
 

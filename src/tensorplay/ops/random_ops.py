@@ -56,7 +56,7 @@ from .._autograd.graph import Node
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .inplace import apply_inplace as _apply_inplace
 from ._registry import public
-from ._util import size_arg
+from .._creation import new_shape
 from .._out import write_out
 
 __all__ = ["bernoulli", "multinomial", "normal"]
@@ -457,7 +457,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
             raise TypeError(f"normal() received an invalid combination of arguments - got ({got}), "
                             f"but expected one of:\n{_NORMAL_SIGS}")
         _check_std_number(std)
-        shape = size_arg((size,))
+        shape = new_shape((size,))
         dt = (D.to_dtype(dtype) if dtype is not None else D.get_default_dtype()).np
         if not _is_float(dt):
             raise NotImplementedError(f'"normal_kernel_cpu" not implemented for '
