@@ -1740,3 +1740,11 @@ def test_negative_sizes_are_refused_in_pytorchs_words(T):
     with pytest.raises(RuntimeError, match="^n must be greater or equal to 0, got -1$"):
         T.eye(-1)
     assert T.zeros(2, 0).shape == (2, 0)
+
+
+def test_item_assignment_of_an_array_names_its_type(T):
+    x = T.ones(3)
+    with pytest.raises(TypeError, match=r"^can't assign a numpy\.ndarray to a (torch|tensorplay)\.FloatTensor$"):
+        x[:2] = np.array([1.0, 2.0])
+    with pytest.raises(TypeError, match=r"^can't assign a list to a (torch|tensorplay)\.FloatTensor$"):
+        x[:2] = [1.0, 2.0]

@@ -579,8 +579,9 @@ def _setitem(self, key, value):
     elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         value = D.check_fits(value, d.dtype, floats=d.dtype.itemsize > 2)  # (half: may become inf)
     else:
-        raise TypeError(f"can't assign a {type(value).__name__} to a "
-                        f"tensorplay.{_title(d.dtype)}Tensor")
+        t = type(value)             # (a NumPy array is "numpy.ndarray" there, as in PyTorch)
+        name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__.split('.')[0]}.{t.__name__}"
+        raise TypeError(f"can't assign a {name} to a tensorplay.{_title(d.dtype)}Tensor")
     if TRANSFORMS:
         for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
             h = getattr(t, "setitem", None)
