@@ -1748,3 +1748,16 @@ def test_item_assignment_of_an_array_names_its_type(T):
         x[:2] = np.array([1.0, 2.0])
     with pytest.raises(TypeError, match=r"^can't assign a list to a (torch|tensorplay)\.FloatTensor$"):
         x[:2] = [1.0, 2.0]
+
+
+def test_warnings_from_ops_point_at_the_callers_line(T):
+    # (they named ops/__init__.py, ops/_registry.py... whatever sat at a fixed depth)
+    import warnings
+    x = T.ones(2, 3, 4)
+    for f in (lambda: x.T, lambda: T.ones(3).var(correction=5),
+              lambda: (T.ones(2, requires_grad=True) * 2).grad):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            f()
+        assert len(w) == 1 and w[0].category is UserWarning
+        assert w[0].filename == __file__, w[0].filename

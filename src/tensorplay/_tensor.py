@@ -5,7 +5,6 @@ everything rarer is read with a default so that making a tensor costs three
 stores.  Ops, methods and operators are attached by ``tensorplay.ops``.
 """
 import sys
-import warnings
 import weakref
 
 import numpy as np
@@ -14,6 +13,7 @@ from . import _dtype as D
 from ._autograd.grad_mode import state
 from ._autograd.graph import AccumulateGrad, RemovableHandle
 from ._print import tensor_repr
+from ._warn import warn as _warn_user
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -89,7 +89,6 @@ class TensorMeta:
         for s in self.shape:
             n *= s
         return n
-
 
 
 def validate_grad(node, g, i):
@@ -550,13 +549,12 @@ class Tensor:
     @property
     def grad(self):
         if self.grad_fn is not None and not getattr(self, "__dict__", {}).get("_retains_grad"):
-            warnings.warn(
-                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
-                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
-                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
-                "non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure you access "
-                "the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more "
-                "informations.", UserWarning, stacklevel=2)
+            _warn_user("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                       "Its .grad attribute won't be populated during autograd.backward(). If you "
+                       "indeed want the .grad field to be populated for a non-leaf Tensor, use "
+                       ".retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+                       "mistake, make sure you access the leaf Tensor instead. See "
+                       "github.com/pytorch/pytorch/pull/30531 for more informations.")
         return getattr(self, "_grad", None)
 
     @grad.setter
@@ -1263,11 +1261,10 @@ _typed_warned = [False]
 def _warn_typed_storage():
     if not _typed_warned[0]:
         _typed_warned[0] = True
-        warnings.warn("TypedStorage is deprecated. It will be removed in the future and "
-                      "UntypedStorage will be the only storage class. This should only matter to "
-                      "you if you are using storages directly.  To access UntypedStorage directly, "
-                      "use tensor.untyped_storage() instead of tensor.storage()", UserWarning,
-                      stacklevel=3)
+        _warn_user("TypedStorage is deprecated. It will be removed in the future and "
+                   "UntypedStorage will be the only storage class. This should only matter to "
+                   "you if you are using storages directly.  To access UntypedStorage directly, "
+                   "use tensor.untyped_storage() instead of tensor.storage()")
 
 
 # ------------------------------------------------------------------ memory formats

@@ -12,8 +12,8 @@ operators.  ``EXPORTS`` is the union of the modules' ``__all__``, what
 Below the binding, ``_conveniences`` holds the few Tensor attributes that are
 not op spellings (``x.T``, ``x.real``, the dtype casts, ...).
 """
-import warnings
 
+from .._warn import warn as _warn_user
 from .._tensor import Tensor
 from . import pointwise, core                      # noqa: F401  (registration order)
 from ._registry import REGISTRY, Spelling, dispatch_view   # noqa: F401
@@ -91,10 +91,10 @@ for _m in MODULES:
 def _T(self):
     n = self._data.ndim
     if n != 2:
-        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
-                      "is deprecated and it will throw an error in a future release. Consider "
-                      "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
-                      "-1, -1))` to reverse the dimensions of a tensor.", UserWarning, stacklevel=2)
+        _warn_user("The use of `x.T` on tensors of dimension other than 2 to reverse their shape "
+                   "is deprecated and it will throw an error in a future release. Consider "
+                   "`x.mT` to transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, "
+                   "-1, -1))` to reverse the dimensions of a tensor.")
     return dispatch_view(core._permute_op, (self, (1, 0) if n == 2 else tuple(range(n - 1, -1, -1))))
 
 
@@ -115,8 +115,7 @@ def _mH(self):
 
 def _H(self):
     if self.ndim == 0:
-        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+        _warn_user("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().")
         return pointwise.conj(self)
     if self.ndim != 2:
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got "

@@ -29,7 +29,6 @@ gradient by the column matrix.  Channels first and the batch inside the
 columns make each product one large BLAS call (one call per batch element
 costs 3-4x more with two BLAS threads).
 """
-import warnings
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
@@ -40,6 +39,7 @@ from ._registry import defop, dispatch, public
 from ._util import _tname
 from .pointwise import conj
 from .pooling import _front, batch_merge_leading
+from .._warn import warn as _warn_user
 
 __all__ = ["convolution", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
@@ -524,8 +524,8 @@ def _same_padding(fname, k, dilation, stride):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     total = [d * (n - 1) for n, d in zip(k, dilation)]
     if any(t % 2 for t in total):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a "
-                      "zero-padded copy of the input be created", UserWarning, stacklevel=4)
+        _warn_user("Using padding='same' with even kernel lengths and odd dilation may require a "
+                   "zero-padded copy of the input be created")
     return tuple(t // 2 for t in total), [t % 2 for t in total]
 
 

@@ -3,7 +3,6 @@
 ``matmul``.  The rest of the op set lives in the sibling modules."""
 import math
 import operator
-import warnings
 
 import ml_dtypes
 import numpy as np
@@ -19,6 +18,7 @@ from ._registry import (by_tensor_arg, defop, dispatch, dispatch_view, op_spelle
 from ._util import dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname
 from .pointwise import conj
 from .._out import call_with_out
+from .._warn import warn as _warn_user
 
 __all__ = ["sum", "mean", "broadcast_to", "broadcast_tensors", "broadcast_shapes", "reshape",
            "transpose", "swapaxes", "swapdims", "permute", "t", "unsqueeze", "squeeze", "flatten",
@@ -280,7 +280,6 @@ def _view_k(x, *shape):
                            ".reshape(...) instead.") from None
 
 
-
 _reshape_vjp = lambda g, x: g.reshape(x.shape)   # noqa: E731
 view = defop("view", _view_k, {"x": _reshape_vjp}, meta=("x",), upcast=False, view=True,
              family=VIEW, linear=True, star_name="size")
@@ -482,8 +481,7 @@ def _to_k(x, dtype):
     if x.dtype.kind == "c" and npdt.kind == "b":
         return x != 0                   # (both parts count, as in PyTorch)
     if x.dtype.kind == "c" and npdt.kind != "c":
-        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
-                      stacklevel=4)
+        _warn_user("Casting complex values to real discards the imaginary part")
         x = x.real
     return x.astype(npdt)
 
@@ -690,8 +688,7 @@ def _fill_k(dst, value):
     shape = dst.shape
     if type(value) is np.ndarray:       # a 0-d tensor's: PyTorch drops an imaginary part here
         if value.dtype.kind == "c" and dst.dtype.kind not in "cb":
-            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
-                          stacklevel=5)
+            _warn_user("Casting complex values to real discards the imaginary part")
             value = value.real
         if value.ndim:                  # vmap's batch of values (the public fill refuses more)
             shape = np.broadcast_shapes(shape, value.shape)

@@ -6,6 +6,7 @@ import warnings
 
 from .._tensor import Tensor as _Tensor, check_device as _check_device, like_hook as _like_hook
 from ._registry import public as _public, spell as _spell
+from .._warn import warn as _warn_user
 
 __all__ = []
 
@@ -63,10 +64,9 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
     _check_device(device)
     c = _creation()
     if isinstance(data, _Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
-                      "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
-                      UserWarning, stacklevel=2)
+        _warn_user("To copy construct from a tensor, it is recommended to use "
+                   "sourceTensor.detach().clone() or sourceTensor.detach().clone()."
+                   "requires_grad_(True), rather than tensor.new_tensor(sourceTensor).")
         data = data.detach()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

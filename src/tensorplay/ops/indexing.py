@@ -14,7 +14,6 @@ placement of the advanced dims (ints never take part in it, unlike NumPy).
 ``index_put`` op on such a key, so it is differentiable w.r.t. ``v`` and the
 tensor's old value.
 """
-import warnings
 
 import numpy as np
 
@@ -27,6 +26,7 @@ from ._util import F32 as _F32, tensor_arg
 from .core import expand, unsqueeze
 from .inplace import apply_inplace, _self_overlapping, _SELF_OVERLAP
 from .._out import call_with_out
+from .._warn import warn as _warn_user
 
 __all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_along_dim", "take",
            "index_select", "index_add", "index_fill", "index_copy", "masked_fill", "masked_select",
@@ -280,11 +280,11 @@ def _as_index_tuple(key):
     if isinstance(key, list) and len(key) < 32:
         for k in key:
             if k is None or k is Ellipsis or isinstance(k, (slice, Tensor, list, tuple, np.ndarray)):
-                warnings.warn("Using a non-tuple sequence for multidimensional indexing is "
-                              "deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] "
-                              "instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor "
-                              "index, x[torch.tensor(seq)], which will result either in an error or "
-                              "a different result", UserWarning, stacklevel=4)
+                _warn_user("Using a non-tuple sequence for multidimensional indexing is "
+                           "deprecated and will be changed in pytorch 2.9; use x[tuple(seq)] "
+                           "instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor "
+                           "index, x[torch.tensor(seq)], which will result either in an error or "
+                           "a different result")
                 return tuple(key)
     return (key,)
 
@@ -308,8 +308,8 @@ def _index_array(k):
     if a.dtype.name not in _INDEX_KINDS:
         raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if a.dtype == np.uint8:
-        warnings.warn("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
-                      "torch.bool instead.", UserWarning, stacklevel=4)
+        _warn_user("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                   "torch.bool instead.")
         a = a.astype(bool)
     return a
 

@@ -6,7 +6,6 @@ tensor then takes over the result's history, and its version counter moves
 on, so a node that saved the old value raises instead of computing a wrong
 gradient.
 """
-import warnings
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from .core import copy_from, fill_for_fill_, fill_for_zero_, view
 from .._autograd.grad_mode import state
 from ._registry import TRANSFORMS, public, saved_is
 from .._autograd.saved_hooks import BEFORE_WRITE
+from .._warn import warn as _warn_user
 
 _CONJ_COPY_MSG = (
     "In-place write into the result of conj() of a complex tensor: in tensorplay it is a copy, "
@@ -338,8 +338,7 @@ def copy_(self, src, non_blocking=False):
     w.r.t. ``src``; the old value of ``self`` gets a zero gradient."""
     if type(src) in (bool, int, float, complex):    # (a number fills, as PyTorch's copy_ does)
         if type(src) is complex and not self.is_complex():
-            warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
-                          stacklevel=2)
+            _warn_user("Casting complex values to real discards the imaginary part")
             src = src.real
         return fill_(self, src)
     if not isinstance(src, Tensor):

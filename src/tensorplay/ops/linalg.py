@@ -18,7 +18,6 @@ that dimension from the operand, so NumPy never has to broadcast.
 """
 import copy
 import functools
-import warnings
 
 import numpy as np
 
@@ -756,6 +755,7 @@ def inner(input, other, *, out=None):
 
 from . import core as _core  # noqa: E402
 from .._out import call_with_out, write_out
+from .._warn import warn as _warn_user
 # (matmul has checked the dtypes; mm's kernel words a shape mismatch as PyTorch's matmul)
 _core.MATMUL_CASES.update({(2, 2): _mm, (2, 1): mv, (1, 1): dot})
 
@@ -784,10 +784,9 @@ def cross(input, other, dim=None, *, out=None):
     if out is not None:
         return call_with_out('cross', cross, (input, other, dim), {}, out)
     if dim is None:
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
-                      "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
-                      "dim will change to agree with that of linalg.cross in a future release.",
-                      UserWarning, stacklevel=2)
+        _warn_user("Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+                   "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+                   "dim will change to agree with that of linalg.cross in a future release.")
         if input.ndim != other.ndim:
             raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
         shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))

@@ -43,7 +43,6 @@ estimate is right for unnormalised weights too.  The estimate is computed in
 NumPy: it is not itself differentiable (``create_graph`` records nothing
 through it).
 """
-import warnings
 
 import numpy as np
 
@@ -58,6 +57,7 @@ from .inplace import apply_inplace as _apply_inplace
 from ._registry import public
 from .._creation import new_shape
 from .._out import write_out
+from .._warn import warn as _warn_user
 
 __all__ = ["bernoulli", "multinomial", "normal"]
 
@@ -629,11 +629,10 @@ def random_(self, *args, generator=None, **kwargs):
             m = _MANTISSA[dname]
             for v, what in ((lo, "from"), (hi - 1, "to - 1")):
                 if not -(1 << m) <= v <= 1 << m:
-                    warnings.warn(f"{what} is out of bounds [-(2^{m}), 2^{m}]. Due to precision "
-                                  f"limitations {cname} can support discrete uniform distribution "
-                                  "only within this range. This warning will become an error in "
-                                  "version 1.7 release, please fix the code in advance",
-                                  UserWarning, stacklevel=2)
+                    _warn_user(f"{what} is out of bounds [-(2^{m}), 2^{m}]. Due to precision "
+                               f"limitations {cname} can support discrete uniform distribution "
+                               "only within this range. This warning will become an error in "
+                               "version 1.7 release, please fix the code in advance")
     f = _fill("random", node_name,
               lambda d, rng: rng.integers(lo, hi, d.shape, dtype=np.int64).astype(d.dtype)
               if hi <= 1 << 63 else np.asarray([rng.integers(lo, hi) for _ in range(d.size)],
@@ -687,14 +686,12 @@ def reinforce(self, reward):
 
 
 def _volatile_get(self):
-    warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning,
-                  stacklevel=2)
+    _warn_user("volatile was removed (Variable.volatile is always False)")
     return False
 
 
 def _volatile_set(self, value):
-    warnings.warn("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
-                  UserWarning, stacklevel=2)
+    _warn_user("volatile was removed and now has no effect. Use `with torch.no_grad():` instead.")
 
 
 # Variable.volatile, a property rather than an op

@@ -17,7 +17,6 @@ Gradients that PyTorch defines at kinks:
 """
 import builtins as _b
 import math as _math
-import warnings as _warnings
 from collections import namedtuple as _namedtuple
 
 import numpy as np
@@ -35,12 +34,12 @@ from .pointwise import (conj as _conj, where as _where, maximum as _maximum, min
                         sub as _sub)
 from .shape import cat as _cat
 from .._out import call_with_out
+from .._warn import warn as _warn_user
 
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
            "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist", "cdist",
            "mode", "count_nonzero", "bincount"]
-
 
 
 # ------------------------------------------------------------------ helpers
@@ -396,9 +395,8 @@ def _var_core(name, x, dim, correction, keepdim):
     n = x.size if axes is None else int(np.prod([x.shape[a] for a in axes]))
     dof = _b.max(0, n - correction)
     if dof <= 0:
-        _warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
-                       f"than the reduction factor (input numel divided by output numel).",
-                       UserWarning, stacklevel=5)
+        _warn_user(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                   f"than the reduction factor (input numel divided by output numel).")
     with np.errstate(all="ignore"):
         m = np.mean(x, axis=axes, keepdims=True) if x.size else np.zeros_like(x)
         dev = x - m
@@ -997,8 +995,8 @@ def _softmax_args(name, input, dim, dtype, stacklevel):
     if isinstance(dtype, int) and not isinstance(dtype, bool):   # F.softmax(x, dim, _stacklevel)
         stacklevel, dtype = dtype, None
     if dim is None:
-        _warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call "
-                       f"to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+        _warn_user(f"Implicit dimension choice for {name} has been deprecated. Change the call "
+                   f"to include dim=X as an argument.")
         dim = 0 if input.ndim in (0, 1, 3) else 1
     return _with_dtype(input, dtype), dim
 

@@ -9,7 +9,6 @@ other factors for a prod (with zeros handled), a share of the ties for
 amax/amin.  The vjp multiplies the incoming gradient by those weights; the
 jvp sums the weighted tangents into the output's positions.
 """
-import warnings
 
 import numpy as np
 
@@ -20,6 +19,7 @@ from ._registry import defop, public
 from .indexing import (_check_index_tensor, _title, _pad_to, _scatter_add, _scatter_prep, _scatter_value,
                        _src_part, gather)
 from .pointwise import conj, where
+from .._warn import warn as _warn_user
 
 __all__ = ["scatter_reduce", "index_reduce"]
 
@@ -246,8 +246,7 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True, out=No
     ``index`` (a vector) names along ``dim``: prod, mean, amax or amin."""
     if not _warned[0]:
         _warned[0] = True
-        warnings.warn("index_reduce() is in beta and the API may change at any time.",
-                      UserWarning, stacklevel=2)
+        _warn_user("index_reduce() is in beta and the API may change at any time.")
     _check_index_tensor(index, "index_reduce", ("int64", "int32"),
                         "index_reduce_(): Expected dtype int32/int64 for index but got: {t}")
     if not isinstance(source, Tensor):

@@ -7,7 +7,6 @@ return tuples of views of their input; ``cat``/``stack`` are variadic ops
 (``kernel(*tensors, dim=)``) behind wrappers that take a sequence.
 """
 import math
-import warnings
 
 import numpy as np
 
@@ -17,6 +16,7 @@ from ._registry import defop, dispatch, dispatch_view, flat_kernel, public
 from ._util import size_arg, star_by_keyword, tensor_arg, _tname
 from .indexing import _slice, _zeros
 from .._out import call_with_out, write_out
+from .._warn import warn as _warn_user
 
 __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
@@ -207,8 +207,6 @@ def _check_list(tensors, name):
 
 def _legacy_empty(a):
     return a.ndim == 1 and a.shape[0] == 0
-
-
 
 
 @flat_kernel(lambda *xs, dim=0: None)
@@ -837,8 +835,8 @@ def meshgrid(*tensors, indexing=None):
     if not tensors:
         raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
-                      "indexing argument.", UserWarning, stacklevel=2)
+        _warn_user("torch.meshgrid: in an upcoming release, it will be required to pass the "
+                   "indexing argument.")
         indexing = "ij"
     if indexing not in ("ij", "xy"):
         raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
