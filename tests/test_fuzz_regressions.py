@@ -1754,8 +1754,10 @@ def test_warnings_from_ops_point_at_the_callers_line(T):
     # (they named ops/__init__.py, ops/_registry.py... whatever sat at a fixed depth)
     import warnings
     x = T.ones(2, 3, 4)
-    for f in (lambda: x.T, lambda: T.ones(3).var(correction=5),
-              lambda: (T.ones(2, requires_grad=True) * 2).grad):
+    calls = [lambda: T.ones(3).var(correction=5), lambda: (T.ones(2, requires_grad=True) * 2).grad]
+    if T.__name__ == "tensorplay":      # (PyTorch gives its x.T warning once a process)
+        calls.append(lambda: x.T)
+    for f in calls:
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             f()
