@@ -7,7 +7,7 @@ import numpy as np
 from . import _dtype as D
 from ._autograd.grad_mode import state
 from ._random import default_generator, sampling
-from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg
+from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg, number_arg
 from ._tensor import like_hook as _like_hook
 from ._out import call_with_out
 
@@ -98,10 +98,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
-    if isinstance(fill_value, Tensor):      # (its kind gives the dtype: a number's rule)
-        if fill_value.dim() != 0 or fill_value.requires_grad:
-            raise TypeError("full(): argument 'fill_value' (position 2) must be Number, not Tensor")
-        fill_value = fill_value.item()
+    fill_value = number_arg("full", "fill_value", fill_value, 2)    # (its kind gives the dtype)
     if dtype is None:
         dt = D.scalar_dtype(fill_value) or D.get_default_dtype()
     else:
@@ -130,10 +127,7 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
     hook = _like_hook(input)             # (inside vmap: batched)
     if hook is not None:
         return hook(lambda v: full_like(v, fill_value, dtype=dtype, requires_grad=requires_grad))
-    if isinstance(fill_value, Tensor):      # (a 0-d tensor without grad: its number)
-        if fill_value.dim() != 0 or fill_value.requires_grad:
-            raise TypeError("full_like(): argument 'fill_value' (position 2) must be Number, not Tensor")
-        fill_value = fill_value.item()
+    fill_value = number_arg("full_like", "fill_value", fill_value, 2)
     dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
     return _leaf(np.full(input._data.shape, D.check_fits(fill_value, dt), dt), requires_grad)
 
@@ -333,7 +327,7 @@ def randint(*args, generator=None, dtype=None, device=None, requires_grad=False,
 def _randint_bounds(low, high, npdt):
     """PyTorch's check of randint's bounds against the range of an integer, bool,
     half or bfloat16 result (float and double: only a warning about precision)."""
-    if npdt.kind not in "biu" and npdt.name not in ("float16", "bfloat16"):
+    if npdt.kind not in "biu" and npdt not in D.LOW_PRECISION:
         return
     name = D.CPP_NAMES[npdt.name]
     if npdt.kind == "b":
@@ -342,7 +336,7 @@ def _randint_bounds(low, high, npdt):
         info = np.iinfo(npdt)
         lo, hi = int(info.min), int(info.max)
     else:
-        hi = 3.3895313892515355e38 if npdt.name == "bfloat16" else 65504.0
+        hi = D.float_max(npdt)
         lo = -hi
     if not lo <= low <= hi:
         raise RuntimeError(f"from is out of bounds for {name}")

@@ -241,6 +241,11 @@ _CPP_NAMES = dict(CPP_NAMES, int64="int64_t", int16="int16_t", int8="int8_t", ui
 _RANGES = {}      # NumPy dtype -> (lowest, highest, unsigned) for a number written into it
 
 
+def float_max(npdt):
+    """The largest finite value of a floating dtype (bfloat16 and half included)."""
+    return float(ml_dtypes.finfo(npdt).max)
+
+
 def _range(npdt):
     npdt = np.dtype(npdt)
     if npdt.kind in "iu":
@@ -251,7 +256,7 @@ def _range(npdt):
             or npdt.kind == "b":
         r = (None, None, False)
     else:                       # float16, bfloat16, float32, complex64: finite values only
-        hi = float(ml_dtypes.finfo(np.float32 if npdt.kind == "c" else npdt).max)
+        hi = float_max(np.float32 if npdt.kind == "c" else npdt)
         r = (-hi, hi, False)
     _RANGES[npdt] = r
     return r

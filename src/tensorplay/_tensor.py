@@ -1025,6 +1025,19 @@ def dims_arg(dim, ndim):
     return (_wrap_dim(dim, ndim),)
 
 
+def number_arg(fname, argname, v, pos=None, kind="Number"):
+    """A Number parameter given as a tensor: PyTorch takes a 0-d tensor that needs
+    no gradient as its number, and refuses any other (its gradient would be lost).
+    ``kind`` is PyTorch's type of the parameter ("Number", "float" or "int": an int
+    parameter takes an integer tensor only)."""
+    if isinstance(v, Tensor):
+        if v.dim() != 0 or v.requires_grad or kind == "int" and v._data.dtype.kind not in "iu":
+            where = "" if pos is None else f" (position {pos})"
+            raise TypeError(f"{fname}(): argument '{argname}'{where} must be {kind}, not Tensor")
+        return v.item()
+    return v
+
+
 def size_arg(size):
     """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (list, tuple)):

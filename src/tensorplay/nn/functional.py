@@ -314,7 +314,7 @@ def softshrink(input, lambd=0.5):
     _refuse("softshrink_check", _NOT_FLOAT, input)
     lambd = _number_arg("softshrink", "lambd", lambd, 2)
     dt = input._data.dtype
-    top = 3.3895313892515355e38 if dt.name == "bfloat16" else float(_np.finfo(dt).max)
+    top = _D.float_max(dt)
     if not 0 <= lambd <= top:       # (NaN and inf too)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{_dtype_name(dt)}, but found {float(lambd):g}")
@@ -386,7 +386,7 @@ def _threshold_numbers(input, threshold, value):
     threshold = _number_arg("threshold", "threshold", threshold, 2)
     value = _number_arg("threshold", "value", value, 3)
     dt = input._data.dtype
-    _D.check_fits(threshold, _np.dtype(_np.float32) if dt.name in ("float16", "bfloat16") else dt)
+    _D.check_fits(threshold, _np.dtype(_np.float32) if dt in _D.LOW_PRECISION else dt)
     _D.check_fits(value, dt)
     return threshold, value
 

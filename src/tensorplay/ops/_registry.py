@@ -27,7 +27,7 @@ from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, 
 from .._autograd.engine import FREED_MSG
 from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
-from ._util import F32 as _F32, star_by_keyword, dtype_error
+from ._util import F32 as _F32, star_by_keyword, dtype_error, number_arg
 from .._autograd.graph import AccumulateGrad, Node
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from .._autograd.anomaly_mode import anomaly, note_creation
@@ -1221,11 +1221,8 @@ def _number_params(op, args):
     for i, name, kind in op.numbers:
         v = args[i] if i < len(args) else None
         if isinstance(v, Tensor):
-            if v.dim() != 0 or v.requires_grad or kind == "int" and v._data.dtype.kind not in "iu":
-                raise TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be {kind}, "
-                                "not Tensor")
             args = list(args)
-            args[i] = v.item()
+            args[i] = number_arg(op.name, name, v, i + 1, kind)
         elif kind == "int" and isinstance(v, (bool, float, np.floating)):
             raise TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be int, not "
                             f"{type(v).__name__}")
@@ -1254,9 +1251,8 @@ def _fit_numbers(op, args, n_in):
         return args
     args = list(args)
     for i in op.fits:
-        a = args[i] if i < len(args) else None
-        if type(a) in (int, float, complex) or isinstance(a, _np_generic) and a.dtype.kind in "iufc":
-            args[i] = D.check_fits(a, npdt)
+        if i < len(args) and args[i] is not None and not isinstance(args[i], Tensor):
+            args[i] = D.check_fits(args[i], npdt)      # (a bool or a non-number: as it is)
     return args
 
 

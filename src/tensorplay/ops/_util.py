@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._autograd.grad_mode import state as _grad_state
-from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg  # noqa: F401
+from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg, number_arg  # noqa: F401
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)   # (compared with ``is``)
 
@@ -91,17 +91,6 @@ def refuse(spec, kinds, *tensors):
 
 
 NOT_FLOAT = "biuc"      # ``refuse``'s kinds for a kernel of real floating point only
-
-
-def number_arg(fname, argname, v, pos=None):
-    """A Number parameter given as a tensor: PyTorch takes a 0-d tensor that needs
-    no gradient as its number, and refuses any other (its gradient would be lost)."""
-    if isinstance(v, Tensor):
-        if v.dim() != 0 or v.requires_grad:
-            where = "" if pos is None else f" (position {pos})"
-            raise TypeError(f"{fname}(): argument '{argname}'{where} must be Number, not Tensor")
-        return v.item()
-    return v
 
 
 def star_by_keyword(name, args, kwargs, star="dims"):

@@ -1083,7 +1083,7 @@ lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
              n_in=3, promote=True, family=ELEMENTWISE, inplace=True, node_name="LerpBackward1",
              opmath=(2,), opmath_0d=False, check=_lerp_check,
              # (a half or bfloat16 lerp reads its weight in float: 1e6 is no overflow there)
-             fits=("weight",), fits_skip=frozenset((np.dtype(np.float16), D.bfloat16.np)),
+             fits=("weight",), fits_skip=D.LOW_PRECISION,
              no_int=lambda start, end, weight: _LERP_KERNELS[isinstance(weight, Tensor)],
              no_bool=lambda start, end, weight: _LERP_KERNELS[isinstance(weight, Tensor)])
 lerp.op.variants = by_tensor_arg(2, lerp.op.node_cls,        # a number weight: LerpBackward0

@@ -691,7 +691,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     for x in (x1, x2):          # (float32 and float64 only; other dtypes: the kernel's words)
-        if x._data.dtype.name in ("float16", "bfloat16"):
+        if x._data.dtype in D.LOW_PRECISION:
             raise dtype_error("cdist", x._data.dtype)
     return _cdist(x1, x2, float(p))
 
