@@ -283,23 +283,39 @@ def batch_dot(op, args, bdims):
     return (x * y).sum(-1), 0
 
 
+_ADD_PRODUCT_RANK = {"addmm": 2, "baddbmm": 3, "addmv": 1, "addr": 2}
+
+
 def batch_addmm(op, args, bdims):
-    """``beta * input + alpha * (mat1 @ mat2)`` of each sample: the product by
-    matmul's rule (once for all samples when neither matrix is batched), the
+    """``beta * input + alpha * product`` of each sample (``addmm``, ``baddbmm``,
+    ``addmv``, ``addr``): the product by matmul's rule (once for all samples when
+    neither factor is batched; ``addr``'s outer product by broadcasting), the
     input padded to the product's rank so that it broadcasts as one sample's
     would; ``beta == 0`` ignores the input (NaN included), as the op does."""
     inp, m1, m2 = _front(args[:3], bdims[:3])
     beta, alpha = args[3], args[4]
-    if bdims[1] is None and bdims[2] is None:
-        prod, batched = dispatch(REGISTRY["matmul"], [m1, m2]), False
+    batched = bdims[1] is not None or bdims[2] is not None
+    if op.name == "addr":
+        prod = m1.unsqueeze(-1) * m2.unsqueeze(-2)
+    elif op.name == "addmv":
+        m2 = m2.unsqueeze(-1)
+        if not batched:
+            prod = dispatch(REGISTRY["matmul"], [m1, m2])
+        else:
+            prod = batch_matmul(op, [m1, m2], [None if b is None else 0 for b in bdims[1:3]])[0]
+        prod = prod.squeeze(-1)
+    elif not batched:
+        prod = dispatch(REGISTRY["matmul"], [m1, m2])
     else:
         front = [None if b is None else 0 for b in bdims[1:3]]     # (moved first above)
-        prod, batched = batch_matmul(op, [m1, m2], front)[0], True
+        prod = batch_matmul(op, [m1, m2], front)[0]
+    if prod._data.dtype.kind in "iu":      # (an integer result truncates them, as the op)
+        beta, alpha = int(beta), int(alpha)
     out = prod if alpha == 1 else prod * alpha
     if beta == 0:
         return (out if batched else materialize(out, None, inp.shape[0])), 0
     if bdims[0] is not None:
-        inp = pad_rank(inp, 2 if op.name == "addmm" else 3)
+        inp = pad_rank(inp, _ADD_PRODUCT_RANK[op.name])
     return out + (inp if beta == 1 else inp * beta), 0
 
 
@@ -569,6 +585,7 @@ RULES = {
     "diagonal_backward": batch_sized_backward, "cat": batch_cat, "stack": batch_stack,
     "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_mv,
     "dot": batch_dot, "vdot": batch_dot, "addmm": batch_addmm, "baddbmm": batch_addmm,
+    "addmv": batch_addmm, "addr": batch_addmm,
     "einsum": batch_einsum, "linalg_cross": batch_cross, "trace": batch_trace,
     "gather": batch_gather, "scatter": batch_gather, "scatter_value": batch_gather,
     "scatter_add": batch_gather, "index_select": batch_index_dim,

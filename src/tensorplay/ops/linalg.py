@@ -28,7 +28,7 @@ from ._registry import OpNode, defop, dispatch, flat_kernel, public
 from .pointwise import conj
 from ._util import tensor_arg as _tensor_arg, no_bool_product as _no_bool_product, _BOOL
 
-__all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm",
+__all__ = ["mm", "bmm", "mv", "dot", "vdot", "outer", "ger", "kron", "trace", "addmm", "baddbmm", "addmv", "addr",
            "einsum", "tensordot", "inner", "cross"]
 
 # ---------------------------------------------------------------- argument checks
@@ -337,9 +337,21 @@ def _scaled(g, s):
     return g if s == 1 else g * conj(s)
 
 
+def _int_scalars(x, beta, alpha):
+    """``beta`` and ``alpha`` as PyTorch converts them for a result like ``x``: an
+    integer result truncates them (``addmm`` of int64 with ``beta=0.5`` adds 0
+    times ``input``)."""
+    if x.dtype.kind in "iu":
+        return int(beta.real if type(beta) is complex else beta), \
+            int(alpha.real if type(alpha) is complex else alpha)
+    return beta, alpha
+
+
 def _addmm_k(input, mat1, mat2, beta=1, alpha=1):
-    _no_bool_product("baddbmm" if mat1.ndim == 3 else "addmm_impl_cpu_", mat1, mat2)
+    _no_bool_product("baddbmm" if mat1.ndim == 3 else
+                     "addmv_impl_cpu" if mat2.ndim == 1 else "addmm_impl_cpu_", mat1, mat2)
     p = np.matmul(mat1, mat2)
+    beta, alpha = _int_scalars(p, beta, alpha)
     if alpha != 1:
         p = p * alpha
     if beta == 0:                           # PyTorch ignores input then (even nan/inf)
@@ -368,6 +380,7 @@ _addmm = defop("addmm", _addmm_k,
                 "mat1": lambda g, mat2, alpha: _scaled(_mm(g, mat2.mH), alpha),
                 "mat2": lambda g, mat1, alpha: _scaled(_mm(mat1.mH, g), alpha)},
                n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER, kwonly=("beta", "alpha"),
+               fits=("beta", "alpha"),
                jvp=lambda input_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
                _addmm(input_t, mat1_t, mat2, beta=beta, alpha=alpha) + _mm(mat1, mat2_t) * alpha)
 
@@ -399,6 +412,7 @@ _baddbmm = defop("baddbmm", _addmm_k,
                   "mat1": lambda g, mat2, alpha: _scaled(_bmm(g, mat2.mH), alpha),
                   "mat2": lambda g, mat1, alpha: _scaled(_bmm(mat1.mH, g), alpha)},
                  n_in=3, meta=("input",), node_name="BaddbmmBackward0", family=OTHER, kwonly=("beta", "alpha"),
+                 fits=("beta", "alpha"),
                  jvp=lambda input_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
                  _baddbmm(input_t, mat1_t, mat2, beta=beta, alpha=alpha)
                  + _bmm(mat1, mat2_t) * alpha)
@@ -419,6 +433,98 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
                            f"{_cname(batch1)}, batch2: {_cname(batch2)}")
     _expand_check(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
     return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _addmv_k(input, mat, vec, beta=1, alpha=1):
+    return _addmm_k(input, mat, vec, beta, alpha)
+
+
+_addmv = defop("addmv", _addmv_k,
+               {"input": lambda g, beta: _scaled(g, beta),
+                "mat": lambda g, vec, alpha: _scaled(g.unsqueeze(-1) * conj(vec), alpha),
+                "vec": lambda g, mat, alpha: _scaled(_mv(mat.mH, g), alpha)},
+               n_in=3, meta=("input",), node_name="AddmvBackward0", family=OTHER, kwonly=("beta", "alpha"),
+               fits=("beta", "alpha"),
+               jvp=lambda input_t, mat_t, vec_t, mat, vec, beta, alpha:
+               _addmv(input_t, mat_t, vec, beta=beta, alpha=alpha) + _mv(mat, vec_t) * alpha)
+
+
+def _addmv_inplace_check(self, mat, vec, *, beta=1, alpha=1):
+    if isinstance(mat, Tensor) and mat.ndim == 2 and self.ndim == 1 and self.shape[0] != mat.shape[0]:
+        raise RuntimeError(f"Bad in-place call: input tensor size [{self.shape[0]}] and output tensor "
+                           f"size [{mat.shape[0]}] should match")
+
+
+@public(inplace=_addmv_inplace_check)
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * (mat @ vec)``; ``beta=0`` ignores ``input`` (nan and
+    inf in it included)."""
+    if out is not None:
+        return call_with_out('addmv', addmv, (input, mat, vec), {'beta': beta, 'alpha': alpha}, out)
+    for i, (nm, v) in enumerate((("input", input), ("mat", mat), ("vec", vec))):
+        _tensor_arg("addmv", nm, i + 1, v)
+    if mat.ndim != 2 or vec.ndim != 1 or input.ndim > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    n = input.shape[0] if input.ndim else 1
+    if mat.shape[1] != vec.shape[0] or n not in (1, mat.shape[0]):
+        given = f"({n})" if input.ndim else "()"
+        raise RuntimeError(f"size mismatch, got input {given}, mat ({mat.shape[0]}x{mat.shape[1]}), "
+                           f"vec ({vec.shape[0]})")
+    if not (_same(input, mat) and _same(mat, vec)):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_sname(input)}, "
+                           f"{_sname(mat)}, and {_sname(vec)}")
+    return _addmv(input, mat, vec, beta=beta, alpha=alpha)
+
+
+def _addr_k(input, vec1, vec2, beta=1, alpha=1):
+    p = np.multiply.outer(vec1, vec2)
+    if p.dtype == _BOOL:                    # (logical: beta and input, or alpha and the outer)
+        p = p & bool(alpha)
+        return p if not beta else p | input
+    beta, alpha = _int_scalars(p, beta, alpha)
+    if alpha != 1:
+        p = p * alpha
+    if beta == 0:
+        return p
+    return (input if beta == 1 else input * beta) + p
+
+
+_addr = defop("addr", _addr_k,
+              {"input": lambda g, beta: _scaled(g, beta),
+               "vec1": lambda g, vec2, alpha: _scaled(_mv(g, conj(vec2)), alpha),
+               "vec2": lambda g, vec1, alpha: _scaled(_mv(g.mT, conj(vec1)), alpha)},
+              n_in=3, promote=True, meta=("input",), node_name="AddrBackward0", family=OTHER,
+              kwonly=("beta", "alpha"), fits=("beta", "alpha"),
+              jvp=lambda input_t, vec1_t, vec2_t, vec1, vec2, beta, alpha:
+              _addr(input_t, vec1_t, vec2, beta=beta, alpha=alpha) + vec1.unsqueeze(1) * vec2_t * alpha)
+
+
+def _addr_inplace_check(self, vec1, vec2, *, beta=1, alpha=1):
+    if self.ndim != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.ndim}D tensor for input")
+
+
+@public(inplace=_addr_inplace_check)
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """``beta * input + alpha * outer(vec1, vec2)``, the three promoted to one dtype
+    (bool: ``(beta and input) or (alpha and outer)``); ``beta=0`` ignores ``input``."""
+    if out is not None:
+        return call_with_out('addr', addr, (input, vec1, vec2), {'beta': beta, 'alpha': alpha}, out)
+    for i, (nm, v) in enumerate((("input", input), ("vec1", vec1), ("vec2", vec2))):
+        _tensor_arg("addr", nm, i + 1, v)
+    for nm, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {nm}, but got {v.ndim}-D")
+    rdt = D.promote_types(D.promote_types(input.dtype, vec1.dtype), vec2.dtype)
+    for nm, v in (("beta", beta), ("alpha", alpha)):
+        if isinstance(v, bool):
+            if rdt is not D.bool_:
+                raise RuntimeError(f"Boolean {nm} only supported for Boolean results.")
+        elif isinstance(v, float) and not (rdt.is_floating_point or rdt.is_complex):
+            raise RuntimeError(f"For integral input tensors, argument {nm} must not be a floating "
+                               f"point number.")
+    _expand_check(input, (vec1.shape[0], vec2.shape[0]))
+    return _addr(input, vec1, vec2, beta=beta, alpha=alpha)
 
 
 # ---------------------------------------------------------------- einsum
