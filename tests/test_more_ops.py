@@ -164,3 +164,30 @@ def test_group4_api(T):
     r = T.logcumsumexp(a, 1)
     assert type(r.grad_fn).__name__ == "LogcumsumexpBackward0"
     assert type(T.diag_embed(a).grad_fn).__name__ == "DiagEmbedBackward0"
+
+
+# ------------------------------------------------------------------ pdist, histc
+def test_pdist_zero_size_and_repeated_rows():
+    """A zero-size input gives no distances and a zero-size gradient (PyTorch's own
+    backward crashes there, so the op table leaves the check out); a repeated row
+    is at distance 0, where the gradient is 0, as PyTorch's."""
+    import tensorplay as tp
+    x = tp.zeros(0, 3, requires_grad=True)
+    d = tp.pdist(x)
+    assert tuple(d.shape) == (0,) and d.grad_fn.name() == "PdistBackward0"
+    d.sum().backward()
+    assert tuple(x.grad.shape) == (0, 3)
+    x = tp.tensor([[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]], requires_grad=True)
+    d = tp.pdist(x)
+    assert lst(d)[0] == 0.0
+    d.sum().backward()
+    s = 2 ** -0.5
+    assert lst(x.grad.flatten()) == pytest.approx([s, s, s, s, -2 * s, -2 * s])
+
+
+def test_histc_counts_the_range_ends_and_skips_nan(T):
+    x = T.tensor([0.0, 1.0, 2.0, 3.0, 3.5, -0.5, float("nan")])
+    assert lst(T.histc(x, bins=3, min=0, max=3)) == [1.0, 1.0, 2.0]
+    assert lst(x[:4].histc(bins=2)) == [2.0, 2.0]
+    with pytest.raises(RuntimeError, match=exact("torch.histc: range of [-nan, -nan] is not finite")):
+        T.histc(x, bins=2)

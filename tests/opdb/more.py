@@ -279,6 +279,29 @@ CASES = [
            errors=[E(RuntimeError, "bincount only supports 1-d non-negative integral inputs.",
                      np.array([-1, 1]), desc="negative"),
                    E(NotImplementedError, "\"bincount_cpu\" not implemented for 'Double'", V, desc="float")]),
+    OpCase("histc", samples=[Sample([V]), Sample([M], {"bins": 4, "min": -0.5, "max": 0.5}, desc="range"),
+                             Sample([np.array([0.0, 1.0, 2.0, 3.0])], {"bins": 3, "min": 0, "max": 3}, desc="edges"),
+                             Sample([np.array([1.0, 1.0])], {"bins": 4}, desc="one value")],
+           ref=lambda x, bins=100, min=0, max=0: np.histogram(
+               x, bins, (x.min(), x.max()) if min == max else (min, max))[0],
+           errors=[E(NotImplementedError, "\"histogram_cpu\" not implemented for 'Long'", INT, desc="int"),
+                   E(RuntimeError, "torch.histogram(): bins must be > 0, but got 0 for dimension 0", V, bins=0,
+                     desc="bins"),
+                   E(RuntimeError, "torch.histc: max must be larger than min", V, min=3, max=0, desc="min max"),
+                   E(RuntimeError, "torch.histc: range of [1, inf] is not finite", V, min=1, max=float("inf"),
+                     desc="infinite")]),
+    OpCase("pdist", samples=[Sample([arr(4, 3, seed=40)]), Sample([arr(4, 3, seed=40)], {"p": 1}, desc="p 1"),
+                             Sample([arr(3, 2, seed=41)], {"p": 3}, desc="p 3"),
+                             Sample([arr(3, 2, seed=41)], {"p": 0.5}, desc="p 0.5"),
+                             Sample([arr(3, 4, seed=42)], {"p": float("inf")}, desc="p inf"),
+                             Sample([arr(3, 2, seed=41)], {"p": 0}, desc="p 0"),
+                             Sample([arr(1, 3, seed=43)], desc="one row")],
+           complex=False, low_precision=False,      # (PyTorch refuses half: "not implemented for 'Half'")
+           zero_size=False,         # (torch's pdist backward of a zero-size input crashes the process;
+           #                          tests/test_more_ops.py checks ours)
+           errors=[E(RuntimeError, "pdist only supports 2D tensors, got: 1D", V, desc="1-d"),
+                   E(RuntimeError, "pdist only supports non-negative p values", M, p=-1, desc="p"),
+                   E(RuntimeError, "pdist only supports floating-point dtypes", INT, desc="int")]),
     OpCase("searchsorted", samples=[Sample([np.sort(V), M]), Sample([np.sort(V), M], {"right": True}, desc="right"),
                                     Sample([np.sort(M, axis=-1), M[:, :2]], desc="rows")],
            noncontig=False, zero_size=False,        # (sorted along the last dim: a derived sample is not)

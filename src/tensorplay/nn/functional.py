@@ -37,6 +37,7 @@ from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,
                            avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
                            max_pool2d_with_indices)
 from ..ops.resample import interpolate, pad  # noqa: F401
+from ..ops.reduction import pdist  # noqa: F401
 
 __all__ = [
     # activations
@@ -49,7 +50,7 @@ __all__ = [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "rms_norm", "normalize",
     # linear, dropout, sparse, distances
     "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
-    "feature_alpha_dropout", "embedding", "one_hot", "pairwise_distance", "cosine_similarity",
+    "feature_alpha_dropout", "embedding", "one_hot", "pairwise_distance", "cosine_similarity", "pdist",
     # losses
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "poisson_nll_loss",
     "gaussian_nll_loss", "cosine_embedding_loss", "cross_entropy", "hinge_embedding_loss",

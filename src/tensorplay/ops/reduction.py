@@ -39,7 +39,7 @@ from .._warn import warn as _warn_user
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
            "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist", "cdist",
-           "mode", "count_nonzero", "bincount"]
+           "mode", "count_nonzero", "bincount", "histc", "pdist"]
 
 
 # ------------------------------------------------------------------ helpers
@@ -699,6 +699,62 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 cdist.op = _cdist.op
 
 
+def _pairs(n):
+    """The row pairs ``i < j`` of ``n`` rows, in PyTorch's pdist order."""
+    i, j = np.triu_indices(n, 1)
+    return i.astype(np.int64), j.astype(np.int64)
+
+
+def _pdist_k(x, p=2.0):
+    i, j = _pairs(x.shape[0])
+    return _vnorm_k(x[i] - x[j], p, -1)
+
+
+def _pdist_diffs(x):
+    i, j = (_wrap(a) for a in _pairs(x.shape[0]))
+    return x.index_select(0, i) - x.index_select(0, j), i, j
+
+
+def _pdist_vjp(g, x, p, result):
+    d, i, j = _pdist_diffs(x)
+    pair = _vnorm_vjp(g, result, d, p, -1, False)
+    return x.new_zeros(x.shape).index_add(0, i, pair).index_add(0, j, -pair)
+
+
+def _pdist_jvp(x_t, x, p, result):
+    d, i, j = _pdist_diffs(x)
+    pair = _vnorm_vjp(result.new_ones(result.shape), result, d, p, -1, False)
+    return (pair * (x_t.index_select(0, i) - x_t.index_select(0, j))).sum(-1)
+
+
+def _pdist_batch(op, args, bdims):
+    """Under vmap: the pairs of each sample's rows, one vector norm for all."""
+    x = materialize(args[0], bdims[0], None)
+    i, j = (_wrap(a) for a in _pairs(x.shape[1]))
+    return _vector_norm(x.index_select(1, i) - x.index_select(1, j), args[1], -1), 0
+
+
+_pdist = _defop("pdist", _pdist_k, {"x": _pdist_vjp}, node_name="PdistBackward0", family=REDUCTION,
+                jvp=_pdist_jvp, batch=_pdist_batch)
+
+
+@_public(method=False)
+def pdist(input, p=2):
+    """The p-norm distance between every pair of rows ``i < j`` of a 2-d
+    ``input``, in the order of the upper triangle (``torch.pdist``)."""
+    _tensor_arg("pdist", "input", 1, input)
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    dt = input._data.dtype
+    if dt in D.LOW_PRECISION:
+        raise dtype_error("pdist", dt)
+    if dt.kind != "f":
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return _pdist(input, float(p))
+
+
 @_public()
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None):
     """``torch.norm``: vector p-norms over ``dim`` (all elements by default);
@@ -1155,6 +1211,50 @@ def _logcumsumexp_jvp(x_t, result, x, dim):
 logcumsumexp = _defop("logcumsumexp", _logcumsumexp_k, {"x": _logcumsumexp_vjp},
                       node_name="LogcumsumexpBackward0", family=ALONG_DIM, dims=("dim",),
                       jvp=_logcumsumexp_jvp)
+
+
+# ------------------------------------------------------------------ histograms
+def _histc_k(x, bins=100, min=0, max=0):
+    if x.dtype.kind not in "fV" and x.dtype.name != "bfloat16":
+        kernel = "aminmax_cpu" if x.dtype.kind == "c" and min == max else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(x.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    lo, hi = float(min), float(max)
+    if lo == hi and x.size:                     # (the data's range, then widened if it is one value)
+        lo, hi = float(np.min(x)), float(np.max(x))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (_math.isfinite(lo) and _math.isfinite(hi)):
+        lo_s, hi_s = ("-nan" if v != v else f"{v:g}" for v in (lo, hi))
+        raise RuntimeError(f"torch.histc: range of [{lo_s}, {hi_s}] is not finite")
+    if lo > hi:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    v = x.astype(np.float64).ravel()
+    v = v[(v >= lo) & (v <= hi)]                # (outside the range, and NaN: not counted)
+    pos = ((v - lo) * bins / (hi - lo)).astype(np.int64)
+    pos[pos == bins] = bins - 1                 # (max itself: the last bin)
+    return np.bincount(pos, minlength=bins).astype(x.dtype)
+
+
+def _histc_batch(op, args, bdims):
+    """Under vmap: each sample's histogram (each may have its own data range)."""
+    x = materialize(args[0], bdims[0], None)
+    return _cat([_dispatch(op, [x[k]] + list(args[1:])).unsqueeze(0) for k in range(x.shape[0])]), 0
+
+
+_histc = _defop("histc", _histc_k, None, batch=_histc_batch)
+
+
+@_public()
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """A histogram of ``input``'s elements in ``bins`` equal bins over ``[min,
+    max]`` (the data's own range when both are 0); elements outside it are not
+    counted.  Not differentiable."""
+    if out is not None:
+        return call_with_out('histc', histc, (input, bins, min, max), {}, out)
+    _tensor_arg("histc", "input", 1, input)
+    return _histc(input, bins, min, max)
 
 
 # ------------------------------------------------------------------ counting
