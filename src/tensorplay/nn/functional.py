@@ -35,7 +35,9 @@ from ..ops.conv import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold
                         unfold)
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
                            avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
-                           max_pool2d_with_indices)
+                           max_pool2d_with_indices, adaptive_max_pool2d,
+                           adaptive_max_pool2d_with_indices, adaptive_max_pool1d_with_indices)
+from ..ops.pooling import functional_adaptive_max_pool1d as adaptive_max_pool1d  # noqa: F401
 from ..ops.resample import interpolate, pad  # noqa: F401
 from ..ops.reduction import pdist  # noqa: F401
 
@@ -62,8 +64,9 @@ __all__ = [
     # convolution, pooling, padding, resampling
     "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
     "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
-    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "pad", "interpolate", "upsample", "upsample_nearest",
-    "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
+    "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "pad", "interpolate",
+    "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
 ]
 
 

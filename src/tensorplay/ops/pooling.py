@@ -32,7 +32,8 @@ from ._families import OTHER
 from ._registry import defop, dispatch, public
 from ._util import _tname
 
-__all__ = ["max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d"]
+__all__ = ["max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
+           "adaptive_max_pool1d"]
 
 
 # ---------------------------------------------------------------- batching (vmap)
@@ -324,6 +325,103 @@ _adaptive_bwd = defop(
     {"grad": lambda h, grad: _adaptive(h, tuple(grad.shape[-2:]))},
     meta=("grad",), family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackwardBackward0",
     method=False, batch=batch_merge_leading)
+
+
+# ---------------------------------------------------------------- adaptive max pooling
+def _adaptive_max_k(x, output_size):
+    if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
+        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for '{_tname(x.dtype)}'")
+    h, w = x.shape[-2:]
+    oh, ow = output_size
+    rs, rl = _adaptive_bounds(h, oh)
+    cs, cl = _adaptive_bounds(w, ow)
+    lead = x.shape[:-2]
+    m = np.full(lead + (oh, ow), -np.inf, x.dtype)
+    # each window's first element is its index until a larger (or a NaN: the last
+    # NaN wins) value replaces it, offsets in row-major order, as PyTorch's kernel
+    idx = np.broadcast_to(rs[:, None] * w + cs, lead + (oh, ow)).astype(np.int64)
+    for a in range(int(rl.max(initial=0))):
+        r = np.minimum(rs + a, h - 1)
+        rows = np.take(x, r, axis=-2)
+        for b in range(int(cl.max(initial=0))):
+            c = np.minimum(cs + b, w - 1)
+            v = np.take(rows, c, axis=-1)
+            take = (a < rl)[:, None] & (b < cl) & ((v > m) | (v != v))
+            m = np.where(take, v, m)
+            idx = np.where(take, r[:, None] * w + c, idx)
+    return m, idx
+
+
+_adaptive_max = defop(
+    "adaptive_max_pool2d", _adaptive_max_k, {"x": _max_pool_vjp}, meta=("x",), nondiff_out=(1,),
+    out_saved=(1,), family=OTHER, node_name="AdaptiveMaxPool2DBackward0", method=False,
+    batch=batch_merge_leading,
+    jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1]), None))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """2-d adaptive max pooling to ``output_size`` (an int, or a pair whose None
+    entries keep the input's size); with ``return_indices``, also each maximum's
+    flat index into its H*W plane."""
+    r = adaptive_max_pool2d_with_indices(input, output_size)
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    """``torch.nn.functional.adaptive_max_pool2d_with_indices``: always ``(values, indices)``."""
+    _tensor("adaptive_max_pool2d", input)
+    if isinstance(output_size, (tuple, list)):
+        if input.ndim <= len(output_size):      # (PyTorch's Python layer, filling the Nones)
+            raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+        if len(output_size) != 2:
+            raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+        size = tuple(input.shape[-2 + i] if v is None else v for i, v in enumerate(output_size))
+    else:
+        size = (output_size, output_size)
+    size = _ints("adaptive_max_pool2d", "output_size", list(size), 2)
+    shape = list(input.shape)
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {shape}")
+    if any(v < 0 for v in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: "
+                           f"{shape[:-2] + list(size)}")
+    for i in range(input.ndim - 2, input.ndim):
+        if shape[i] == 0:
+            raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {shape} with dimension {i} being empty")
+    return _adaptive_max(input, size)
+
+
+def _adaptive_max_pool1d(input, output_size):
+    _tensor("adaptive_max_pool1d", input)
+    size = _ints("adaptive_max_pool1d", "output_size", output_size, 2)
+    if len(size) != 1:
+        raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int (got "
+                           f"{len(size)})")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for "
+                           f"argument #1 'self' (while checking arguments for adaptive_max_pool1d)")
+    out, idx = adaptive_max_pool2d_with_indices(input.unsqueeze(-2), (1, size[0]))
+    return out.squeeze(-2), idx.squeeze(-2)
+
+
+@public(method=False)
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """1-d adaptive max pooling over an (N, C, L) or (C, L) input.  ``torch.
+    adaptive_max_pool1d`` returns ``(values, indices)``; ``nn.functional``'s only
+    the values unless ``return_indices``."""
+    return _adaptive_max_pool1d(input, output_size)
+
+
+def functional_adaptive_max_pool1d(input, output_size, return_indices=False):
+    """``torch.nn.functional.adaptive_max_pool1d``."""
+    r = _adaptive_max_pool1d(input, output_size)
+    return r if return_indices else r[0]
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    """``torch.nn.functional.adaptive_max_pool1d_with_indices``: always ``(values, indices)``."""
+    return _adaptive_max_pool1d(input, output_size)
 
 
 # ---------------------------------------------------------------- arguments (PyTorch's checks and words)

@@ -4,7 +4,8 @@ from .. import functional as F
 from .conv import _single
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -103,3 +104,30 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling of an (N, C, H, W) or (C, H, W) input to ``output_size``
     (an int, or a pair whose None entries keep the input's size)."""
     _fn = staticmethod(F.adaptive_avg_pool2d)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _fn = None
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return self._fn(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of an (N, C, L) or (C, L) input to ``output_size`` positions
+    (with ``return_indices``, also where each maximum is)."""
+    _fn = staticmethod(F.adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling of an (N, C, H, W) or (C, H, W) input to ``output_size`` (an
+    int, or a pair whose None entries keep the input's size)."""
+    _fn = staticmethod(F.adaptive_max_pool2d)
