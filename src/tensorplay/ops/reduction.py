@@ -39,7 +39,7 @@ from .._warn import warn as _warn_user
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
            "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
            "softmax", "log_softmax", "nansum", "nanmean", "diff", "logcumsumexp", "dist", "cdist",
-           "mode", "count_nonzero", "bincount", "histc", "pdist"]
+           "mode", "count_nonzero", "bincount", "histc", "pdist", "renorm"]
 
 
 # ------------------------------------------------------------------ helpers
@@ -753,6 +753,80 @@ def pdist(input, p=2):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     return _pdist(input, float(p))
+
+
+# renorm: each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled to it
+_RENORM_EPS = 1e-7          # (PyTorch's: the factor is maxnorm / (norm + 1e-7))
+
+
+def _others(dim, ndim):
+    return tuple(i for i in range(ndim) if i != dim)
+
+
+def _renorm_k(x, p, dim, maxnorm):
+    n = _vnorm_k(x, p, _others(dim, x.ndim), True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(n > maxnorm, maxnorm / (n + _RENORM_EPS), 1.0).astype(n.dtype)
+    return x * f
+
+
+def _renorm_parts(x, p, dim, maxnorm):
+    axes = _others(dim, x.ndim)
+    n = _vector_norm(x, p, axes, True)
+    over = n > maxnorm
+    inv = 1 / (n + _RENORM_EPS)
+    return axes, n, over, inv, inv * maxnorm
+
+
+def _renorm_vjp(g, x, p, dim, maxnorm):
+    """``factor * g`` plus the part through the norm: ``factor = maxnorm /
+    (norm + eps)`` where the norm exceeds ``maxnorm``, else ``g`` as it is."""
+    axes, n, over, inv, f = _renorm_parts(x, p, dim, maxnorm)
+    s = _conj(x) * g
+    s = (s.real if s.is_complex() else s).sum(axes, keepdim=True)
+    through = _vnorm_vjp(s, n, x, p, axes, True)
+    return _where(over, f * g - f * inv * through, g)
+
+
+def _renorm_jvp(x_t, x, p, dim, maxnorm):
+    axes, n, over, inv, f = _renorm_parts(x, p, dim, maxnorm)
+    dn = _vnorm_vjp(n.new_ones(n.shape), n, x, p, axes, True)     # (d norm / d x, conjugated)
+    n_t = _conj(dn) * x_t
+    n_t = (n_t.real if n_t.is_complex() else n_t).sum(axes, keepdim=True)
+    return _where(over, f * x_t - x * (f * inv * n_t), x_t)
+
+
+def _renorm_batch(op, args, bdims):
+    """Under vmap: the same norm over each sample's other dims (batch first)."""
+    x = materialize(args[0], bdims[0], None)
+    p, dim, maxnorm = args[1], args[2], args[3]
+    axes = tuple(i for i in range(1, x.ndim) if i != dim + 1)
+    n = _vector_norm(x, p, axes, True)
+    return x * _where(n > maxnorm, maxnorm / (n + _RENORM_EPS), 1.0), 0
+
+
+_renorm = _defop("renorm", _renorm_k, {"x": _renorm_vjp}, node_name="RenormBackward0", family=REDUCTION,
+                 dims=("dim",), jvp=_renorm_jvp, batch=_renorm_batch)
+
+
+@_public(inplace=True)
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """Each slice ``input.select(dim, i)`` whose ``p``-norm exceeds ``maxnorm``
+    scaled to norm ``maxnorm`` (by ``maxnorm / (norm + 1e-7)``, as PyTorch)."""
+    if out is not None:
+        return call_with_out('renorm', renorm, (input, p, dim, maxnorm), {}, out)
+    _tensor_arg("renorm", "input", 1, input)
+    p, maxnorm = float(p), float(maxnorm)
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    if not (input.is_floating_point() or input.is_complex()):
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_tname(input._data.dtype)}")
+    return _renorm(input, p, _wrap_dim(dim, input.ndim), maxnorm)
 
 
 @_public()
