@@ -38,6 +38,10 @@ CASES = [
                      eps=1e-6, maximize=True)),
     ("Adadelta", dict()),
     ("Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1, maximize=True)),
+    ("ASGD", dict(lr=0.1)),
+    ("ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=5, weight_decay=0.1, maximize=True)),
+    ("Rprop", dict(lr=0.01)),
+    ("Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2), maximize=True)),
 ]
 IDS = [f"{n}-{'-'.join(f'{k}={v}' for k, v in kw.items()) or 'defaults'}" for n, kw in CASES]
 
@@ -312,6 +316,12 @@ def test_construction_errors(T):
         T.optim.Adadelta([p], rho=1.5)
     with pytest.raises(ValueError, match=exact("Invalid lr_decay value: -1")):
         T.optim.Adagrad([p], lr_decay=-1)
+    with pytest.raises(ValueError, match=exact("Invalid weight_decay value: -1")):
+        T.optim.ASGD([p], weight_decay=-1)
+    with pytest.raises(ValueError, match=exact("Invalid eta values: 1.2, 0.5")):
+        T.optim.Rprop([p], etas=(1.2, 0.5))
+    with pytest.raises(ValueError, match=exact("Invalid learning rate: -1")):
+        T.optim.Rprop([p], lr=-1)
     with pytest.warns(UserWarning, match="optimizer contains a parameter group with duplicate "
                                          "parameters"):
         T.optim.SGD([p, p], lr=0.1)
