@@ -466,6 +466,17 @@ CASES = [
             Sample([INTERP[0]], {"size": 9, "mode": "linear"}, desc="linear"),
             Sample([INTERP[None]], {"scale_factor": 1.5, "mode": "trilinear"}, desc="trilinear")],
            op="upsample_linear", covers=("upsample_linear", "upsample_linear_backward"), complex=False),
+    OpCase("interpolate_bicubic", lambda T, x, **kw: _f(T, "interpolate")(x, mode="bicubic", **kw),
+           [Sample([INTERP], {"scale_factor": 2}),
+            Sample([INTERP], {"size": (3, 7), "align_corners": True}, desc="align corners"),
+            Sample([INTERP], {"scale_factor": (0.7, 1.6)}, desc="down up"),
+            Sample([INTERP], {"size": (1, 1)}, desc="one pixel")],
+           op="upsample_bicubic2d", covers=("upsample_bicubic2d", "upsample_bicubic2d_backward"), complex=False,
+           errors=[E(NotImplementedError, "Input Error: Only 3D, 4D and 5D input Tensors supported (got 3D) for the "
+                     "modes: nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact "
+                     "(got bicubic)", f32(2, 4, 5), size=3, desc="3-d"),
+                   E(NotImplementedError, "\"compute_indices_weights_cubic\" not implemented for 'Long'",
+                     np.zeros((2, 3, 4, 5), np.int64), scale_factor=2, desc="long")]),
     OpCase("interpolate_area", lambda T, x: _f(T, "interpolate")(x, size=(3, 2), mode="area"), [Sample([INTERP])],
            covers=("adaptive_avg_pool2d", "adaptive_avg_pool2d_backward"), complex=False),
 ]

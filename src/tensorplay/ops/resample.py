@@ -1,6 +1,6 @@
 """Padding and interpolation: ``pad`` (modes constant, reflect, replicate,
 circular) and ``interpolate`` (modes nearest, nearest-exact, linear,
-bilinear, trilinear, area), as ``torch.nn.functional`` spells them, plus
+bilinear, bicubic, trilinear, area), as ``torch.nn.functional`` spells them, plus
 ``constant_pad_nd``.
 
 All are linear maps along each spatial dimension separately, so each is a
@@ -272,7 +272,8 @@ def _check_dtype(x, mode, k):
     nearest = mode.startswith("nearest")
     if x.dtype.kind == "f" or (nearest and x.dtype == np.uint8):
         return
-    kernel = (f"upsample_{'nearest' if nearest else mode}2d_channels_last" if k == 2 else
+    kernel = ("compute_indices_weights_cubic" if mode == "cubic" else
+              f"upsample_{'nearest' if nearest else mode}2d_channels_last" if k == 2 else
               f"compute_indices_weights_{'nearest' if nearest else 'linear'}")
     raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(x.dtype)}'")
 
@@ -322,6 +323,58 @@ def _linear_bwd_k(grad, input_size, scales, align_corners):
     return grad
 
 
+_CUBIC_A = -0.75         # PyTorch's (and OpenCV's) bicubic convolution constant
+
+
+@functools.lru_cache(maxsize=256)
+def _cubic_weights(n, out, scale, align_corners, dtype):
+    """The four source positions of each output position (clamped to the input:
+    its edge values repeat) and their cubic-convolution weights."""
+    dt = np.dtype(dtype)
+    s = dt.type(_scale(n, out, scale, align_corners, linear=True))
+    i = np.arange(out, dtype=dt)
+    src = s * i if align_corners else s * (i + dt.type(0.5)) - dt.type(0.5)     # (not clamped at 0)
+    base = np.floor(src)
+    t = src - base
+    a = dt.type(_CUBIC_A)
+
+    def near(x):            # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):             # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    one = dt.type(1)
+    weights = (far(t + one), near(t), near(one - t), far(one - t + one))
+    b = base.astype(np.int64)
+    idx = tuple(np.clip(b - 1 + k, 0, n - 1) for k in range(4))
+    return idx, tuple(w.astype(dt) for w in weights)
+
+
+def _cubic_k(x, output_size, scales, align_corners):
+    _check_dtype(x, "cubic", 0)
+    for i in reversed(range(2)):            # the width first, as PyTorch's sums group
+        ax = x.ndim - 2 + i
+        idx, w = _cubic_weights(x.shape[ax], output_size[i], scales[i], align_corners, x.dtype.str)
+        acc = np.take(x, idx[0], axis=ax) * _axis_shape(x.ndim, ax, w[0])
+        for k in range(1, 4):
+            acc = acc + np.take(x, idx[k], axis=ax) * _axis_shape(x.ndim, ax, w[k])
+        x = acc
+    return x
+
+
+def _cubic_bwd_k(grad, input_size, scales, align_corners):
+    for i in range(2):
+        ax = grad.ndim - 2 + i
+        n = input_size[i]
+        idx, w = _cubic_weights(n, grad.shape[ax], scales[i], align_corners, grad.dtype.str)
+        acc = None
+        for k in range(4):
+            part = _index_adjoint(grad * _axis_shape(grad.ndim, ax, w[k]), idx[k], n, ax)
+            acc = part if acc is None else acc + part
+        grad = acc
+    return grad
+
+
 def _resample_ops(name, fwd, bwd, nodes, extra):
     """The op ``name`` and its adjoint ``name_backward``, each the other's vjp.
     ``extra`` names the parameters after the sizes and scales both take."""
@@ -340,9 +393,9 @@ def _resample_ops(name, fwd, bwd, nodes, extra):
         def vjp_bwd(h, grad, scales):
             return ops["fwd"](h, tuple(grad.shape[-len(scales):]), scales)
     f = defop(name, fwd, {"x": vjp}, meta=("x",), family=OTHER, linear=True,
-              node_name=nodes[1] + "Backward0", method=False, batch=batch_merge_leading)
+              node_name=nodes[min(nodes)] + "Backward0", method=False, batch=batch_merge_leading)
     b = defop(name + "_backward", bwd, {"grad": vjp_bwd}, meta=("grad",), family=OTHER, linear=True,
-              node_name=nodes[1] + "BackwardBackward0", method=False, batch=batch_merge_leading)
+              node_name=nodes[min(nodes)] + "BackwardBackward0", method=False, batch=batch_merge_leading)
     for op, suffix in ((f, "Backward0"), (b, "BackwardBackward0")):
         cls = _by_rank(op.op, {k: v + suffix for k, v in nodes.items()})
         op.op.variants = (lambda c: lambda a: c[len(a[1])])(cls)
@@ -357,6 +410,9 @@ _upsample_nearest_exact = _resample_ops("upsample_nearest_exact", _nearest_k(Tru
 _upsample_linear = _resample_ops("upsample_linear", _linear_k, _linear_bwd_k,
                                  {1: "UpsampleLinear1D", 2: "UpsampleBilinear2D",
                                   3: "UpsampleTrilinear3D"}, True)
+
+_upsample_bicubic = _resample_ops("upsample_bicubic2d", _cubic_k, _cubic_bwd_k,
+                                  {2: "UpsampleBicubic2D"}, True)
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -411,8 +467,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         scales = [None] * nd if recompute_scale_factor else factors
     if antialias:
         raise NotImplementedError("tensorplay: interpolate(antialias=True) is not implemented")
-    if nd not in (1, 2, 3) or mode not in ("nearest", "nearest-exact", "area", *_LINEAR):
-        if mode in ("bicubic", "lanczos"):
+    if nd != 2 and mode == "bicubic" or \
+            nd not in (1, 2, 3) or mode not in ("nearest", "nearest-exact", "area", "bicubic", *_LINEAR):
+        if mode == "lanczos":
             raise NotImplementedError(f"tensorplay: interpolate(mode={mode!r}) is not implemented")
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.ndim}D) for the modes: {_MODES} (got {mode})")
@@ -433,4 +490,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         return _upsample_nearest(input, out, tuple(scales))
     if mode == "nearest-exact":
         return _upsample_nearest_exact(input, out, tuple(scales))
+    if mode == "bicubic":
+        return _upsample_bicubic(input, out, tuple(scales), bool(align_corners))
     return _upsample_linear(input, out, tuple(scales), bool(align_corners))
