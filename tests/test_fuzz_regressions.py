@@ -1763,3 +1763,66 @@ def test_warnings_from_ops_point_at_the_callers_line(T):
             f()
         assert len(w) == 1 and w[0].category is UserWarning
         assert w[0].filename == __file__, w[0].filename
+
+
+# the argument types PyTorch's parser refuses, in its words (each was taken before)
+_ARG_TYPE_ERRORS = [
+    ("T.flip(x, 1)", "flip(): argument 'dims' (position 2) must be tuple of ints, not int"),
+    ("T.flip(x, [True])", "flip(): argument 'dims' (position 2) must be tuple of ints, but found element of "
+                          "type bool at pos 0"),
+    ("T.flip(x, 0, 1)", "flip() takes 2 positional arguments but 3 were given"),
+    ("x.flip(0.0)", "flip(): argument 'dims' (position 1) must be tuple of ints, not float"),
+    ("T.tile(x, 1)", "tile(): argument 'dims' (position 2) must be tuple of ints, not int"),
+    ("T.tile(x, [True])", "tile(): argument 'dims' (position 2) must be tuple of ints, but found element of "
+                          "type bool at pos 0"),
+    ("x.tile(1.0)", "tile(): argument 'dims' (position 1) must be tuple of ints, not float"),
+    ("T.reshape(x, 6)", "reshape(): argument 'shape' (position 2) must be tuple of ints, not int"),
+    ("T.reshape(x, (6.0,))", "reshape(): argument 'shape' (position 2) must be tuple of ints, but found "
+                             "element of type float at pos 0"),
+    ("x.reshape(6.0)", "reshape(): argument 'shape' (position 1) must be tuple of ints, not float"),
+    ("x.reshape([6.0])", "reshape(): argument 'shape' (position 1) must be tuple of ints, but found element "
+                         "of type float at pos 0"),
+    ("T.permute(x, 1)", "permute(): argument 'dims' (position 2) must be tuple of ints, not int"),
+    ("T.permute(x, 1, 0)", "permute() takes 2 positional arguments but 3 were given"),
+    ("x.permute(1, 0.0)", "permute(): argument 'dims' failed to unpack the object at pos 2 with error "
+                          "\"type must be tuple of ints,but got float\""),
+    ("T.rot90(x, 1, 0)", "rot90(): argument 'dims' (position 3) must be tuple of ints, not int"),
+    ("T.broadcast_to(x, 3)", "broadcast_to(): argument 'size' (position 2) must be tuple of ints, not int"),
+    ("T.unflatten(x, 1, 3)", "unflatten(): argument 'sizes' (position 3) must be tuple of ints, not int"),
+    ("x.unflatten(1, 3)", "unflatten(): argument 'sizes' (position 2) must be tuple of ints, not int"),
+    ("T.split(x, 1.0)", "split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
+                        "not float"),
+    ("T.unique(x, 1)", "_unique2(): argument 'sorted' must be bool, not int"),
+    ("T.unique(x, True, 1)", "_unique2(): argument 'return_inverse' must be bool, not int"),
+    ("T.unique(x, dim=0, sorted=1)", "unique_dim(): argument 'sorted' must be bool, not int"),
+    ("x.cpu(1)", "cpu() takes 0 positional arguments but 1 was given"),
+    ("x.type(x)", "dtype must be a type, str, or dtype object"),
+    ("x.tril(0.5)", "tril(): argument 'diagonal' (position 1) must be int, not float"),
+    ("T.tril(x, 0.5)", "tril(): argument 'diagonal' (position 2) must be int, not float"),
+    ("T.movedim(x, (0,), 1)", "movedim() received an invalid combination of arguments - got (Tensor, tuple, "
+                              "int), but expected one of:\n * (Tensor input, int source, int destination)\n"
+                              "      didn't match because some of the arguments have invalid types: (Tensor, "
+                              "!tuple of (int,)!, int)\n * (Tensor input, tuple of ints source, tuple of ints "
+                              "destination)\n      didn't match because some of the arguments have invalid "
+                              "types: (Tensor, !tuple of (int,)!, !int!)\n"),
+]
+
+
+@pytest.mark.parametrize("expr,msg", _ARG_TYPE_ERRORS, ids=[e for e, _ in _ARG_TYPE_ERRORS])
+def test_argument_types_are_refused_in_pytorchs_words(T, expr, msg):
+    x = T.ones(2, 3)
+    with pytest.raises(TypeError) as e:
+        eval(expr, {"T": T, "x": x})
+    assert str(e.value) == msg
+
+
+def test_sequence_forms_still_taken(T):
+    x = T.ones(2, 3)
+    assert tuple(T.flip(x, (0, 1)).shape) == (2, 3) and tuple(x.flip(0, 1).shape) == (2, 3)
+    assert tuple(T.tile(x, (2, 1)).shape) == (4, 3) and tuple(x.tile(2, 1).shape) == (4, 3)
+    assert tuple(T.tile(x, dims=(2,)).shape) == (2, 6)
+    assert tuple(T.reshape(x, (3, 2)).shape) == (3, 2) and tuple(x.reshape(3, 2).shape) == (3, 2)
+    assert tuple(T.permute(x, (1, 0)).shape) == (3, 2) and tuple(x.permute(1, 0).shape) == (3, 2)
+    assert tuple(T.take_along_dim(x, T.zeros(2, 1, dtype=T.int32)).shape) == (2,)   # (dim None: int32 too)
+    assert tuple(T.unique(x, False).shape) == (1,)
+    assert x.round(decimals=1).tolist() == x.tolist()

@@ -883,7 +883,10 @@ class Tensor:
             return format(self.item(), spec)
         return object.__format__(self, spec)
 
-    def cpu(self, memory_format=None):
+    def cpu(self, *args, memory_format=None):
+        if args:
+            raise TypeError(f"cpu() takes 0 positional arguments but {len(args)} "
+                            f"{'was' if len(args) == 1 else 'were'} given")
         return self
 
     def cuda(self, device=None, non_blocking=False, memory_format=None):
@@ -917,6 +920,8 @@ class Tensor:
             if name not in _NAME_TYPES or parts[:-1] not in (["torch"], ["tensorplay"]):
                 raise ValueError(f"invalid type: '{dtype}'")
             dtype = D.to_dtype(_NAME_TYPES[name])
+        elif not isinstance(dtype, (D.dtype, type)):
+            raise TypeError("dtype must be a type, str, or dtype object")
         return self.to(dtype)
 
 

@@ -37,6 +37,88 @@ def _isfloat(x):
     return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
 
 
+def _int_like(v):
+    return type(v) is not bool and hasattr(v, "__index__") and not isinstance(v, np.bool_)
+
+
+def int_list_arg(fname, argname, pos, v):
+    """PyTorch's parse of an ``int[]`` parameter (``flip``'s ``dims``,
+    ``reshape``'s ``shape``) given as one argument at ``pos``: a sequence of
+    ints; a bare number, or an element that is a bool or a float, is refused."""
+    if not isinstance(v, (list, tuple)):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be tuple of ints, not "
+                        f"{type(v).__name__}")
+    for i, e in enumerate(v):
+        if not _int_like(e):
+            raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be tuple of ints, but "
+                            f"found element of type {type(e).__name__} at pos {i}")
+    return v
+
+
+def star_ints_error(fname, argname, args):
+    """The TypeError PyTorch gives for a method's ``*ints`` parameter (``x.flip(0,
+    1)``, ``x.reshape(2, 3)``) given ``args`` it refuses; None if they are fine."""
+    if len(args) == 1:
+        try:
+            int_list_arg(fname, argname, 1, args[0] if isinstance(args[0], (list, tuple)) else
+                         args[0] if not _int_like(args[0]) else (args[0],))
+        except TypeError as e:
+            return e
+        return None
+    for i, e in enumerate(args):
+        if not _int_like(e):
+            return TypeError(f"{fname}(): argument '{argname}' failed to unpack the object at pos {i + 1} "
+                             f"with error \"type must be tuple of ints,but got {type(e).__name__}\"")
+    return None
+
+
+def function_of_method(method, name, argname):
+    """The function spelling ``name(input, <argname>)`` of a method that takes
+    its ints spread (``x.flip(0, 1)``): PyTorch's function takes them as one
+    sequence (``torch.flip(x, (0, 1))``; ``torch.flip(x, 0)`` is refused).  The
+    method stays the Tensor method (``as_method``)."""
+    def function(*args, **kwargs):
+        if len(args) > 2:
+            raise TypeError(f"{name}() takes 2 positional arguments but {len(args)} were given")
+        if len(args) == 2:
+            int_list_arg(name, argname, 2, args[1])
+        return method(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = method.__doc__
+    for attr in ("spelling", "op"):
+        if hasattr(method, attr):
+            setattr(function, attr, getattr(method, attr))
+    function.as_method = method
+    return function
+
+
+_POSITION = __import__("re").compile(r"\(position (\d+)\)")
+
+
+def method_of_function(fn):
+    """The Tensor method of the function ``fn(input, ...)``: the same call, with
+    PyTorch's argument positions in its TypeErrors (a method does not count
+    ``self``: ``x.tril(0.5)`` is "position 1", ``tril(x, 0.5)`` "position 2")."""
+    def method(self, *args, **kwargs):
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError as e:
+            msg = str(e)
+            if type(e) is not TypeError or not _POSITION.search(msg):
+                raise
+            raise TypeError(_POSITION.sub(lambda m: f"(position {int(m.group(1)) - 1})", msg, count=1)) \
+                from None
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    return method
+
+
+def bool_arg(fname, argname, v):
+    """PyTorch's refusal of a non-bool where ``fname`` takes a bool."""
+    if type(v) is not bool and not isinstance(v, np.bool_):
+        raise TypeError(f"{fname}(): argument '{argname}' must be bool, not {type(v).__name__}")
+
+
 def tensor_arg(fname, argname, pos, v):
     """PyTorch's refusal of a non-tensor where ``fname`` takes a tensor."""
     if not isinstance(v, Tensor):

@@ -15,7 +15,8 @@ from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_f
                        preserve_format)
 from ._registry import (by_tensor_arg, defop, dispatch, dispatch_view, op_spelled, overload_node,
                         public)
-from ._util import dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname
+from ._util import (dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg,
+                    star_ints_error, function_of_method, method_of_function)
 from .pointwise import conj
 from .._out import call_with_out
 from .._warn import warn as _warn_user
@@ -204,7 +205,11 @@ expand = defop("expand", _expand_k, {"x": lambda g, x: g.sum_to_size(x.shape)},
 
 @public()
 def broadcast_to(input, size):
+    int_list_arg("broadcast_to", "size", 2, size)
     return expand(input, size)
+
+
+broadcast_to.as_method = method_of_function(broadcast_to)
 
 
 def _other_shape(fname, other):
@@ -289,9 +294,10 @@ _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
 
 
 @public()
-def reshape(*args, **kwargs):
+def _reshape_method(*args, **kwargs):
     """A view when the memory layout allows one, else a copy (recorded as PyTorch
-    does: ``clone`` then ``_unsafe_view``)."""
+    does: ``clone`` then ``_unsafe_view``).  ``x.reshape(2, 3)`` or
+    ``x.reshape((2, 3))``; the function takes one sequence (``reshape``)."""
     if kwargs or len(args) < 2:
         args = star_by_keyword("reshape", args, kwargs, "shape")
     try:
@@ -301,9 +307,15 @@ def reshape(*args, **kwargs):
             raise
     except TypeError:
         tensor_arg("reshape", "input", 1, args[0])      # (view() would name itself)
+        err = star_ints_error("reshape", "shape", args[1:])
+        if err is not None:
+            raise err from None
         raise
     input, shape = args[0], args[1:]
     return _unsafe_view(clone(input), _infer_shape(size_arg(shape), input._data.size))
+
+
+reshape = function_of_method(_reshape_method, "reshape", "shape")
 
 
 @public()
@@ -362,15 +374,22 @@ _permute = defop("permute", _permute_k, {"x": _permute_vjp}, upcast=False, view=
 _permute_op = _permute.op
 
 
-def permute(*args, **kwargs):
-    """``permute(x, (1, 0))`` or ``permute(x, dims=(1, 0))``, and as a method also
-    ``x.permute(1, 0)``."""
+def _permute_method(*args, **kwargs):
+    """``x.permute(1, 0)``, ``x.permute((1, 0))`` or ``x.permute(dims=(1, 0))``;
+    the function takes one sequence (``permute``)."""
     if kwargs:
         args = star_by_keyword("permute", args, kwargs)
-    return dispatch_view(_permute_op, args)
+    try:
+        return dispatch_view(_permute_op, args)
+    except TypeError:
+        err = star_ints_error("permute", "dims", args[1:]) if not kwargs else None
+        if err is not None:
+            raise err from None
+        raise
 
 
-permute.op, permute.spelling = _permute_op, _permute.spelling
+_permute_method.op, _permute_method.spelling = _permute_op, _permute.spelling
+permute = function_of_method(_permute_method, "permute", "dims")
 
 
 def _t_k(x):
@@ -450,8 +469,8 @@ def flatten(input, start_dim=0, end_dim=-1):
             return input
         if s < e:               # (sizes listed: view's commonest call)
             if s == 0 and e == n - 1:
-                return reshape(input, input._data.size)
-            return reshape(input, *shape[:s], math.prod(shape[s:e + 1]), *shape[e + 1:])
+                return _reshape_method(input, input._data.size)
+            return _reshape_method(input, *shape[:s], math.prod(shape[s:e + 1]), *shape[e + 1:])
     return _flatten(input, start_dim, end_dim)     # (0-d, and the errors)
 
 

@@ -844,11 +844,12 @@ def scatter_add(input, dim, index, src):
 def take_along_dim(input, indices, dim=None, *, out=None):
     if out is not None:
         return call_with_out('take_along_dim', take_along_dim, (input, indices, dim), {}, out)
-    if not isinstance(indices, Tensor) or indices._data.dtype != np.int64:
-        t = _title(indices._data.dtype) if isinstance(indices, Tensor) else type(indices).__name__
-        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {t}")
-    if dim is None:
+    tensor_arg("take_along_dim", "indices", 2, indices)
+    if dim is None:         # (gather's rule: int32 indices too)
         return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if indices._data.dtype != np.int64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{_title(indices._data.dtype)}")
     if input.dim() != indices.dim():
         raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number "
                            f"of dimensions, but got {input.dim()} dimensions for input, and "

@@ -856,7 +856,7 @@ def _round_kernel_name(x, decimals=0, integers=False):
     return "round_cpu" if decimals else None if integers else "round_vml_cpu"
 
 
-round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE, inplace=True,
+round = defop("round", _round_k, {"x": lambda g: _zl(g)}, family=ELEMENTWISE, inplace=True, kwonly=("decimals",),
               no_complex=_round_kernel_name, no_bool=_round_kernel_name,
               no_int=lambda x, decimals=0: _round_kernel_name(x, decimals, integers=True))
 

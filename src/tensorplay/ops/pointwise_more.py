@@ -12,7 +12,8 @@ from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public, real_float_kernel
-from ._util import _key, _tname, is_scalar, number_arg, no_complex_autodiff as _no_complex_autodiff
+from ._util import (_key, _tname, is_scalar, method_of_function, number_arg,
+                    no_complex_autodiff as _no_complex_autodiff)
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary, _zl
 from .._out import call_with_out
 
@@ -171,6 +172,7 @@ nan_to_num = _defop("nan_to_num", _nan_to_num_k, {"x": lambda g, x: _where(x.isf
                     upcast=False, node_name="NanToNumBackward0", family=ELEMENTWISE, inplace=True,
                     no_complex=_no_complex_autodiff("nan_to_num"),
                     numbers=("nan:float", "posinf:float", "neginf:float"))
+nan_to_num.as_method = method_of_function(nan_to_num)
 
 
 def _logit_k(x, eps=None):
@@ -191,6 +193,7 @@ def _logit_vjp(g, x, eps):
 
 logit = _defop("logit", _logit_k, {"x": _logit_vjp}, float_only=True, node_name="LogitBackward0",
                family=ELEMENTWISE, inplace=True, numbers=("eps:float",))
+logit.as_method = method_of_function(logit)
 
 _D2R = np.pi / 180.0
 

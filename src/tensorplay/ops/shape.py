@@ -13,7 +13,8 @@ import numpy as np
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._families import VIEW, SHAPE
 from ._registry import defop, dispatch, dispatch_view, flat_kernel, public
-from ._util import size_arg, star_by_keyword, tensor_arg, _tname
+from ._util import (size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg, star_ints_error,
+                    function_of_method, method_of_function)
 from .indexing import _slice, _zeros
 from .._out import call_with_out, write_out
 from .._warn import warn as _warn_user
@@ -27,6 +28,29 @@ __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "c
 
 
 # ----------------------------------------------------------------------------- movedim
+def _describe(v):
+    """How PyTorch's argument parser names a value's type in its messages."""
+    if isinstance(v, tuple):
+        names = [type(e).__name__ for e in v]
+        return "tuple of (" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
+    if isinstance(v, list):
+        return "list of [" + ", ".join(type(e).__name__ for e in v) + "]"
+    return type(v).__name__
+
+
+def _movedim_mixed(source, destination):
+    """PyTorch's TypeError for one int and one sequence: neither overload fits."""
+    got = [type(source).__name__, type(destination).__name__]
+    one = [d if isinstance(v, int) else f"!{d}!" for v, d in ((source, _describe(source)),
+                                                             (destination, _describe(destination)))]
+    both = [f"!{_describe(v)}!" for v in (source, destination)]
+    return TypeError(f"movedim() received an invalid combination of arguments - got (Tensor, {', '.join(got)}), "
+                     f"but expected one of:\n * (Tensor input, int source, int destination)\n      didn't match "
+                     f"because some of the arguments have invalid types: (Tensor, {', '.join(one)})\n * (Tensor "
+                     f"input, tuple of ints source, tuple of ints destination)\n      didn't match because some "
+                     f"of the arguments have invalid types: (Tensor, {', '.join(both)})\n")
+
+
 @public()
 def movedim(input, source, destination):
     if type(source) is int and type(destination) is int:    # the commonest, in short
@@ -38,6 +62,8 @@ def movedim(input, source, destination):
             perm = list(range(n))
             perm.insert(destination % n, perm.pop(source % n))
             return dispatch_view(_movedim.op, (input, tuple(perm)))
+    if isinstance(source, int) != isinstance(destination, int):
+        raise _movedim_mixed(source, destination)
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     n = input.dim()
@@ -106,11 +132,22 @@ def repeat(*args, **kwargs):
 
 
 @public()
-def tile(input, dims):
-    dims = size_arg((dims,)) if not isinstance(dims, int) else (dims,)
+def _tile_method(*args, **kwargs):
+    """``x.tile(2, 3)``, ``x.tile((2, 3))`` or ``x.tile(dims=(2, 3))``: the sizes
+    ``repeat`` takes, padded with 1s in front to ``x``'s rank."""
+    if kwargs or len(args) < 2:
+        args = star_by_keyword("tile", args, kwargs)
+    elif len(args) != 2 or type(args[1]) is not int:
+        err = star_ints_error("tile", "dims", args[1:])
+        if err is not None:
+            raise err
+    input, dims = args[0], size_arg(args[1:])
     if len(dims) < input.dim():
         dims = (1,) * (input.dim() - len(dims)) + tuple(dims)
     return repeat(input, dims)
+
+
+tile = function_of_method(_tile_method, "tile", "dims")
 
 
 # ----------------------------------------------------------------------------- flip / roll
@@ -137,16 +174,23 @@ _flip = defop("flip", _flip_k, {"x": lambda g, dims: _flip(g, dims)}, upcast=Fal
 
 
 @public()
-def flip(*args, **kwargs):
-    """``flip(x, (0, 1))`` or ``flip(x, dims=(0, 1))``, and as a method also
-    ``x.flip(0, 1)``."""
+def _flip_method(*args, **kwargs):
+    """``x.flip(0, 1)``, ``x.flip((0, 1))`` or ``x.flip(dims=(0, 1))``."""
     if kwargs or len(args) < 2:
         input, dims = star_by_keyword("flip", args, kwargs)
     else:
         input, dims = args[0], args[1:]
         if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
             dims = dims[0]
+    for d in dims:
+        if type(d) is not int:
+            err = star_ints_error("flip", "dims", args[1:]) if not kwargs else None
+            if err is not None:
+                raise err
     return _flip(input, tuple(dims))
+
+
+flip = function_of_method(_flip_method, "flip", "dims")     # flip(x, (0, 1)): the dims as one sequence
 
 
 @public()
@@ -473,6 +517,8 @@ split_with_sizes = defop("split_with_sizes", _split_with_sizes_k, {"x": _split_v
 @public()
 def split(tensor, split_size_or_sections, dim=0):
     s = split_size_or_sections
+    if type(s) is not int and not isinstance(s, Tensor):
+        int_list_arg("split_with_sizes", "split_sizes", 2, s)
     if isinstance(s, (list, tuple)):
         return split_with_sizes(tensor, [int(v) for v in s], dim)
     return _split_op(tensor, int(s), dim)
@@ -686,9 +732,11 @@ def _triu_k(x, diagonal=0):
 tril = defop("tril", _tril_k, {"x": lambda g, diagonal: tril(g, diagonal)}, upcast=False,
              meta=("x",), node_name="TrilBackward0", family=SHAPE, linear=True, inplace=True,
              numbers=("diagonal:int",))
+tril.as_method = method_of_function(tril)
 triu = defop("triu", _triu_k, {"x": lambda g, diagonal: triu(g, diagonal)}, upcast=False,
              meta=("x",), node_name="TriuBackward0", family=SHAPE, linear=True, inplace=True,
              numbers=("diagonal:int",))
+triu.as_method = method_of_function(triu)
 
 
 # ------------------------------------------------------------------ diagonals, repeats, rotation
@@ -774,6 +822,11 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     return input.index_select(d, idx)
 
 
+def _unflatten_sizes_error(sizes):
+    if not isinstance(sizes, (list, tuple)) or not all(type(v) is int for v in sizes):
+        int_list_arg("unflatten", "sizes", 3, sizes)
+
+
 @public()
 def unflatten(input, dim, sizes):
     try:
@@ -785,6 +838,7 @@ def unflatten(input, dim, sizes):
         d = dim % len(shape)
         if math.prod(sizes) == shape[d]:
             return input.reshape(*shape[:d], *sizes, *shape[d + 1:])     # (sizes listed: faster)
+    _unflatten_sizes_error(sizes)
     d = _wrap_dim(dim, input.ndim)
     sizes = [int(s) for s in sizes]
     if not sizes:
@@ -805,9 +859,12 @@ def unflatten(input, dim, sizes):
     return input.reshape(*(shape[:d] + sizes + shape[d + 1:]))
 
 
+unflatten.as_method = method_of_function(unflatten)
+
+
 @public()
 def rot90(input, k=1, dims=(0, 1)):
-    dims = list(dims)
+    dims = list(int_list_arg("rot90", "dims", 3, dims))
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
     if input.ndim < 2:
@@ -823,6 +880,9 @@ def rot90(input, k=1, dims=(0, 1)):
     if k == 3:
         return input.flip(d0).transpose(d0, d1)
     return input.clone()
+
+
+rot90.as_method = method_of_function(rot90)
 
 
 @public(method=False)

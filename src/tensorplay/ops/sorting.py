@@ -10,7 +10,7 @@ import numpy as np
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ._families import REDUCTION, ALONG_DIM, jvp_select_along
 from ._registry import defop as _defop, public as _public
-from ._util import _key, _isfloat, _tname
+from ._util import _key, _isfloat, _tname, bool_arg
 from .pointwise import where as _where
 from .reduction import _return_type
 from .._out import call_with_out
@@ -357,6 +357,8 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """The distinct values of ``input`` (or its distinct slices along ``dim``),
     sorted; with ``return_inverse`` where each element went, with
     ``return_counts`` how often each value occurs.  Not differentiable."""
+    for name, v in (("sorted", sorted), ("return_inverse", return_inverse), ("return_counts", return_counts)):
+        bool_arg("_unique2" if dim is None else "unique_dim", name, v)
     vals, inv, counts = _unique(input, sorted, return_inverse, return_counts, dim)
     out = (vals,) + ((inv,) if return_inverse else ()) + ((counts,) if return_counts else ())
     return out[0] if len(out) == 1 else out
