@@ -25,7 +25,8 @@ LAYERS = [
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.text",
                     "tensorplay.utils", "tensorplay.serialization", "tensorplay.random",
                     "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
-                    "tensorplay.datasets", "tensorplay.distributed", "tensorplay.linalg", "tensorplay"]),
+                    "tensorplay.datasets", "tensorplay.distributed", "tensorplay.linalg", "tensorplay.fft",
+                    "tensorplay.special", "tensorplay"]),
 ]
 
 # Packages outside tensorplay that each layer may use (the standard library is
