@@ -1826,3 +1826,30 @@ def test_sequence_forms_still_taken(T):
     assert tuple(T.take_along_dim(x, T.zeros(2, 1, dtype=T.int32)).shape) == (2,)   # (dim None: int32 too)
     assert tuple(T.unique(x, False).shape) == (1,)
     assert x.round(decimals=1).tolist() == x.tolist()
+
+
+def test_var_gradient_without_degrees_of_freedom(T):
+    """PyTorch's var_backward: a full reduction with n <= correction gives inf (NaN
+    where x is its mean); over a dim the factor 2 / (n - correction) as it comes."""
+    import warnings
+    x = T.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        g = [T.autograd.grad(T.var(x, dim=1, correction=c).sum(), x)[0].tolist() for c in (2, 3)]
+        full = T.autograd.grad(T.var(T.tensor([1.0, 2.0, 2.0], requires_grad=True) * 1, correction=3),
+                               x, allow_unused=True)
+        w = T.tensor([1.0, 3.0, 2.0], requires_grad=True)
+        gw = T.autograd.grad(T.var(w, correction=3), w)[0].tolist()
+    inf = float("inf")
+    assert g == [[[-inf, inf], [-inf, inf]], [[1.0, -1.0], [2.0, -2.0]]]
+    assert full == (None,)
+    assert gw[0] == inf and gw[1] == inf and gw[2] != gw[2]        # (w[2] is the mean: NaN)
+
+
+def test_prod_gradient_with_two_zeros(T):
+    """Two zeros: every product of the others is 0, and PyTorch answers zeros (even
+    for an infinite upstream gradient) unless it records for a higher order."""
+    z = T.tensor([0.0, 0.0, 2.0], requires_grad=True)
+    assert T.autograd.grad(z.prod(), z, T.tensor(float("inf")))[0].tolist() == [0.0, 0.0, 0.0]
+    g, = T.autograd.grad(z.prod(), z, T.tensor(float("inf")), create_graph=True)
+    assert all(v != v for v in g.tolist())

@@ -189,9 +189,12 @@ def _prod_grad(g, result, x, d):
     """g, result already broadcastable to x; d the axis (None: all)."""
     if x.ndim == 0:
         return g
-    if not bool((x == 0).any()):
+    zeros = int((x == 0).sum())
+    if not zeros:
         return g * _conj(result / x)
     if d is None:
+        if zeros > 1 and not _state.enabled:     # (PyTorch's shortcut: every product of the
+            return _zeros(x.shape, g)             # others has a zero; not when it records)
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
     else:
         others = _prod_others(x, d)
@@ -404,17 +407,21 @@ def _var_core(name, x, dim, correction, keepdim):
         return np.sum(sq, axis=axes, keepdims=keepdim) / np.asarray(dof, sq.dtype)
 
 
-def _dof(x, dim, correction):
+def _var_grad(g, x, dim, correction, keepdim):
+    """PyTorch's var_backward: ``2 / (n - correction) * g * (x - mean)``.  With no
+    degrees of freedom left (``n <= correction``) a full reduction gives inf, or
+    NaN where ``x`` is its mean (inf times 0); over given dims the factor is
+    taken as it comes (0 gives inf times the deviation, a negative one a finite
+    value), as PyTorch computes them."""
     axes = _axes(dim, x.ndim)
     n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
-    return _b.max(0, n - correction), axes
-
-
-def _var_grad(g, x, dim, correction, keepdim):
-    dof, axes = _dof(x, dim, correction)
-    scale = 2.0 / dof if dof else _math.inf
+    dof = n - correction
     gr = _restore(g, x.shape, axes, keepdim)
-    return gr * scale * (x - x.mean(axes, keepdim=True))
+    m = x.mean(axes, keepdim=True)
+    if dof <= 0 and (dim is None or x.ndim == 0):
+        return gr * _where(x == m, _math.nan, _math.inf)
+    scale = 2.0 / dof if dof else _math.inf
+    return gr * scale * (x - m)
 
 
 _var_vjp = _var_grad          # var's derivative reads exactly what _var_grad takes
