@@ -66,6 +66,7 @@ from . import optim  # noqa: F401
 from .serialization import load, save  # noqa: F401
 from . import linalg, random, utils  # noqa: F401
 from . import fft  # noqa: F401
+from . import special  # noqa: F401
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from . import datasets  # noqa: F401   (small datasets shipped in the package; not torch's)
 from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
