@@ -35,6 +35,9 @@ MODULES = {
     "tensorplay.utils.data": "torch.utils.data",
     "tensorplay.utils.checkpoint": "torch.utils.checkpoint",
     "tensorplay.random": "torch.random",
+    "tensorplay.linalg": "torch.linalg",
+    "tensorplay.fft": "torch.fft",
+    "tensorplay.special": "torch.special",
 }
 
 # Names that are not PyTorch's in that place, each with why it is there.

@@ -2,27 +2,45 @@
 has.  Each works on the last two dimensions (matrices) or on the given ones,
 with any leading batch dimensions, and is differentiable (twice and more).
 
-Not here yet (each an AttributeError): the decompositions (``svd``, ``qr``,
-``eigh``, ``eig``, ``cholesky``, ``lu`` and their kin), so also the matrix norms
-that need singular values (``ord`` 2, -2, ``'nuc'``), ``pinv``, ``lstsq``,
-``matrix_rank``, ``cond`` and ``matrix_exp``.
+The decompositions (ops/decompositions.py): ``cholesky`` and ``cholesky_ex``,
+``eigh`` and ``eigvalsh``, ``svd`` and ``svdvals``, ``qr``, ``solve_triangular``
+and ``pinv``; built on them, the matrix norms of singular values (``ord`` 2, -2,
+``'nuc'``), ``cond`` and ``matrix_rank``.  Eigenvectors and singular vectors
+are defined up to sign (phase): a loss that depends on the phase of complex
+ones is refused in backward, as PyTorch does.
+
+Not here yet (each an AttributeError): ``eig``, ``eigvals``, ``lu`` and its
+kin, ``inv_ex``, ``lstsq``, ``matrix_exp``, ``householder_product``.
 """
-import math
+import math as _math
+
+import numpy as _np
 
 from .ops import matrices as _m
+from .ops import decompositions as _dec
 from .ops.linalg import cross as _cross
 from .ops.reduction import _vector_norm, norm as _norm, _return_type
 from .ops.core import matmul as _matmul
 from .ops.shape import diagonal as _diagonal
-from ._tensor import Tensor as _Tensor
+from ._tensor import Tensor as _Tensor, _wrap
+from ._creation import eye as _eye, full as _full
+from .ops.pointwise import maximum as _maximum
+from .ops._util import _tname
+from .ops.pointwise import where as _where
+from . import _dtype as _tp
 
-__all__ = ["LinAlgError", "cross", "det", "diagonal", "inv", "matmul", "matrix_norm", "matrix_power",
-           "multi_dot", "norm", "slogdet", "solve", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+           "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
 
 LinAlgError = _m.LinAlgError
 det = _m.det
 matrix_power = _m.matrix_power
 _slogdet_rt = _return_type("linalg_slogdet", ("sign", "logabsdet"))
+_eigh_rt = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+_svd_rt = _return_type("linalg_svd", ("U", "S", "Vh"))
+_qr_rt = _return_type("linalg_qr", ("Q", "R"))
+_cholesky_ex_rt = _return_type("linalg_cholesky_ex", ("L", "info"))
 
 
 def inv(A, *, out=None):
@@ -75,15 +93,40 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if ord == "fro":
         return _vector_norm(A, 2.0, dim, keepdim)
-    if ord in (1, -1, math.inf, -math.inf):
+    if ord in (1, -1, _math.inf, -_math.inf):
         rows, cols = dim
         summed = A.abs().sum(rows if abs(ord) == 1 else cols, keepdim=True)
         r = summed.amax((rows, cols), keepdim=True) if ord > 0 else summed.amin((rows, cols), keepdim=True)
         return r if keepdim else r.squeeze((rows, cols))
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which "
-                                  f"tensorplay does not compute yet (no linalg.svd)")
+        return _svd_norm(A, ord, dim, keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+
+
+def _svd_norm(A, ord, dim, keepdim):
+    """The largest (``ord`` 2) or smallest (-2) singular value, or their sum
+    (``'nuc'``), of each matrix over ``dim``."""
+    if A.dtype in (_tp.float16, _tp.bfloat16):
+        raise RuntimeError(f"linalg.matrix_norm: Low precision dtypes not supported. Got "
+                           f"{_tname(A._data.dtype)}")
+    if not (A.is_floating_point() or A.is_complex()):
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {_tname(A._data.dtype)}")
+    nd = A.dim()
+    rows, cols = (d % nd for d in dim)
+    s = svdvals(A.movedim((rows, cols), (-2, -1)))
+    if ord == "nuc":
+        r = s.sum(-1)
+    elif s.shape[-1] == 0:                  # (an empty matrix: 0 for ord 2, as PyTorch)
+        if ord == -2:
+            raise IndexError("amin(): Expected reduction dim -1 to have non-zero size.")
+        r = s.new_zeros(tuple(s.shape[:-1]))
+    else:
+        r = s.amax(-1) if ord == 2 else s.amin(-1)
+    if keepdim:
+        for d in sorted((rows, cols)):
+            r = r.unsqueeze(d)
+    return r
 
 
 def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
@@ -96,8 +139,10 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
     if ord is None:
         return vector_norm(A, 2, None, keepdim, dtype=dtype)
-    if A.dim() == 1:
+    if A.dim() == 1 and not isinstance(ord, str):
         return vector_norm(A, ord, None, keepdim, dtype=dtype)
+    if A.dim() < 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
     if A.dim() == 2:
         return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
     raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or "
@@ -130,3 +175,172 @@ def matmul(input, other):
 
 def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
+
+
+def cholesky(A, *, upper=False, out=None):
+    """``L`` (lower triangular, ``A = L L^H``) of each Hermitian positive-definite
+    matrix, or ``U = L^H`` with ``upper=True``; only that triangle of ``A`` is read.
+    ``LinAlgError`` for a matrix that is not positive-definite."""
+    if out is not None:
+        from ._out import call_with_out
+        return call_with_out("linalg_cholesky", cholesky, (A,), {"upper": upper}, out)
+    return _dec.cholesky(A, upper=upper)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False):
+    """``(L, info)``: ``cholesky`` without the error (``info``, int32 per matrix, is
+    the order of the first leading minor that is not positive-definite, 0 if
+    none; ``L`` then holds LAPACK's partial factorization).  ``check_errors``
+    raises instead."""
+    return _cholesky_ex_rt(*_dec.cholesky_ex(A, upper=upper, check_errors=check_errors))
+
+
+def eigh(A, UPLO="L"):
+    """``(eigenvalues, eigenvectors)`` of each Hermitian matrix (ascending
+    eigenvalues; only the ``UPLO`` triangle of ``A`` is read)."""
+    return _eigh_rt(*_dec._eigh(A, UPLO))
+
+
+def eigvalsh(A, UPLO="L"):
+    """The eigenvalues of each Hermitian matrix, ascending."""
+    return _dec._eigh(A, UPLO)[0]
+
+
+def _no_driver(driver):
+    if driver is not None:
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs "
+                           "with cuSOLVER backend.")
+
+
+def svd(A, full_matrices=True, *, driver=None):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (singular values descending)."""
+    _no_driver(driver)
+    return _svd_rt(*_dec._svd(A, full_matrices))
+
+
+def svdvals(A, *, driver=None):
+    """The singular values of each matrix, descending."""
+    _no_driver(driver)
+    return _dec._svd(A, False)[1]
+
+
+def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False):
+    """``X`` with ``A X = B`` (``X A = B`` when ``left=False``) for triangular ``A``
+    (only its ``upper`` or lower triangle is read; a diagonal of ones with
+    ``unitriangular``).  The result has ``A``'s dtype (``B`` is converted to
+    it, as PyTorch does)."""
+    if upper is None:
+        raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    if isinstance(B, _Tensor) and isinstance(A, _Tensor) and B.dtype != A.dtype and \
+            A.dtype.is_floating_point | A.dtype.is_complex:
+        B = B.to(A.dtype)
+    return _dec.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def qr(A, mode="reduced"):
+    """``(Q, R)`` with ``A = Q R``, ``Q`` with orthonormal columns and ``R`` upper
+    triangular: ``mode='reduced'`` (``k = min(m, n)`` columns of ``Q``),
+    ``'complete'`` (square ``Q``) or ``'r'`` (``R`` only; ``Q`` empty)."""
+    return _qr_rt(*_dec._qr(A, mode))
+
+
+def cond(A, p=None):
+    """The condition number of each matrix in the ``p`` norm: ``S_max / S_min``
+    for ``p`` None or 2 (``S_min / S_max`` for -2, any shape), else
+    ``norm(A, p) * norm(inv(A), p)`` of square matrices (``inf`` for a singular
+    one, as PyTorch)."""
+    if p not in (None, 2, -2, "fro", "nuc", 1, -1, _math.inf, -_math.inf):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    if p in (None, 2, -2):
+        if A.numel() == 0:
+            return _no_matrices(A)
+        s = svdvals(A)
+        big, small = s.narrow(-1, 0, 1), s.narrow(-1, s.shape[-1] - 1, 1)
+        return (small / big if p == -2 else big / small).squeeze(-1)
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if A.numel() == 0:
+        return _no_matrices(A)
+    try:
+        return matrix_norm(A, p) * matrix_norm(inv(A), p)
+    except LinAlgError:
+        if type(A) is not _Tensor:          # (a vmap stand-in: no values to look at)
+            raise
+    singular = _singular_mask(A)
+    # a singular matrix's condition number is inf: invert the others (the singular ones
+    # replaced by the identity, which gets no gradient)
+    safe = _where(singular.unsqueeze(-1).unsqueeze(-1), _eye(A.shape[-1], dtype=A.dtype), A)
+    r = matrix_norm(safe, p) * matrix_norm(inv(safe), p)
+    return _where(singular, _math.inf, r)
+
+
+def _no_matrices(A):
+    """cond of empty matrices (or none): zeros, without a gradient, as PyTorch."""
+    d = A.detach()
+    return (d.abs() if d.is_complex() else d).new_zeros(tuple(A.shape[:-2]))
+
+
+def _singular_mask(A):
+    """Which matrices of ``A`` LAPACK's LU finds singular."""
+    d = A.detach()._data
+    flat = d.reshape((-1,) + d.shape[-2:])
+    bad = _np.zeros(len(flat), bool)
+    for i, m in enumerate(flat):
+        try:
+            _np.linalg.inv(m)
+        except _np.linalg.LinAlgError:
+            bad[i] = True
+    return _wrap(bad.reshape(d.shape[:-2]))
+
+
+def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+    """The number of singular values (absolute eigenvalues with ``hermitian``)
+    above ``max(atol, rtol * largest)`` (the defaults as ``pinv``'s); ``tol`` is
+    the older spelling of ``atol`` (with ``rtol`` 0)."""
+    if A.dtype not in (_tp.float32, _tp.float64, _tp.complex64, _tp.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 "
+                           "dimensions.")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    d = A.detach()
+    s = eigvalsh(d).abs() if hermitian else svdvals(d)
+    if s.shape[-1] == 0:
+        return s.new_zeros(tuple(s.shape[:-1])).long()
+    s_max = s.amax(-1, keepdim=True)
+    eps = float(_np.finfo(s._data.dtype).eps) * max(A.shape[-2], A.shape[-1])
+    if isinstance(atol, _Tensor) and atol.dim():
+        atol = atol.unsqueeze(-1)
+    if isinstance(rtol, _Tensor) and rtol.dim():
+        rtol = rtol.unsqueeze(-1)
+    if rtol is None:        # (PyTorch's default: eps * max(m, n), or 0 where atol > 0)
+        rtol = eps if atol is None else _where(_as_tensor(atol, s) > 0, 0.0, eps)
+    t = _as_tensor(rtol, s) * s_max
+    if atol is not None:
+        t = _maximum(t, _as_tensor(atol, s))
+    return (s > t).sum(-1)
+
+
+def _as_tensor(v, like):
+    return v.to(like.dtype) if isinstance(v, _Tensor) else _full((), float(v), dtype=like.dtype)
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+    """The Moore-Penrose pseudo-inverse of each matrix, from its SVD (its
+    eigendecomposition with ``hermitian``): singular values at most
+    ``max(atol, rtol * largest)`` count as zero (``rtol`` defaults to
+    ``eps * max(m, n)``, or 0 with a positive ``atol``).  ``rcond`` is the older
+    spelling of ``rtol``.  Its gradient is the constant-rank one, as PyTorch's."""
+    if rcond is not None:
+        rtol = rcond
+    return _dec.pinv(A, atol=_tol_array(atol), rtol=_tol_array(rtol), hermitian=bool(hermitian))
+
+
+def _tol_array(t):
+    """A tolerance as the kernel takes it: a number, or a tensor's values (one per
+    matrix of the batch, broadcast)."""
+    return t.detach().numpy() if isinstance(t, _Tensor) else t
