@@ -754,7 +754,17 @@ class MultiOutputNode(OpNode):
 
 
 def _zeros_like_data(d):
-    return _wrap(np.zeros(d.shape, d.dtype))
+    z = _wrap(np.zeros(d.shape, d.dtype))
+    z.__dict__["_filled"] = True        # (no gradient came: ``filled_zeros`` tells a vjp so)
+    return z
+
+
+def filled_zeros(g):
+    """Whether ``g`` is the zeros a multi-output node passed its vjps for an
+    output that got no gradient (an eigendecomposition's vjp then leaves out
+    the terms of that output, as PyTorch's undefined gradient does; zeros that
+    came as a gradient count as one)."""
+    return type(g) is Tensor and g.__dict__.get("_filled", False)
 
 
 def _saved_version(t):

@@ -36,16 +36,17 @@ they differentiate again:
 * ``solve_triangular`` (``X = A^-1 B``): ``gB = A^-H g``, ``gA = -gB X^H`` on
   ``A``'s triangle (without its diagonal when ``unitriangular``).
 
-An output that gets no gradient reaches a vjp as zeros (``MultiOutputNode``);
-such zeros are read as "no gradient" (``_absent``), so that, as in PyTorch,
-``eigh(A).eigenvalues.sum()`` differentiates at repeated eigenvalues.
+An output that gets no gradient reaches a vjp as zeros (``MultiOutputNode``)
+marked as filled in (``filled_zeros``); their terms are left out, so that, as
+in PyTorch, ``eigh(A).eigenvalues.sum()`` differentiates at repeated
+eigenvalues (zeros given as a gradient count, as in PyTorch: NaN there).
 """
 import numpy as np
 
 from .._creation import eye
 from .._tensor import Tensor
 from ._families import LINALG
-from ._registry import defop, public
+from ._registry import defop, filled_zeros, public
 from ._util import _tname
 from .matrices import LinAlgError
 from .pointwise import where
@@ -76,10 +77,7 @@ def _bool(fname, pname, v):
         raise TypeError(f"{fname}(): argument '{pname}' must be bool, not {type(v).__name__}")
 
 
-def _absent(g):
-    """Whether ``g`` is the zeros a multi-output node fills in for an output that
-    got no gradient (a zero gradient given on purpose means the same)."""
-    return type(g) is Tensor and not g._rg and not g.__dict__.get("_fw_grads") and not g._data.any()
+_absent = filled_zeros      # (an output that got no gradient: its terms are left out)
 
 
 def _plain(t):
