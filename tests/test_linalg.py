@@ -338,9 +338,29 @@ def test_det_gradient_at_singular_matrices_in_a_batch_and_complex():
     assert_close(g, np.conj((1 + 2j) * _cofactors(c)), atol=1e-12)
 
 
-def test_det_double_backward_at_a_singular_matrix_is_refused():
-    A = tp.tensor([[1., 2], [2, 4]], requires_grad=True)
-    with pytest.raises(RuntimeError, match="double backward .* is not supported there"):
-        tp.autograd.grad(tp.linalg.det(A), A, create_graph=True)
-    (g,) = tp.autograd.grad(tp.linalg.det(A + tp.eye(2)), A, create_graph=True)   # invertible: fine
-    assert g.requires_grad
+def test_det_higher_orders_at_a_singular_matrix():
+    """The cofactors there come from an SVD written in ops: double backward and the
+    forward rule exist (PyTorch's forward rule gives 0 there, not the derivative)."""
+    m = np.array([[1., 2, 3], [2, 4, 6], [0, 1, 1]])
+    A = tp.tensor(m, requires_grad=True)
+    (g,) = tp.autograd.grad(tp.linalg.det(A), A, create_graph=True)
+    assert_close(g.detach(), _cofactors(m), atol=1e-12)
+    (h,) = tp.autograd.grad((g * g).sum(), A)
+    eps, num = 1e-6, np.zeros_like(m)       # d/dA of sum(cof(A)^2), by central differences
+    for i in range(3):
+        for j in range(3):
+            d = np.zeros_like(m)
+            d[i, j] = eps
+            num[i, j] = ((_cofactors(m + d) ** 2).sum() - (_cofactors(m - d) ** 2).sum()) / (2 * eps)
+    assert_close(h, num, atol=1e-6)
+    assert_close(tp.func.jacfwd(tp.linalg.det)(tp.tensor(m)), _cofactors(m), atol=1e-12)
+    c, d = np.array([[1, 2j], [2, 4j]]), np.array([[0.5 - 1j, 2], [1j, -1]])
+    _, t = tp.func.jvp(tp.linalg.det, (tp.tensor(c),), (tp.tensor(d),))
+    assert_close(t, (_cofactors(c) * d).sum(), atol=1e-12)
+    if torch is not None:
+        B = torch.tensor(m, requires_grad=True)
+        (gt,) = torch.autograd.grad(torch.linalg.det(B), B, create_graph=True)
+        (ht,) = torch.autograd.grad((gt * gt).sum(), B)
+        assert_close(h, ht.numpy(), atol=1e-9)
+
+

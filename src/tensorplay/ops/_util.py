@@ -14,6 +14,11 @@ _TORCH_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half", "bfl
                 "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64"}
 
 
+class LinAlgError(RuntimeError):
+    """A matrix the operation cannot handle (singular, not positive-definite):
+    PyTorch's ``torch.linalg.LinAlgError``, a RuntimeError."""
+
+
 _PY_NUMBERS = frozenset((bool, int, float, complex))
 
 

@@ -47,8 +47,7 @@ from .._creation import eye
 from .._tensor import Tensor
 from ._families import LINALG
 from ._registry import defop, filled_zeros, public
-from ._util import _tname
-from .matrices import LinAlgError
+from ._util import LinAlgError, _tname
 from .pointwise import where
 from .reduction import _return_type
 from .shape import cat, diag_embed, tril, triu

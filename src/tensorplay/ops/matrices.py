@@ -11,8 +11,8 @@ ops so that they differentiate again:
 * ``det``:  ``g conj(det A) A^-H``, the conjugate of the cofactor matrix (the
   adjugate's transpose).  A singular ``A`` has no inverse: its cofactors come
   from an SVD ``A = U S V^H`` as ``det(U) det(V^H) U diag(prod_(j!=i) S_j) V^H``
-  (as PyTorch's create_graph path; its plain path answers zeros there), a first
-  derivative only;
+  (as PyTorch's), written in ops, so higher orders and the forward rule there
+  exist too (PyTorch's forward rule answers 0 at a singular matrix);
 * ``slogdet``: ``w A^-H`` with ``w = g_logabsdet - i Im(conj(g_sign) sign)``
   (the sign of a complex determinant moves with ``A``; a real one does not);
 * ``solve``: ``X = A^-1 B`` gives ``gB = A^-H g`` and ``gA = -gB X^H``.
@@ -25,15 +25,11 @@ from .._tensor import _wrap
 from ._families import LINALG
 from ._registry import defop, public
 from .pointwise import where
-from ._util import _tname
-from .reduction import _return_type
+from ._util import LinAlgError, _tname
+from .decompositions import _svd
+from .reduction import _return_type, _prod_others
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "matrix_power"]
-
-
-class LinAlgError(RuntimeError):
-    """A matrix the operation cannot handle (singular): PyTorch's
-    ``torch.linalg.LinAlgError``, a RuntimeError."""
 
 
 def _square(name, a, what="A"):
@@ -87,28 +83,34 @@ def _det_vjp(g, result, x):
     return (g * result.conj()).unsqueeze(-1).unsqueeze(-1) * x_inv.mH
 
 
+def _cofactors(x):
+    """The cofactor matrix of each matrix of ``x`` (``adj(A)^T``, ``det(A) A^-T``
+    where ``A`` is invertible), from an SVD ``A = U S V^H`` as
+    ``det(U) det(V^H) conj(U diag(prod_(j!=i) S_j) V^H)``: defined at singular matrices
+    too, and written in registry ops, so it differentiates again (where the
+    singular values are distinct: a repeated one makes the SVD's derivative,
+    and PyTorch's, infinite)."""
+    u, s, vh = _svd(x, False)
+    others = _prod_others(s, -1)            # (no division: the singular values may be zero)
+    return (det(u) * det(vh)).unsqueeze(-1).unsqueeze(-1) * ((u * others.unsqueeze(-2)) @ vh).conj()
+
+
 def _det_vjp_singular(g, x):
     """det's vjp where some matrix of ``x`` is singular: ``g`` times the
-    conjugate cofactors, from an SVD, whose own derivative tensorplay does not
-    have (a recorded backward is refused rather than given a wrong history)."""
-    if state.enabled and (g.requires_grad or x.requires_grad):
-        raise RuntimeError("linalg.det: the derivative of det at a singular matrix goes through an "
-                           "SVD, which tensorplay cannot differentiate: double backward (create_graph=True) "
-                           "is not supported there. Perturb the matrix, or use slogdet away from "
-                           "singular matrices.")
-    u, s, vh = np.linalg.svd(x._data)
-    one = np.ones(s.shape[:-1] + (1,), s.dtype)
-    # prod_(j!=i) s_j without dividing (the singular values may be zero)
-    before = np.cumprod(np.concatenate([one, s[..., :-1]], -1), -1)
-    after = np.cumprod(np.concatenate([one, s[..., :0:-1]], -1), -1)[..., ::-1]
-    alpha = np.conj(np.linalg.det(u) * np.linalg.det(vh))
-    cof = alpha[..., None, None] * ((u * (before * after)[..., None, :]) @ vh)
-    # g times the constant cofactors in tensor ops (g may be batched: jacrev)
-    return g.unsqueeze(-1).unsqueeze(-1) * _wrap(np.asarray(cof, dtype=x._data.dtype))
+    conjugate cofactors."""
+    return g.unsqueeze(-1).unsqueeze(-1) * _cofactors(x).conj()
 
 
-det = defop("linalg_det", _det_k, {"x": _det_vjp},
-            jvp=lambda x_t, result, x: result * _trace_of_inv_times(x, x_t),
+def _det_jvp(x_t, result, x):
+    """``tr(adj(A) dA)``: ``det(A) tr(A^-1 dA)``, or at a singular matrix the sum
+    of the cofactors times ``dA`` (PyTorch's forward rule answers 0 there)."""
+    try:
+        return result * _trace_of_inv_times(x, x_t)
+    except LinAlgError:
+        return (_cofactors(x) * x_t).sum(-1).sum(-1)
+
+
+det = defop("linalg_det", _det_k, {"x": _det_vjp}, jvp=_det_jvp,
             node_name="LinalgDetBackward0", family=LINALG, upcast=False)
 
 
