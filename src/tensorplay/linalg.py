@@ -9,8 +9,12 @@ and ``pinv``; built on them, the matrix norms of singular values (``ord`` 2, -2,
 are defined up to sign (phase): a loss that depends on the phase of complex
 ones is refused in backward, as PyTorch does.
 
-Not here yet (each an AttributeError): ``eig``, ``eigvals``, ``lu`` and its
-kin, ``inv_ex``, ``lstsq``, ``matrix_exp``, ``householder_product``.
+More (ops/linalg_more.py): ``matrix_exp`` (also ``tp.matrix_exp`` and
+``Tensor.matrix_exp``); the LU family, ``lu_factor``/``lu_factor_ex`` (LAPACK's
+getrf pivots), ``lu``, ``lu_solve`` (and ``tp.lu_unpack``); ``eig`` and
+``eigvals`` (complex, for real input too, as PyTorch); ``inv_ex`` and
+``solve_ex``; ``lstsq`` with PyTorch's CPU drivers; and ``householder_product``
+(written in tensorplay ops here).
 """
 import math as _math
 
@@ -18,6 +22,7 @@ import numpy as _np
 
 from .ops import matrices as _m
 from .ops import decompositions as _dec
+from .ops import linalg_more as _lm
 from .ops.linalg import cross as _cross
 from .ops.reduction import _vector_norm, norm as _norm, _return_type
 from .ops.core import matmul as _matmul
@@ -29,11 +34,14 @@ from .ops._util import _tname
 from .ops.pointwise import where as _where
 from . import _dtype as _tp
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-           "inv", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
+           "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+           "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot",
+           "vector_norm"]
 
 LinAlgError = _m.LinAlgError
+matrix_exp = _lm.matrix_exp
 det = _m.det
 matrix_power = _m.matrix_power
 _slogdet_rt = _return_type("linalg_slogdet", ("sign", "logabsdet"))
@@ -41,6 +49,13 @@ _eigh_rt = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _svd_rt = _return_type("linalg_svd", ("U", "S", "Vh"))
 _qr_rt = _return_type("linalg_qr", ("Q", "R"))
 _cholesky_ex_rt = _return_type("linalg_cholesky_ex", ("L", "info"))
+_lu_factor_rt = _return_type("linalg_lu_factor", ("LU", "pivots"))
+_lu_factor_ex_rt = _return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+_lu_rt = _return_type("linalg_lu", ("P", "L", "U"))
+_eig_rt = _return_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+_lstsq_rt = _return_type("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+_inv_ex_rt = _return_type("linalg_inv_ex", ("inverse", "info"))
+_solve_ex_rt = _return_type("linalg_solve_ex", ("result", "info"))
 
 
 def inv(A, *, out=None):
@@ -344,3 +359,179 @@ def _tol_array(t):
     """A tolerance as the kernel takes it: a number, or a tensor's values (one per
     matrix of the batch, broadcast)."""
     return t.detach().numpy() if isinstance(t, _Tensor) else t
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """``(LU, pivots, info)``: the LU factorization with partial pivoting of each
+    matrix, packed as LAPACK's getrf (``L``'s unit diagonal implied), its 1-based
+    row interchanges (int32) and ``info`` (int32 per matrix: the first column,
+    1-based, whose pivot is zero, 0 if none); ``check_errors`` raises instead."""
+    return _lu_factor_ex_rt(*_lm.lu_factor_ex(A, pivot=pivot, check_errors=check_errors))
+
+
+def lu_factor(A, *, pivot=True):
+    """``(LU, pivots)`` as ``lu_factor_ex``; a matrix with a zero pivot is refused."""
+    if not isinstance(pivot, (bool, _np.bool_)):
+        raise TypeError(f"linalg_lu_factor(): argument 'pivot' must be bool, not {type(pivot).__name__}")
+    LU, piv, info = _lm.lu_factor_ex(A, pivot=pivot)
+    if type(info) is _Tensor:               # (a vmap stand-in has no values to look at)
+        _lm._lu_raise("lu_factor", info._data)
+    return _lu_factor_rt(LU, piv)
+
+
+def lu(A, *, pivot=True):
+    """``(P, L, U)`` with ``A = P L U``: ``P`` a permutation matrix, ``L`` (m x k) unit
+    lower triangular, ``U`` (k x n) upper triangular, ``k = min(m, n)``."""
+    return _lu_rt(*_lm.lu(A, pivot=pivot))
+
+
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """``X`` with ``A X = B`` from ``lu_factor``'s ``(LU, pivots)`` of ``A`` (``X A = B``
+    when ``left=False``; ``A^H`` for ``A`` with ``adjoint=True``)."""
+    return _lm.lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
+
+
+def _ex_info(A):
+    """``lu_factor_ex``'s ``(LU, pivots, info)`` of ``A``, and whether every matrix
+    is known to be invertible (False for a vmap stand-in, whose values cannot be
+    read: the LU path is then taken, which is right either way)."""
+    LU, piv, info = _lm.lu_factor_ex(A)
+    plain = type(info) is _Tensor
+    return LU, piv, info, plain and not bool((info._data != 0).any())
+
+
+def inv_ex(A, *, check_errors=False):
+    """``(inverse, info)``: ``inv`` without the error (``info``, int32 per matrix, is
+    the first zero pivot of its LU factorization, 1-based, 0 if none; a singular
+    matrix's inverse holds inf/NaN); ``check_errors`` raises instead."""
+    if not isinstance(check_errors, (bool, _np.bool_)):
+        raise TypeError(f"linalg_inv_ex(): argument 'check_errors' must be bool, not "
+                        f"{type(check_errors).__name__}")
+    _m._square("inv", A._data)
+    LU, piv, info, regular = _ex_info(A)
+    if regular:
+        return _inv_ex_rt(inv(A), info)
+    if check_errors and type(info) is _Tensor:
+        flat = info._data.reshape(-1)
+        i = int(_np.flatnonzero(flat)[0])
+        where_ = f"(Batch element {i}): " if info.dim() else ""
+        raise LinAlgError(f"linalg.inv_ex: {where_}The diagonal element {int(flat[i])} is zero, the inversion "
+                          f"could not be completed because the input matrix is singular.")
+    n = A.shape[-1]
+    return _inv_ex_rt(_lm.lu_solve(LU, piv, _eye(n, dtype=A.dtype).expand(tuple(A.shape))), info)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False):
+    """``(result, info)``: ``solve`` without the error (``info`` as ``inv_ex``'s; a
+    singular matrix's solution holds inf/NaN); ``check_errors`` raises instead."""
+    if not isinstance(check_errors, (bool, _np.bool_)):
+        raise TypeError(f"linalg_solve_ex(): argument 'check_errors' must be bool, not "
+                        f"{type(check_errors).__name__}")
+    if A.dtype != B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of "
+                           f"type {_tname(A._data.dtype)} and B of type {_tname(B._data.dtype)} instead")
+    LU, piv, info, regular = _ex_info(A)
+    if regular:
+        return _solve_ex_rt(solve(A, B, left=left), info)
+    if check_errors and type(info) is _Tensor:
+        raise LinAlgError("torch.linalg.solve_ex: The solver failed because the input matrix is singular.")
+    vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+    if vector:
+        if not left:
+            solve(A, B, left=left)              # (its error)
+        return _solve_ex_rt(_lm.lu_solve(LU, piv, B.unsqueeze(-1)).squeeze(-1), info)
+    return _solve_ex_rt(_lm.lu_solve(LU, piv, B, left=left), info)
+
+
+def eig(A):
+    """``(eigenvalues, eigenvectors)`` of each square matrix, complex (also for a
+    real input), in LAPACK's order; each eigenvector has norm 1 and its largest
+    component real.  A loss that depends on the eigenvectors' phases is refused
+    in backward (PyTorch's error)."""
+    return _eig_rt(*_lm.eig(A))
+
+
+def eigvals(A):
+    """The eigenvalues of each square matrix, complex, in ``eig``'s order."""
+    d = A._data
+    if d.ndim < 2:
+        raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
+    if d.shape[-1] != d.shape[-2]:
+        raise RuntimeError(f"linalg.eigvals: A must be batches of square matrices, but they are "
+                           f"{d.shape[-2]} by {d.shape[-1]} matrices")
+    return _lm.eig(A)[0]
+
+
+def lstsq(A, B, rcond=None, *, driver=None):
+    """``(solution, residuals, rank, singular_values)`` of the least-squares problem
+    ``min ||A X - B||`` for each matrix (the minimum-norm solution when ``A`` is
+    rank-deficient), as PyTorch's CPU drivers: ``'gelsy'`` (default: a pivoted
+    QR whose leading block's condition number stays below ``1 / rcond``; rank
+    only), ``'gelsd'``/``'gelss'`` (singular values above ``rcond`` times the
+    largest; rank and singular values), ``'gels'`` (full rank assumed).
+    ``residuals``, the squared residuals, are given for tall full-rank ``A``
+    by every driver but ``'gelsy'``, and are empty otherwise.  ``rcond``
+    defaults to ``eps * max(m, n)``.  Differentiable as ``pinv(A) @ B`` (right
+    for full-rank ``A``, as PyTorch's)."""
+    a, b = A._data, B._data
+    if a.ndim < 2:
+        raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
+    if a.dtype != b.dtype:
+        raise RuntimeError(f"torch.linalg.lstsq: Expected input and other to have the same dtype, but got "
+                           f"input's dtype {_tname(a.dtype)} and other's dtype {_tname(b.dtype)}")
+    if a.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if not (a.ndim >= b.ndim and a.ndim - b.ndim <= 1):
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and "
+                           "(input.dim() - other.dim()) <= 1")
+    if driver is not None and driver not in _lm._DRIVERS:
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    vector = b.ndim == a.ndim - 1
+    if vector:
+        B = B.unsqueeze(-1)
+    from .ops.decompositions import _batch_shape
+    _batch_shape(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+    if B.shape[-2] != A.shape[-2]:
+        raise RuntimeError("torch.linalg.lstsq: input.size(-2) should match other.size(-2)")
+    if isinstance(rcond, _Tensor):
+        rcond = rcond.item()
+    X, res, rank, sv = _lm.lstsq(A, B, rcond, driver=driver)
+    if vector:
+        X = X.squeeze(-1)
+    return _lstsq_rt(X, res, rank, sv)
+
+
+def householder_product(A, tau, *, out=None):
+    """The first ``n`` columns of ``H_1 H_2 ... H_k`` for each ``m x n`` matrix
+    (``m >= n``), ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` column ``i`` of ``A``
+    below the diagonal, 1 on it and 0 above (LAPACK's orgqr; ``geqrf``'s output
+    gives ``Q``).  Written in tensorplay ops, so every order of derivative exists."""
+    if out is not None:
+        from ._out import call_with_out
+        return call_with_out("linalg_householder_product", householder_product, (A, tau), {}, out)
+    a, t = A._data, tau._data
+    name = "torch.linalg.householder_product"
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    m, n = a.shape[-2:]
+    if m < n:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if t.ndim < 1 or n < t.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if t.ndim != a.ndim - 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal "
+                           f"to {t.ndim} and input.ndim is equal to {a.ndim}")
+    if t.shape[:-1] != a.shape[:-2]:
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(t.shape[:-1])}")
+    if a.dtype != t.dtype:
+        raise RuntimeError(f"{name}: tau dtype {_tname(t.dtype)} does not match input dtype {_tname(a.dtype)}")
+    if a.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_tname(a.dtype)}'")
+    k = t.shape[-1]
+    q = _eye(m, n, dtype=A.dtype).expand(tuple(A.shape))
+    below = A.tril(-1)
+    unit = _eye(m, dtype=A.dtype)
+    for i in range(k - 1, -1, -1):              # Q = H_1 (H_2 (... (H_k I)))
+        v = below.narrow(-1, i, 1) + unit.narrow(-1, i, 1)              # (..., m, 1)
+        q = q - (tau.narrow(-1, i, 1).unsqueeze(-1) * v) @ (v.mH @ q)
+    return q
