@@ -90,6 +90,10 @@ short, int, long = int16, int32, int64   # noqa: A001
 # the ops' public functions, as each op module's __all__ lists them
 globals().update({k: getattr(m, k) for m in _ops.MODULES for k in m.__all__ if k not in globals()})
 
+# ---- shape_more (ops/shape_more.py): torch.linalg.vander lives in tensorplay.linalg
+linalg.vander = _ops.shape_more.linalg_vander
+linalg.__all__ = list(linalg.__all__) + ["vander"]
+
 
 def set_anomaly_enabled(enabled, check_nan=True):
     autograd.set_detect_anomaly(enabled, check_nan)
@@ -182,3 +186,12 @@ __all__ = [
 def is_inference(input):
     """Whether ``input`` was made under ``inference_mode`` (an inference tensor)."""
     return input.is_inference()
+
+
+# top-level spellings PyTorch has for functions that live elsewhere here (``torch.exp_``,
+# ``torch.dropout``...), those not defined above
+from . import _toplevel  # noqa: E402
+_new = [k for k in _toplevel.__all__ if k not in globals()]
+globals().update({k: getattr(_toplevel, k) for k in _new})
+__all__ += _new
+del _new
