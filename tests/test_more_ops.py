@@ -191,3 +191,36 @@ def test_histc_counts_the_range_ends_and_skips_nan(T):
     assert lst(x[:4].histc(bins=2)) == [2.0, 2.0]
     with pytest.raises(RuntimeError, match=exact("torch.histc: range of [-nan, -nan] is not finite")):
         T.histc(x, bins=2)
+
+
+def test_histc_bins_values_on_edges_in_the_inputs_dtype(T):
+    """(x - min) * bins / (max - min) in float32 for a float32 input: 0.7 lands in bin 7
+    (in float64 it was 6.99999988 and bin 6)."""
+    x = T.tensor([0.3, 0.7, 0.9])
+    assert [i for i, v in enumerate(T.histc(x, bins=10, min=0, max=1).tolist()) if v] == [3, 7, 9]
+
+
+def test_histc_under_forward_mode_carries_no_tangent():
+    import tensorplay as tp
+    import tensorplay.autograd.forward_ad as fwad
+    x = tp.tensor([0.1, 0.5, 0.9])
+    assert tp.func.jvp(lambda v: tp.histc(v, bins=3), (x,), (tp.ones(3),))[1].tolist() == [0.0, 0.0, 0.0]
+    with fwad.dual_level():
+        assert fwad.unpack_dual(tp.histc(fwad.make_dual(x, tp.ones(3)), bins=3)).tangent is None
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_histc_on_bin_edges_as_pytorch(torch_or_skip, dtype):
+    import numpy as np
+    import tensorplay as tp
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        bins = int(rng.integers(1, 20))
+        lo = float(rng.integers(-3, 2))
+        hi = lo + float(rng.integers(1, 5))
+        x = np.concatenate([np.linspace(lo, hi, bins + 1), rng.uniform(lo - 1, hi + 1, 20)])
+        for kw in ({"min": lo, "max": hi}, {}):
+            a = tp.histc(tp.tensor(x).to(getattr(tp, dtype)), bins=bins, **kw).float().tolist()
+            b = torch_or_skip.histc(torch_or_skip.tensor(x).to(getattr(torch_or_skip, dtype)), bins=bins,
+                                    **kw).float().tolist()
+            assert a == b, (bins, lo, hi, kw)

@@ -664,3 +664,15 @@ def test_adam_variants_refuse_bad_hyperparameters(T, name):
         getattr(T.optim, name)(p, betas=(0.9, 1.0))
     with pytest.raises(ValueError, match="Invalid epsilon value: -1"):
         getattr(T.optim, name)(p, eps=-1)
+
+
+def test_rprop_nan_gradient_moves_nothing(T):
+    """PyTorch's sign of NaN is 0: the step is skipped and the step sizes kept
+    (NumPy's sign of NaN is NaN, which made the parameter NaN for good)."""
+    p = T.tensor([0.5], requires_grad=True)
+    opt = T.optim.Rprop([p], lr=0.1)
+    p.grad = T.tensor([float("nan")])
+    opt.step()
+    p.grad = T.tensor([1.0])
+    opt.step()
+    assert p.tolist() == pytest.approx([0.4]) and opt.state[p]["step_size"].tolist() == pytest.approx([0.1])

@@ -326,3 +326,15 @@ def test_module_surface_against_torch():
     mine = set(S.__all__)
     assert mine <= theirs, sorted(mine - theirs)
     assert theirs - mine == NOT_YET, sorted((theirs - mine) ^ NOT_YET)
+
+
+def test_i1_derivatives_near_zero_as_pytorch():
+    """PyTorch's i1/i1e backward: 1/2 where |x| <= eps (and at NaN), the formula at x
+    clamped away from 0 elsewhere: the second derivative at 1e-300 is 0 (the
+    cancellation of i0(x) - i1(x)/x gave inf)."""
+    for f in (tp.special.i1, tp.special.i1e):
+        for v in (1e-300, 0.0, float("nan")):
+            x = tp.tensor(v, dtype=tp.float64, requires_grad=True)
+            (g,) = tp.autograd.grad(f(x), x, create_graph=True)
+            (h,) = tp.autograd.grad(g, x)
+            assert g.item() == 0.5 and h.item() == 0.0

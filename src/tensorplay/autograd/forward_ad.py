@@ -120,8 +120,9 @@ class DualLevel:
         if tangents is None:
             return result
         outs = result if type(result) is tuple else (result,)
-        if not any(o._data.dtype.kind in "fc" for o in outs if isinstance(o, Tensor)):
-            return result           # integer and boolean outputs carry no tangent
+        if not any(o._data.dtype.kind in "fc" and k not in op.nondiff_out
+                   for k, o in enumerate(outs) if isinstance(o, Tensor)):
+            return result           # integer, boolean and non-differentiable outputs carry no tangent
         if not op.differentiable:          # PyTorch refuses too (heaviside)
             raise NotImplementedError(f"Trying to use forward AD with {op.name} that does not "
                                       f"support it.")

@@ -1311,10 +1311,14 @@ def _histc_k(x, bins=100, min=0, max=0):
         raise RuntimeError(f"torch.histc: range of [{lo_s}, {hi_s}] is not finite")
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
-    v = x.astype(np.float64).ravel()
-    v = v[(v >= lo) & (v <= hi)]                # (outside the range, and NaN: not counted)
-    pos = ((v - lo) * bins / (hi - lo)).astype(np.int64)
-    pos[pos == bins] = bins - 1                 # (max itself: the last bin)
+    # PyTorch's arithmetic, in the input's dtype (an element on a bin's edge lands where
+    # its rounding puts it): (x - lo) * bins / (hi - lo), truncated
+    t = x.dtype.type
+    lo_t, hi_t = t(lo), t(hi)
+    v = x.ravel()
+    v = v[(v >= lo_t) & (v <= hi_t)]            # (outside the range, and NaN: not counted)
+    pos = ((v - lo_t) * t(bins) / (hi_t - lo_t)).astype(np.int64)
+    pos[pos >= bins] = bins - 1                 # (max itself: the last bin)
     return np.bincount(pos, minlength=bins).astype(x.dtype)
 
 
@@ -1324,7 +1328,8 @@ def _histc_batch(op, args, bdims):
     return _cat([_dispatch(op, [x[k]] + list(args[1:])).unsqueeze(0) for k in range(x.shape[0])]), 0
 
 
-_histc = _defop("histc", _histc_k, None, batch=_histc_batch)
+_histc = _defop("histc", _histc_k, None, batch=_histc_batch, upcast=False,
+                nondiff_out=(0,))       # (counts: no gradient, no tangent, as in PyTorch)
 
 
 @_public()

@@ -16,6 +16,7 @@ public module ``tensorplay.special`` gives them their names.
 """
 import math
 
+import ml_dtypes as _ml_dtypes
 import numpy as np
 
 from .. import _dtype as _D
@@ -164,23 +165,35 @@ igammac = _binary("igammac", lambda input, other: K.igammac(input, other),
 
 
 # ------------------------------------------------------------------ Bessel I0, I1
-def _nonzero(x):
-    return _where(x == 0, 1.0, x)
-
-
 i0 = _unary("i0", K.i0, {"x": lambda g, x: g * special_i1(x)}, family=ELEMENTWISE, inplace=True,
             no_complex="i0_vml_cpu")
 special_i0e = _unary("special_i0e", K.i0e,
                      {"x": lambda g, x, result: g * (special_i1e(x) - x.sgn() * result)},
                      family=ELEMENTWISE, method=False, node_name="SpecialI0EBackward0",
                      no_complex="i0e_cpu")
-# i1'(x) = i0(x) - i1(x)/x, 1/2 at 0; i1e'(x) = i0e(x) - i1e(x) (sgn(x) + 1/x), 1/2 at 0
-special_i1 = _unary("special_i1", K.i1,
-                    {"x": lambda g, x, result: g * _where(x == 0, 0.5, i0(x) - result / _nonzero(x))},
+# i1'(x) = i0(x) - i1(x)/x; i1e'(x) = i0e(x) - i1e(x) (sgn(x) + 1/x).  PyTorch's i1_backward and
+# i1e_backward take 1/2 (the limit at 0) wherever |x| <= the dtype's epsilon (and at NaN), and
+# compute the formula at x clamped away from 0, so the second derivative there is 0, not the
+# cancellation of i0(x) - i1(x)/x
+def _tiny_split(x):
+    eps = float(_ml_dtypes.finfo(x._data.dtype).eps)     # (NumPy's finfo knows no bfloat16)
+    big = x.abs() > eps
+    return big, _where(big, x, eps)
+
+
+def _i1_vjp(g, x, result):
+    big, safe = _tiny_split(x)
+    return g * _where(big, i0(safe) - result / safe, 0.5)
+
+
+def _i1e_vjp(g, x, result):
+    big, safe = _tiny_split(x)
+    return g * _where(big, special_i0e(safe) - result * (safe.sgn() + 1.0 / safe), 0.5)
+
+
+special_i1 = _unary("special_i1", K.i1, {"x": _i1_vjp},
                     family=ELEMENTWISE, method=False, node_name="SpecialI1Backward0", no_complex="i1_cpu")
-special_i1e = _unary("special_i1e", K.i1e,
-                     {"x": lambda g, x, result: g * _where(
-                         x == 0, 0.5, special_i0e(x) - result * (x.sgn() + 1.0 / _nonzero(x)))},
+special_i1e = _unary("special_i1e", K.i1e, {"x": _i1e_vjp},
                      family=ELEMENTWISE, method=False, node_name="SpecialI1EBackward0",
                      no_complex="i1e_cpu")
 

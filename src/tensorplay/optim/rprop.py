@@ -8,6 +8,14 @@ from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _closure_los
 __all__ = ["Rprop"]
 
 
+def _sign(a):
+    """PyTorch's sign: 0 for NaN (NumPy's is NaN), so a NaN gradient moves
+    nothing and leaves the step sizes as they are."""
+    s = np.sign(a)
+    s[np.isnan(s)] = 0
+    return s
+
+
 class Rprop(Optimizer):
     """Each element moves by its own step size against the sign of its gradient;
     the step size grows by ``etas[1]`` while the gradient keeps its sign, shrinks
@@ -40,8 +48,8 @@ class Rprop(Optimizer):
                 g = _real(np.negative(g) if group["maximize"] else g.copy())
                 prev = _real(state["prev"]._data)
                 size = _real(state["step_size"]._data)
-                s = np.sign(g * prev)
-                factor = s.copy()               # (a NaN product keeps its NaN)
+                s = _sign(g * prev)
+                factor = s.copy()
                 factor[s > 0] = etaplus
                 factor[s < 0] = etaminus
                 factor[s == 0] = 1
@@ -49,7 +57,7 @@ class Rprop(Optimizer):
                 np.clip(size, lo, hi, out=size)
                 g[factor == etaminus] = 0       # a flipped sign: no step this time
                 d = _real(p._data)
-                d -= np.sign(g) * size
+                d -= _sign(g) * size
                 prev[...] = g
                 p._bump()
         return loss
