@@ -224,3 +224,17 @@ def test_histc_on_bin_edges_as_pytorch(torch_or_skip, dtype):
             b = torch_or_skip.histc(torch_or_skip.tensor(x).to(getattr(torch_or_skip, dtype)), bins=bins,
                                     **kw).float().tolist()
             assert a == b, (bins, lo, hi, kw)
+
+
+def test_out_of_another_dtype_is_refused_by_the_new_ops(T):
+    b, m, v = T.ones(3, dtype=T.float64), T.ones(3, 2, dtype=T.float64), T.ones(2, dtype=T.float64)
+    with pytest.raises(RuntimeError, match=exact("Expected out tensor to have dtype double, but got float "
+                                                 "instead")):
+        T.addmv(b, m, v, out=T.empty(3))
+    with pytest.raises(RuntimeError, match=exact("Expected out tensor to have dtype double, but got float "
+                                                 "instead")):
+        T.renorm(m, 2, 0, 1.0, out=T.empty(3, 2))
+    with pytest.raises(RuntimeError, match=exact("torch.histogram: input tensor and hist tensor should have "
+                                                 "the same dtype, but got input double and hist float")):
+        T.histc(b, bins=3, out=T.empty(3))
+    assert T.addr(m, b, v, out=T.empty(3, 2)).dtype == T.float32     # (addr casts, as PyTorch)

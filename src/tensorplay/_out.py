@@ -52,7 +52,9 @@ EXACT = {
                               "clamp_min", "clamp_max", "bitwise_not")},
     **{n: (_EXPECTED,) for n in ("addmm", "baddbmm", "bmm", "mm", "matmul", "cross", "diag",
                                  "gather", "take_along_dim", "tril", "triu", "norm", "argmax",
-                                 "argmin", "cumsum", "cumprod")},
+                                 "argmin", "cumsum", "cumprod", "addmv", "renorm")},
+    "histc": ("torch.histogram: input tensor and hist tensor should have the same dtype, but got "
+              "input {rc} and hist {oc}",),
     **{n: (_EXPECTED, _EXPECTED) for n in ("sort", "topk", "max", "min", "aminmax")},
     **{n: (_SCALAR_TYPE, _SCALAR_TYPE) for n in ("cummax", "cummin")},
     "logcumsumexp": (_SCALAR_TYPE,),
