@@ -338,3 +338,18 @@ def test_i1_derivatives_near_zero_as_pytorch():
             (g,) = tp.autograd.grad(f(x), x, create_graph=True)
             (h,) = tp.autograd.grad(g, x)
             assert g.item() == 0.5 and h.item() == 0.0
+
+
+def test_polygamma_far_below_zero_is_fast_and_right():
+    """Negative non-integers below -10 go through the reflection (the zeta series
+    added |x| terms one at a time: seconds at -1e6, hours at -1e15)."""
+    x = tp.tensor([-1e6 - 0.5, -1e15 - 0.5, -37.7], dtype=tp.float64)
+    r = [tp.polygamma(n, x).tolist() for n in (1, 2, 3)]
+    # psi'(x) at a half-integer far below 0: pi^2 + psi'(1 - x) ~ pi^2 + 1/|x|
+    assert r[0][0] == pytest.approx(np.pi ** 2 + 1 / (1e6 + 1.5), rel=1e-12)
+    # -37.7 against the series path at the same point shifted by the recurrence
+    # psi^(n)(x + 1) = psi^(n)(x) + (-1)^n n! / x^(n+1)
+    for n, vals in zip((1, 2, 3), r):
+        shifted = tp.polygamma(n, tp.tensor([-36.7], dtype=tp.float64)).item()
+        expect = shifted - (-1) ** n * math.factorial(n) / (-37.7) ** (n + 1)
+        assert vals[2] == pytest.approx(expect, rel=1e-12)

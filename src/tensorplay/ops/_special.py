@@ -32,6 +32,7 @@ erfinv
     left of ``erf(y) - x`` after cancellation.  ``erfinv(+-1) = +-inf``;
     ``|x| > 1`` and nan give nan.
 """
+import functools
 import math
 
 import numpy as np
@@ -434,11 +435,39 @@ def _trigamma_f64(x):
 def _polygamma_f64(x, n):
     if n == 0:
         return _digamma_f64(x)
-    if n == 1:
-        return _trigamma_f64(x)
-    r = _zeta_f64(np.full_like(x, n + 1.0), x)
-    r *= math.exp(math.lgamma(n + 1.0)) * (1.0 if n % 2 else -1.0)
-    return r
+    far = (x < -_REFLECT_BELOW) & (x != np.floor(x))
+    out = np.empty_like(x)
+    _where_fill(out, far, lambda v: _polygamma_reflected(v, n), x)
+    _where_fill(out, ~far, lambda v: _trigamma_f64(v) if n == 1 else _polygamma_series(v, n), x)
+    return out
+
+
+def _polygamma_series(x, n):
+    """(-1)^(n+1) n! zeta(n + 1, x), n >= 2."""
+    return _zeta_f64(np.full_like(x, n + 1.0), x) * (
+        math.exp(math.lgamma(n + 1.0)) * (1.0 if n % 2 else -1.0))
+
+
+# polygamma of a negative non-integer x far from 0: the zeta series would add |x| terms
+# one by one (seconds at -1e6); the reflection of psi(1 - x) - psi(x) = pi cot(pi x),
+# differentiated n times, moves it to 1 - x > 0:
+#   psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) cot^(n)(pi x)
+# with cot^(n)(y) = P_n(cot y), P_0(c) = c, P_(k+1)(c) = -(1 + c^2) P_k'(c)
+_REFLECT_BELOW = 10.0
+
+
+@functools.lru_cache(maxsize=64)
+def _cot_derivative_poly(n):
+    p = np.polynomial.Polynomial([0.0, 1.0])
+    for _ in range(n):
+        p = -np.polynomial.Polynomial([1.0, 0.0, 1.0]) * p.deriv()
+    return p
+
+
+def _polygamma_reflected(x, n):
+    c = 1.0 / np.tan(np.pi * (x - np.round(x)))     # (cot has period pi: reduced exactly first)
+    pos = _trigamma_f64(1.0 - x) if n == 1 else _polygamma_series(1.0 - x, n)
+    return (-1.0) ** n * pos - math.pi ** (n + 1) * _cot_derivative_poly(n)(c)
 
 
 # ---------------------------------------------------------------- Bessel I0, I1
