@@ -341,15 +341,17 @@ def test_i1_derivatives_near_zero_as_pytorch():
 
 
 def test_polygamma_far_below_zero_is_fast_and_right():
-    """Negative non-integers below -10 go through the reflection (the zeta series
+    """Negative non-integers below -1000 go through the reflection (the zeta series
     added |x| terms one at a time: seconds at -1e6, hours at -1e15)."""
-    x = tp.tensor([-1e6 - 0.5, -1e15 - 0.5, -37.7], dtype=tp.float64)
+    x = tp.tensor([-1e6 - 0.5, -1e15 - 0.5, -1234.7], dtype=tp.float64)
     r = [tp.polygamma(n, x).tolist() for n in (1, 2, 3)]
-    # psi'(x) at a half-integer far below 0: pi^2 + psi'(1 - x) ~ pi^2 + 1/|x|
-    assert r[0][0] == pytest.approx(np.pi ** 2 + 1 / (1e6 + 1.5), rel=1e-12)
-    # -37.7 against the series path at the same point shifted by the recurrence
-    # psi^(n)(x + 1) = psi^(n)(x) + (-1)^n n! / x^(n+1)
+    # psi'(x) at a half-integer: pi^2 / sin^2(pi x) - psi'(1 - x), psi'(a) ~ 1/a + 1/(2 a^2)
+    a = 1e6 + 1.5
+    assert r[0][0] == pytest.approx(np.pi ** 2 - 1 / a - 1 / (2 * a * a), rel=1e-12)
+    # -1234.7 (reflected) against -999.7 (the series), joined by the recurrence
+    # psi^(n)(x) = psi^(n)(x + 1) - (-1)^n n! / x^(n+1), 235 times
     for n, vals in zip((1, 2, 3), r):
-        shifted = tp.polygamma(n, tp.tensor([-36.7], dtype=tp.float64)).item()
-        expect = shifted - (-1) ** n * math.factorial(n) / (-37.7) ** (n + 1)
-        assert vals[2] == pytest.approx(expect, rel=1e-12)
+        expect = tp.polygamma(n, tp.tensor([-999.7], dtype=tp.float64)).item()
+        for k in range(1, 236):
+            expect -= (-1) ** n * math.factorial(n) / (-999.7 - k) ** (n + 1)
+        assert vals[2] == pytest.approx(expect, rel=1e-9)
