@@ -23,6 +23,13 @@ XT = arr(2, 4, 3, 4, seed=48)               # transposed conv input: 4 channels 
 WT = arr(4, 3, 3, 2, seed=49)               # (C_in, C_out/groups, KH, KW)
 WTG = arr(4, 2, 2, 3, seed=50)              # groups=2: 4 out channels
 BT = arr(3, seed=51)
+X3 = arr(2, 4, 4, 5, 4, seed=70)            # (N, C, D, H, W)
+W3 = arr(3, 4, 2, 3, 2, seed=71)
+B3 = arr(3, seed=74)
+XT3 = arr(2, 4, 2, 3, 2, seed=75)           # transposed 3-d: 4 channels in
+WT3 = arr(4, 3, 2, 2, 3, seed=76)
+BT3 = arr(3, seed=78)
+V = arr(2, 3, 5, 4, 5, seed=80)             # 3-d pooling input
 P = arr(2, 3, 7, 6, seed=52)                # pooling input
 P3 = arr(3, 5, 6, seed=53)                  # unbatched
 P1 = arr(2, 3, 9, seed=54)
@@ -211,6 +218,42 @@ CASES = [
                     Sample([arr(2, 4, 5, seed=62), arr(4, 3, 3, seed=63)], {"stride": 3, "output_padding": 2},
                            desc="stride")],
            covers=CONV_COVERS),
+    OpCase("conv3d",
+           samples=[Sample([X3, W3, B3]), Sample([X3, W3], desc="no bias"),
+                    Sample([X3, W3, B3], {"stride": (2, 1, 2), "padding": (1, 0, 1), "dilation": (1, 2, 1)},
+                           desc="options"),
+                    Sample([X3, arr(4, 2, 2, 2, 2, seed=72)], {"groups": 2, "stride": 2}, desc="groups"),
+                    Sample([X3, arr(2, 4, 3, 3, 3, seed=73)], {"padding": "same"}, desc="same"),
+                    Sample([X3[0], W3, B3], {"padding": "valid"}, desc="unbatched")],
+           covers=CONV_COVERS + ("squeeze", "unsqueeze"),
+           errors=[E(RuntimeError, "Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of "
+                     "size: [4, 3, 4]", f32(4, 3, 4), f32(3, 4, 2, 2, 2), desc="3-d input"),
+                   E(RuntimeError, "Calculated padded input size per channel: (3 x 4 x 3). Kernel size: (4 x 2 x 2). "
+                     "Kernel size can't be greater than actual input size", f32(1, 4, 3, 4, 3), f32(3, 4, 4, 2, 2),
+                     desc="kernel too big"),
+                   E(RuntimeError, "Given groups=1, weight of size [3, 2, 2, 2, 2], expected input[1, 4, 3, 4, 3] to "
+                     "have 2 channels, but got 4 channels instead", f32(1, 4, 3, 4, 3), f32(3, 2, 2, 2, 2),
+                     desc="channels"),
+                   E(NotImplementedError, "\"compute_columns3d\" not implemented for 'Bool'",
+                     np.zeros((1, 4, 3, 4, 3), bool), np.zeros((3, 4, 2, 2, 2), bool), desc="bool")]),
+    OpCase("conv_transpose3d",
+           samples=[Sample([XT3, WT3, BT3]), Sample([XT3, WT3], desc="no bias"),
+                    Sample([XT3, WT3, BT3], {"stride": (2, 1, 3), "padding": 1, "output_padding": (1, 0, 2),
+                                             "dilation": (1, 2, 1)}, desc="options"),
+                    Sample([XT3, arr(4, 1, 2, 2, 2, seed=77)], {"groups": 2, "stride": 2}, desc="groups"),
+                    Sample([XT3, WT3], {"output_padding": (1, 0, 0), "dilation": 2}, desc="output padding >= stride"),
+                    Sample([XT3[0], WT3, BT3], desc="unbatched")],
+           covers=CONV_COVERS + ("squeeze", "unsqueeze", "slice"),
+           errors=[E(RuntimeError, "output padding must be smaller than either stride or dilation, but got "
+                     "output_padding_depth: 1 output_padding_height: 1 output_padding_width: 1 stride_depth: 1 "
+                     "stride_height: 1 stride_width: 1 dilation_depth: 1 dilation_height: 1 dilation_width: 1",
+                     f32(1, 4, 2, 3, 2), f32(4, 3, 2, 2, 2), output_padding=1, desc="output padding"),
+                   E(NotImplementedError, "\"slow_conv_transpose3d_out_cpu\" not implemented for 'Bool'",
+                     np.zeros((1, 4, 2, 3, 2), bool), np.zeros((4, 3, 2, 2, 2), bool), desc="bool")]),
+    OpCase("conv3d_grads", lambda T, x, w: T.func.grad(lambda a, b: T.conv3d(a, b, stride=2, padding=1).pow(2).sum(),
+                                                       argnums=(0, 1))(x, w),
+           [Sample([X3, W3])], covers=CONV_COVERS, gradgrad=False, low_precision=False, noncontig=False,
+           zero_size=False, complex=False),
     OpCase("convolution", lambda T, x, w, b: T.convolution(x, w, b, [1, 2], [1, 0], [1, 1], False, [0, 0], 1),
            [Sample([X, W, B])], covers=CONV_COVERS, torch_complex=False,   # (torch's refuses complex; conv2d's not)
            errors=[E(RuntimeError, "Expected 4-dimensional input for 4-dimensional weight [6, 4, 3, 2], but got "
@@ -394,6 +437,114 @@ CASES = [
                      desc="4-d"),
                    E(RuntimeError, "adaptive_max_pool1d() argument 'output_size' should contain one int (got 2)",
                      f32(2, 3, 9), output_size=(2, 2), desc="size length")]),
+    # ------------------------------------------------------------ 3-d pooling
+    OpCase("max_pool3d", lambda T, x, **kw: _f(T, "max_pool3d")(x, return_indices=True, **kw),
+           [Sample([V], {"kernel_size": 2}),
+            Sample([V], {"kernel_size": (3, 2, 3), "stride": (2, 1, 2), "padding": 1, "dilation": (1, 2, 1)},
+                   desc="options"),
+            Sample([V], {"kernel_size": 2, "ceil_mode": True}, desc="ceil"),
+            Sample([V[0]], {"kernel_size": 2, "stride": 1}, desc="unbatched")],
+           op="max_pool3d_with_indices", covers=("max_pool3d_with_indices", "max_pool3d_with_indices_backward"),
+           complex=False,
+           errors=[E(RuntimeError, "Given input size: (3x5x4x5). Calculated output size: (3x0x0x0). Output size is "
+                     "too small", f32(2, 3, 5, 4, 5), kernel_size=6, desc="kernel too big"),
+                   E(RuntimeError, "max_pool3d: kernel_size must either be a single int, or a tuple of three ints",
+                     f32(2, 3, 5, 4, 5), kernel_size=(2, 2), desc="kernel length"),
+                   E(RuntimeError, "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints",
+                     f32(2, 3, 5, 4, 5), kernel_size=2, stride=(1, 2), desc="stride length"),
+                   E(RuntimeError, "pad should be at most half of effective kernel size, but got pad=2, "
+                     "kernel_size=2 and dilation=1", f32(2, 3, 5, 4, 5), kernel_size=2, padding=2, desc="pad"),
+                   E(RuntimeError, "stride should not be zero", f32(2, 3, 5, 4, 5), kernel_size=2, stride=0,
+                     desc="stride 0"),
+                   E(RuntimeError, "dilation should be greater than zero, but got dilationT: 0 dilationH: 0 "
+                     "dilationW: 0", f32(2, 3, 5, 4, 5), kernel_size=2, dilation=0, desc="dilation 0"),
+                   E(RuntimeError, "non-empty 4D or 5D (batch mode) tensor expected for input", f32(3, 5, 4),
+                     kernel_size=2, desc="3-d"),
+                   E(RuntimeError, "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch dimensions "
+                     "to have positive length, but input has a shape of [2, 3, 0, 4, 5] and non-batch dimension 0 "
+                     "has length zero!", f32(2, 3, 0, 4, 5), kernel_size=2, desc="empty"),
+                   E(NotImplementedError, "\"max_pool3d\" not implemented for 'Bool'", np.zeros((2, 3, 5, 4, 5), bool),
+                     kernel_size=2, desc="bool")]),
+    OpCase("max_pool3d_values", lambda T, x: T.max_pool3d(x, 3, 1, 1) * 2, [Sample([arr(1, 2, 3, 4, 3, seed=81)])],
+           covers=("max_pool3d_with_indices", "mul", "max_pool3d_with_indices_backward"), complex=False),
+    OpCase("max_pool3d_int", lambda T, x: _f(T, "max_pool3d")(x, 2, padding=1, return_indices=True),
+           [Sample([np.arange(60, dtype=np.int64).reshape(1, 2, 3, 2, 5) % 7])],
+           covers=("max_pool3d_with_indices",), differentiable=False, complex=False),
+    OpCase("max_pool3d_special", lambda T, x: _f(T, "max_pool3d")(x, 2, stride=1, padding=1, return_indices=True),
+           [Sample([np.array([[[[1.0, np.nan], [np.nan, 3.0]], [[1.0, 1.0], [2.0, 2.0]]],
+                              [[[-np.inf] * 2] * 2] * 2,
+                              [[[2.0, 2.0], [2.0, 1.0]], [[0.0, 2.0], [0.0, 0.0]]]])], desc="nan inf ties")],
+           covers=("max_pool3d_with_indices",), differentiable=False, complex=False),
+    OpCase("avg_pool3d", F("avg_pool3d"),
+           [Sample([V], {"kernel_size": 2}),
+            Sample([V], {"kernel_size": 3, "stride": 2, "padding": 1}, desc="overlap padded"),
+            Sample([V], {"kernel_size": (3, 2, 3), "stride": (2, 1, 2), "padding": 1, "ceil_mode": True,
+                         "count_include_pad": False}, desc="ceil exclude"),
+            Sample([V], {"kernel_size": 2, "divisor_override": 3}, desc="divisor"),
+            Sample([V[0]], {"kernel_size": 2, "stride": 1}, desc="unbatched")],
+           op="avg_pool3d", covers=("avg_pool3d", "avg_pool3d_backward"), complex=False, low_precision=False,
+           errors=[E(RuntimeError, "input image (T: 5 H: 4 W: 5) smaller than kernel size (kT: 6 kH: 6 kW: 6)",
+                     f32(2, 3, 5, 4, 5), kernel_size=6, desc="kernel too big"),
+                   E(RuntimeError, "avg_pool3d: kernel_size must be a single int, or a tuple of three ints",
+                     f32(2, 3, 5, 4, 5), kernel_size=(2, 2), desc="kernel length"),
+                   E(RuntimeError, "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints",
+                     f32(2, 3, 5, 4, 5), kernel_size=2, stride=(1, 2), desc="stride length"),
+                   E(RuntimeError, "divisor must be not zero", f32(2, 3, 5, 4, 5), kernel_size=2, divisor_override=0,
+                     desc="divisor 0"),
+                   E(RuntimeError, "non-empty 4D or 5D (batch mode) tensor expected for input", f32(3, 5, 4),
+                     kernel_size=2, desc="3-d"),
+                   E(RuntimeError, "avg_pool3d(): Expected input's non-batch dimensions to have positive length, but "
+                     "input has a shape of [2, 3, 0, 4, 5] and non-batch dimension 0 has length zero!",
+                     f32(2, 3, 0, 4, 5), kernel_size=2, desc="empty"),
+                   E(NotImplementedError, "\"avg_pool3d_out_frame\" not implemented for 'Half'",
+                     np.zeros((2, 3, 5, 4, 5), np.float16), kernel_size=2, desc="half"),
+                   E(NotImplementedError, "\"avg_pool3d_out_frame\" not implemented for 'Int'",
+                     np.zeros((2, 3, 5, 4, 5), np.int32), kernel_size=2, desc="int")]),
+    OpCase("avg_pool3d_long", lambda T, x: _f(T, "avg_pool3d")(x, 2, padding=1),
+           [Sample([np.arange(60, dtype=np.int64).reshape(1, 2, 3, 2, 5) % 7 - 3])],
+           covers=("avg_pool3d",), differentiable=False, complex=False),
+    OpCase("adaptive_avg_pool3d", F("adaptive_avg_pool3d"),
+           [Sample([V], {"output_size": (3, 4, 2)}), Sample([V], {"output_size": (5, 2, 1)}, desc="divisible"),
+            Sample([V], {"output_size": (7, 5, 6)}, desc="larger"),
+            Sample([V[0]], {"output_size": (2, None, 3)}, desc="unbatched none")],
+           op="adaptive_avg_pool3d", covers=("adaptive_avg_pool3d", "adaptive_avg_pool3d_backward"), complex=False,
+           errors=[E(RuntimeError, "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 "
+                     "but received {3, -1,2}", f32(2, 3, 5, 4, 5), output_size=(3, -1, 2), desc="negative"),
+                   E(RuntimeError, "adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got [4, 5]", f32(4, 5),
+                     output_size=3, desc="2-d"),
+                   E(RuntimeError, "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
+                     "dimensions, but input has sizes [2, 3, 0, 4, 5] with dimension 2 being empty",
+                     f32(2, 3, 0, 4, 5), output_size=3, desc="empty"),
+                   E(RuntimeError, "adaptive_avg_pool3d: output_size must be 3", f32(2, 3, 5, 4, 5),
+                     output_size=(2, 2), desc="size length"),
+                   E(NotImplementedError, "\"adaptive_avg_pool3d_cpu\" not implemented for 'Long'",
+                     np.zeros((2, 3, 5, 4, 5), np.int64), output_size=2, desc="long")]),
+    OpCase("adaptive_avg_pool3d_global", lambda T, x: _f(T, "adaptive_avg_pool3d")(x, 1), [Sample([V])],
+           covers=("mean",), complex=False),
+    OpCase("adaptive_max_pool3d", lambda T, x, **kw: _f(T, "adaptive_max_pool3d")(x, return_indices=True, **kw),
+           [Sample([V], {"output_size": (3, 4, 2)}), Sample([V], {"output_size": (5, 2, 1)}, desc="divisible"),
+            Sample([V], {"output_size": (7, 5, 6)}, desc="larger"),
+            Sample([V[0]], {"output_size": (2, None, 3)}, desc="unbatched none")],
+           op="adaptive_max_pool3d", covers=("adaptive_max_pool3d", "max_pool3d_with_indices_backward"),
+           complex=False,
+           errors=[E(RuntimeError, "Trying to create tensor with negative dimension -1: [2, 3, 3, -1, 2]",
+                     f32(2, 3, 5, 4, 5), output_size=(3, -1, 2), desc="negative"),
+                   E(ValueError, "Input dimension should be at least 4", f32(4, 5, 6), output_size=(2, 2, 2),
+                     desc="3-d"),
+                   E(RuntimeError, "adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: [4, 5]", f32(4, 5),
+                     output_size=3, desc="2-d int size"),
+                   E(RuntimeError, "adaptive_max_pool3d(): Expected input to have non-zero size for non-batch "
+                     "dimensions, but input has sizes [2, 3, 0, 4, 5] with dimension 2 being empty",
+                     f32(2, 3, 0, 4, 5), output_size=3, desc="empty"),
+                   E(RuntimeError, "adaptive_max_pool3d(): internal error: output_size.size() must be 3",
+                     f32(2, 3, 5, 4, 5), output_size=(2, 2), desc="size length"),
+                   E(NotImplementedError, "\"adaptive_max_pool3d_cpu\" not implemented for 'Long'",
+                     np.zeros((2, 3, 5, 4, 5), np.int64), output_size=2, desc="long")]),
+    OpCase("adaptive_max_pool3d_special", lambda T, x: _f(T, "adaptive_max_pool3d")(x, (1, 2, 2),
+                                                                                     return_indices=True),
+           [Sample([np.array([[[[1.0, np.nan, 3.0], [-np.inf] * 3, [1.0, 5.0, 5.0]],
+                               [[5.0, 2.0, np.nan], [2.0, 2.0, 2.0], [-np.inf] * 3]]])], desc="nan inf ties")],
+           covers=("adaptive_max_pool3d",), differentiable=False, complex=False),
     # ------------------------------------------------------------ padding
     OpCase("pad_constant", F("pad"),
            [Sample([PAD_X], {"pad": (1, 2)}), Sample([PAD_X], {"pad": (1, 2, 0, 3), "value": 1.5}, desc="value"),

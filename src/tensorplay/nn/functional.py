@@ -31,14 +31,17 @@ from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F4
                              _functional_softmax as _softmax_fn)
 from ..ops.shape import cat as _cat
 # convolution, pooling, padding, resampling: registry ops, re-exported as PyTorch spells them here
-from ..ops.conv import (conv1d, conv2d, conv_transpose1d, conv_transpose2d, fold,  # noqa: F401
-                        unfold)
+from ..ops.conv import (conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,  # noqa: F401
+                        conv_transpose3d, fold, unfold)
 from ..ops.pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, avg_pool1d,  # noqa: F401
                            avg_pool2d, max_pool1d, max_pool1d_with_indices, max_pool2d,
                            max_pool2d_with_indices, adaptive_max_pool2d,
                            adaptive_max_pool2d_with_indices, adaptive_max_pool1d_with_indices)
 from ..ops.pooling import functional_adaptive_max_pool1d as adaptive_max_pool1d  # noqa: F401
+from ..ops.pooling import (max_pool3d, max_pool3d_with_indices, avg_pool3d, adaptive_avg_pool3d,  # noqa: F401
+                           adaptive_max_pool3d, adaptive_max_pool3d_with_indices)
 from ..ops.resample import interpolate, pad  # noqa: F401
+from ..ops.nn_more import channel_shuffle, max_unpool2d_checked as _max_unpool2d  # noqa: F401
 from ..ops.reduction import pdist  # noqa: F401
 
 __all__ = [
@@ -62,10 +65,15 @@ __all__ = [
     # attention
     "scaled_dot_product_attention", "multi_head_attention_forward",
     # convolution, pooling, padding, resampling
-    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "unfold", "fold", "max_pool1d",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "unfold", "fold",
+    "max_pool1d",
     "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "pad", "interpolate",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "max_pool3d",
+    "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d",
+    "local_response_norm", "channel_shuffle", "triplet_margin_with_distance_loss", "embedding_bag",
+    "affine_grid", "grid_sample", "pad", "interpolate",
     "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",
 ]
 
@@ -1511,3 +1519,387 @@ def pixel_unshuffle(input, downscale_factor):
     n = len(lead)
     x = input.reshape(lead + (c, h // r, r, w // r, r)).permute(*range(n + 1), n + 2, n + 4, n + 1, n + 3)
     return x.reshape(lead + (c * r * r, h // r, w // r))
+
+
+# ------------------------------------------------------------------ power-average pooling, unpooling
+def _lp_pool(nd, input, norm_type, kernel_size, stride, ceil_mode):
+    """``(sum over the window of x**p) ** (1/p)``: the average of the powers times
+    the window's size.  (The sign-times-relu of the average is PyTorch's: it is
+    the average, but its gradient at an all-zero window is zero.)"""
+    k = tuple(kernel_size) if isinstance(kernel_size, (tuple, list)) else (kernel_size,) * nd
+    pool = {1: avg_pool1d, 2: avg_pool2d, 3: avg_pool3d}[nd]
+    powered = input.pow(norm_type)
+    if stride is not None:
+        out = pool(powered, kernel_size, stride, 0, ceil_mode)
+    else:
+        out = pool(powered, kernel_size, padding=0, ceil_mode=ceil_mode)
+    return (_pw.sign(out) * relu(_pw.abs(out))).mul(int(_np.prod(k))).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """1-d power-average pooling: ``(sum over the window of x**p) ** (1/p)``."""
+    return _lp_pool(1, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """2-d power-average pooling: ``(sum over the window of x**p) ** (1/p)``."""
+    return _lp_pool(2, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """3-d power-average pooling: ``(sum over the window of x**p) ** (1/p)``."""
+    return _lp_pool(3, input, norm_type, kernel_size, stride, ceil_mode)
+
+
+def _tuple_n(v, n):
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+def _unpool_output_size(input, k, s, p, output_size):
+    """The output size of max unpooling: the pooled input's size by default, else
+    ``output_size`` (its spatial part), which must be within a stride of it."""
+    nd = len(k)
+    default = [(input.shape[input.ndim - nd + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(nd)]
+    if output_size is None:
+        return default
+    if len(output_size) == nd + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nd:
+        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a "
+                         f"length of '{len(output_size)}'")
+    for d in range(nd):
+        lo, hi = default[d] - s[d], default[d] + s[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    return list(output_size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of ``max_pool1d`` with its indices: each value written at its
+    index, zeros elsewhere."""
+    k = _tuple_n(kernel_size, 1)
+    s = _tuple_n(stride, 1) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _tuple_n(padding, 1), output_size)
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), list(size) + [1]).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of ``max_pool2d`` with its indices: each value written at its
+    flat index into its H*W plane, zeros elsewhere."""
+    k = _tuple_n(kernel_size, 2)
+    s = _tuple_n(stride, 2) if stride is not None else k
+    size = _unpool_output_size(input, k, s, _tuple_n(padding, 2), output_size)
+    return _max_unpool2d(input, indices, size)
+
+
+# ------------------------------------------------------------------ local response normalisation
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """``x / (k + alpha * mean of x**2 over ``size`` neighbouring channels) ** beta``
+    (the window zero-padded, ``size // 2`` channels before and ``(size - 1) // 2``
+    after, and always divided by ``size``)."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} "
+                         f"dimensions)")
+    if input.numel() == 0:
+        return input
+    sq = input.mul(input)
+    before, after = size // 2, (size - 1) // 2
+    if dim == 3:            # (N, C, L) -> (N, 1, C, L): the window runs over C
+        win = avg_pool2d(pad(sq.unsqueeze(1), (0, 0, before, after)), (size, 1), stride=1).squeeze(1)
+    else:                   # (N, 1, C, D, rest) with the window over C
+        shape = input.shape
+        sq = sq.view(shape[0], 1, shape[1], shape[2], -1)
+        win = avg_pool3d(pad(sq, (0, 0, 0, 0, before, after)), (size, 1, 1), stride=1).squeeze(1).view(shape)
+    return input / win.mul(alpha).add(k).pow(beta)
+
+
+# ------------------------------------------------------------------ triplet loss with any distance
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0,
+                                      swap=False, reduction="mean"):
+    """``max(d(a, p) - d(a, n) + margin, 0)``, ``d`` any function of two tensors
+    (``pairwise_distance`` by default); with ``swap``, ``d(a, n)`` is replaced by
+    ``d(p, n)`` where that is smaller."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+                           f"{dims[2]}D inputs")
+    dist = distance_function if distance_function is not None else pairwise_distance
+    d_pos = dist(anchor, positive)
+    d_neg = dist(anchor, negative)
+    if swap:
+        d_neg = _pw.minimum(d_neg, dist(positive, negative))
+    return _reduce((margin + d_pos - d_neg).clamp_min(0), reduction)
+
+
+# ------------------------------------------------------------------ embedding bags
+def _index_type_error(t, what):
+    return RuntimeError(f"Expected tensor for argument #1 '{what}' to have one of the following scalar types: "
+                        f"Long, Int; but got torch.{_tname(t)}Tensor instead (while checking arguments for "
+                        f"embedding_bag)")
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Sums, means or maxima of bags of rows of ``weight``: a 2-d ``input`` is one
+    bag per row; a 1-d one is cut into bags at ``offsets`` (with
+    ``include_last_offset``, its last entry ends the last bag).  Entries equal to
+    ``padding_idx`` are left out of their bag (an empty bag gives zeros);
+    ``per_sample_weights`` (mode 'sum') weights each entry.
+
+    Written with ``embedding`` (so ``scale_grad_by_freq`` and the padding row's
+    zero gradient are its), ``index_add`` (sum, mean) and ``gather`` at each
+    bag's first maximum per column (max, which PyTorch's gradient reaches)."""
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({_torch_size(per_sample_weights)}) is not None, "
+                         f"then it must have the same shape as the input ({_torch_size(input)})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.ndim}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError(f"if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {_type_str(offsets)}")
+        n = input.shape[1]
+        offs = _np.arange(0, input.numel(), n, dtype=_np.int64) if n else _np.zeros(input.shape[0], _np.int64)
+        include_last_offset = False
+        flat = input.reshape(-1)
+        psw = None if per_sample_weights is None else per_sample_weights.reshape(-1)
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        offs, flat, psw = None, input, per_sample_weights
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if scale_grad_by_freq and mode == "max":
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  f"on GitHub.")
+    if flat._data.dtype.name not in ("int64", "int32"):
+        raise _index_type_error(flat, "indices")
+    if offs is None:
+        if offsets._data.dtype.name not in ("int64", "int32"):
+            raise _index_type_error(offsets, "indices")
+        offs_t = offsets.long()
+    else:
+        offs_t = _wrap(offs)
+    wdt = weight._data.dtype
+    if wdt.kind != "f" and wdt.name != "bfloat16":
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the following scalar types: "
+                           f"Half, BFloat16, Float, Double; but got CPU{_cpu_type(wdt)}Type instead (while checking "
+                           f"arguments for embedding_bag)")
+    if psw is not None and psw._data.dtype != wdt:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+                           f"'per_sample_weights'; but type torch.{_tname(weight)}Tensor does not equal "
+                           f"torch.{_tname(psw)}Tensor (while checking arguments for embedding_bag)")
+    rows, dim = weight.shape
+    if padding_idx is not None:
+        if not -rows <= padding_idx < rows:
+            raise RuntimeError(f"padding_idx must be within the number of embeddings, {-rows} through {rows - 1}, "
+                               f"but got {padding_idx}")
+        padding_idx = padding_idx + rows if padding_idx < 0 else padding_idx
+    length = flat.shape[0]
+    if _like_hook(offs_t) is None:      # (values at hand: not batched inside vmap)
+        o = offs_t._data
+        if o.size and o[0] != 0:
+            raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start "
+                               f"from position 0. However, got {int(o[0])}\n[ torch.{_tname(offsets)}Tensor{{}} ]")
+        if o.size and o[-1] > length:
+            raise RuntimeError(f"offsets[-1] can not be greater than input's length {length} but got offsets[-1] "
+                               f"of {int(o[-1])}")
+    if _like_hook(flat) is None:
+        idx = flat._data
+        bad = _np.nonzero((idx < 0) | (idx >= rows))[0]
+        if bad.size:
+            raise RuntimeError(f"Index {int(bad[0])} of input takes value {int(idx[bad[0]])} which is not in the "
+                               f"valid range [0, {rows})")
+        if max_norm is not None:
+            _renorm_rows(weight, flat, max_norm, norm_type)
+    # each position's bag (how many bag starts lie at or before it, less one), and
+    # whether it counts: inside a bag, not padding.  Tensor ops throughout, so
+    # that batched indices and offsets work inside vmap.
+    bags = offs_t.shape[0] - 1 if include_last_offset else offs_t.shape[0]
+    if bags <= 0 or length == 0:        # (nothing to pick: zeros, still on the graph)
+        return (weight[:0].sum(0) * 0).expand(max(bags, 0), dim).contiguous()
+    at = _arange(length)
+    starts = offs_t[:bags]
+    bag = (starts.unsqueeze(0) <= at.unsqueeze(1)).sum(1) - 1
+    valid = bag >= 0
+    if include_last_offset:
+        valid = valid & (at < offs_t[bags])
+    if padding_idx is not None:
+        valid = valid & (flat != padding_idx)
+    bag = bag.clamp_min(0)
+    emb = _nn.embedding(weight, flat, padding_idx, bool(scale_grad_by_freq))
+    if mode == "max":
+        e = emb.detach()
+        bag_d = bag.unsqueeze(1).expand(length, dim)
+        keep = valid.unsqueeze(1).expand(length, dim)
+        lowest = _zeros(bags, dim, dtype=weight.dtype) - _math.inf
+        top = lowest.scatter_reduce(0, bag_d, e.masked_fill(~keep, -_math.inf), "amax")
+        hit = keep & (e == top.gather(0, bag_d))
+        cand = _pw.where(hit, at.unsqueeze(1).expand(length, dim), length)
+        first = (_zeros(bags, dim, dtype=at.dtype) + length).scatter_reduce(0, bag_d, cand, "amin")
+        return emb.gather(0, first.clamp_max(length - 1)).masked_fill(first == length, 0)   # (the first maximum)
+    w = valid.to(weight.dtype)
+    if psw is not None:
+        w = w * psw
+    out = _zeros(bags, dim, dtype=weight.dtype).index_add(0, bag, emb * w.unsqueeze(1))
+    if mode == "mean":
+        count = _zeros(bags, dtype=weight.dtype).index_add(0, bag, valid.to(weight.dtype))
+        out = out / count.clamp_min(1).unsqueeze(1)
+    return out
+
+
+def _torch_size(t):
+    return f"torch.Size({list(t.shape)})"
+
+
+def _type_str(v):
+    return "<class 'torch.Tensor'>" if isinstance(v, _Tensor) else str(type(v))
+
+
+def _cpu_type(npdt):
+    return {"complex64": "ComplexFloat", "complex128": "ComplexDouble", "int64": "Long", "int32": "Int",
+            "bool": "Bool"}.get(npdt.name, _dtype_name(npdt))
+
+
+# ------------------------------------------------------------------ spatial transformers (2-d)
+_ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                  "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                  "grid_sample for details.")
+
+
+def _neg_one_to_one(steps, align_corners, dtype):
+    """``steps`` points across [-1, 1]: the ends (align_corners) or the pixel
+    centres (scaled by (steps - 1) / steps); one point is 0."""
+    if steps <= 1:
+        return _zeros(max(steps, 0), dtype=dtype)
+    r = _np.linspace(-1.0, 1.0, steps)
+    if not align_corners:
+        r = r * (steps - 1) / steps
+    return _wrap(r.astype(dtype.np))
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of a batch of 2-d affine maps ``theta`` (N, 2, 3): for
+    an output of ``size`` (N, C, H, W), the (N, H, W, 2) points ``theta @ (x, y, 1)``
+    over the normalised output coordinates."""
+    if align_corners is None:
+        _warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(size)
+    if len(size) == 4:
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
+                             f"{_torch_size(theta)}.")
+    elif len(size) == 5:
+        raise NotImplementedError("tensorplay: affine_grid of 3-d (5-d size) transforms is not implemented")
+    else:
+        raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    if align_corners and min(size[2:]) == 1:
+        _warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                       "of affine_grid for details.", UserWarning, stacklevel=2)
+    n, _, h, w = size
+    if theta.shape[0] != n:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, 3] but got: "
+                           f"[{theta.shape[0]}, 3].")
+    dt = theta.dtype
+    xs = _neg_one_to_one(w, align_corners, dt)
+    ys = _neg_one_to_one(h, align_corners, dt)
+    base = _np.empty((h, w, 3), dt.np)
+    base[..., 0] = xs.numpy()[None, :]
+    base[..., 1] = ys.numpy()[:, None]
+    base[..., 2] = 1
+    return _matmul(_wrap(base.reshape(1, h * w, 3)), theta.transpose(1, 2)).view(n, h, w, 2)
+
+
+def _reflect(x, lo2, hi2):
+    """Coordinates reflected into [lo2/2, hi2/2] (PyTorch's reflect_coordinates)."""
+    if lo2 == hi2:
+        return x * 0
+    low, span = lo2 / 2, (hi2 - lo2) / 2
+    d = (x - low).abs()
+    flips = _pw.floor(d / span)
+    extra = d - flips * span
+    return _pw.where(_pw.remainder(flips, 2) == 0, extra + low, span - extra + low)
+
+
+def _source_coord(g, size, padding_mode, align_corners):
+    """Normalised grid coordinates [-1, 1] to pixel coordinates of an axis of ``size``."""
+    x = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+    if padding_mode == "border":
+        x = x.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
+        x = x.clamp(0, size - 1)
+    return x
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Samples ``input`` (N, C, H, W) at the normalised points ``grid`` (N, Ho, Wo, 2)
+    (x then y, in [-1, 1]): bilinear or nearest, outside points per ``padding_mode``.
+    Written with ``gather``, so the gradients reach both the input and the grid
+    (the grid's through the bilinear weights; nearest gives it zeros)."""
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        _warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
+        align_corners = False
+    if input.ndim != grid.ndim or input.ndim not in (4, 5):
+        raise RuntimeError(f"grid_sampler(): expected 4D or 5D input and grid with same number of dimensions, but "
+                           f"got input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if input.shape[0] != grid.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, but got input with "
+                           f"sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got "
+                           f"grid with sizes {list(grid.shape)}")
+    if input.ndim == 5 or mode == "bicubic":
+        raise NotImplementedError("tensorplay: grid_sample of 5-d inputs or with mode='bicubic' is not implemented")
+    if input._data.dtype.kind != "f" or grid._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"grid_sampler_2d_cpu_kernel_impl\" not implemented for '{_tname(input)}'")
+    if input._data.dtype != grid._data.dtype:
+        raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(grid)}")
+    n, c, h, w = input.shape
+    ho, wo = grid.shape[1:3]
+    x = _source_coord(grid[..., 0], w, padding_mode, align_corners)        # (N, Ho, Wo)
+    y = _source_coord(grid[..., 1], h, padding_mode, align_corners)
+    flat = input.reshape(n, c, h * w)
+
+    def pick(xi, yi):
+        """input at integer points (xi, yi) (N, Ho, Wo), zero outside."""
+        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
+        at = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).long().reshape(n, 1, ho * wo).expand(n, c, ho * wo)
+        v = flat.gather(2, at).view(n, c, ho, wo)
+        return v * inside.to(input.dtype).unsqueeze(1)
+
+    if mode == "nearest":       # (the grid on the graph, with a zero gradient, as in PyTorch)
+        none = _pw.where(_zeros(1, dtype=_D.bool_), x + y, 0.0).unsqueeze(1)
+        return pick(_pw.round(x.detach()), _pw.round(y.detach())) + none
+    x0, y0 = _pw.floor(x.detach()), _pw.floor(y.detach())
+    wx1, wy1 = x - x0, y - y0
+    wx0, wy0 = 1 - wx1, 1 - wy1
+    return (pick(x0, y0) * (wx0 * wy0).unsqueeze(1) + pick(x0 + 1, y0) * (wx1 * wy0).unsqueeze(1)
+            + pick(x0, y0 + 1) * (wx0 * wy1).unsqueeze(1) + pick(x0 + 1, y0 + 1) * (wx1 * wy1).unsqueeze(1))

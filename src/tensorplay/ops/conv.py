@@ -1,4 +1,4 @@
-"""Convolution: ``conv1d``/``conv2d``, ``conv_transpose1d``/``conv_transpose2d`` and
+"""Convolution: ``conv1d``/``conv2d``/``conv3d``, ``conv_transpose1d/2d/3d`` and
 ``convolution`` (PyTorch's ``aten::convolution``), plus ``unfold``/``fold``
 (im2col / col2im) as ``torch.nn.functional`` spells them.
 
@@ -19,10 +19,12 @@ complex factors conjugated as PyTorch does)::
     T(g, w):     g <- conv(h, w*)     w <- W(h, g*)
     W(x, g):     x <- T(g*, h)        g <- conv(x*, h)
 
-The kernels lower everything to two spatial dimensions (a 1-d input gets a
-unit height) and to one matrix product per group: ``conv`` copies the
-input's windows once into a (C*KH*KW, N*OH*OW) column matrix (im2col through
-a strided view) and multiplies the weight by it; ``T`` multiplies the
+The kernels lower 1-d and 2-d convolutions to two spatial dimensions (a 1-d
+input gets a unit height; 3-d ones take the same route, written for any number
+of spatial dimensions in ``_conv_nd_k`` and its kin, without the flat-row
+layout) and to one matrix product per group: ``conv`` copies the input's
+windows once into a (C*KH*KW, N*OH*OW) column matrix (im2col through a
+strided view) and multiplies the weight by it; ``T`` multiplies the
 transposed weight by the gradient and adds the columns back into place
 (col2im: one strided add per kernel offset); ``W`` multiplies the output
 gradient by the column matrix.  Channels first and the batch inside the
@@ -41,7 +43,8 @@ from .pointwise import conj
 from .pooling import _front, batch_merge_leading
 from .._warn import warn as _warn_user
 
-__all__ = ["convolution", "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
+__all__ = ["convolution", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d"]
 
 
 # ---------------------------------------------------------------- kernels (NumPy, 2 spatial dims)
@@ -207,6 +210,77 @@ def _conv_w_k(x, g, k, s, p, d, groups):
     return gw.reshape(o, cg, k[0], k[1])
 
 
+# ---------------------------------------------------------------- kernels (NumPy, 3 spatial dims)
+# The same three maps over (N, C, D, H, W), with the windows of every spatial
+# dimension taken by one strided view (no flat-row layout): written for any
+# number of spatial dimensions, used for three.
+def _padded_nd(x, p):
+    """``x`` with ``p[i]`` zeros on both sides of spatial dimension ``i``."""
+    if not any(p):
+        return x
+    out = np.zeros(x.shape[:2] + tuple(n + 2 * q for n, q in zip(x.shape[2:], p)), x.dtype)
+    out[(slice(None), slice(None)) + tuple(slice(q, q + n) for n, q in zip(x.shape[2:], p))] = x
+    return out
+
+
+def _im2col_nd(x, k, out, s, p, d):
+    """(C, *k, N, *out) windows: ``cols[c, *i, n, *a] = x_padded[n, c, *(a*s + i*d)]``."""
+    xp = _padded_nd(x, p)
+    sn, sc, *ss = xp.strides
+    shape = (xp.shape[1],) + tuple(k) + (xp.shape[0],) + tuple(out)
+    strides = (sc,) + tuple(d_ * st for d_, st in zip(d, ss)) + (sn,) + tuple(s_ * st for s_, st in zip(s, ss))
+    return np.ascontiguousarray(as_strided(xp, shape, strides, writeable=False))
+
+
+def _col2im_nd(cols, size, s, p, d):
+    """The adjoint of ``_im2col_nd``: (C, *k, N, *out) columns added back into an
+    (N, C, *size) array (one strided add per kernel offset)."""
+    nd = len(size)
+    c, k, n, out = cols.shape[0], cols.shape[1:1 + nd], cols.shape[1 + nd], cols.shape[2 + nd:]
+    big = tuple(max(m + 2 * q, (o - 1) * s_ + (kk - 1) * d_ + 1)
+                for m, q, o, s_, kk, d_ in zip(size, p, out, s, k, d))
+    buf = np.zeros((c, n) + big, cols.dtype)
+    for idx in np.ndindex(*k):
+        sl = tuple(slice(i * d_, i * d_ + (o - 1) * s_ + 1, s_) for i, d_, o, s_ in zip(idx, d, out, s))
+        buf[(slice(None), slice(None)) + sl] += cols[(slice(None),) + idx]
+    buf = buf[(slice(None), slice(None)) + tuple(slice(q, q + m) for m, q in zip(size, p))]
+    return np.ascontiguousarray(np.swapaxes(buf, 0, 1))
+
+
+def _channels_first_nd(t, groups):
+    """(N, C, *spatial) -> (groups, C/groups, N*prod(spatial)), contiguous."""
+    c = t.shape[1]
+    return np.ascontiguousarray(np.swapaxes(t, 0, 1)).reshape(groups, c // groups, -1)
+
+
+def _conv_nd_k(x, w, s, p, d, groups):
+    n = x.shape[0]
+    o, cg, *k = w.shape
+    out = tuple(_out_len(m, kk, s_, q, d_) for m, kk, s_, q, d_ in zip(x.shape[2:], k, s, p, d))
+    kk = int(np.prod(k))
+    cols = _im2col_nd(x, k, out, s, p, d).reshape(groups, cg * kk, -1)
+    y = np.matmul(w.reshape(groups, o // groups, cg * kk), cols).reshape((o, n) + out)
+    return np.ascontiguousarray(np.swapaxes(y, 0, 1))
+
+
+def _conv_t_nd_k(g, w, s, p, d, groups, size):
+    n, o, *gout = g.shape
+    _, cg, *k = w.shape
+    kk = int(np.prod(k))
+    wm = w.reshape(groups, o // groups, cg * kk).transpose(0, 2, 1)
+    cols = np.matmul(wm, _channels_first_nd(g, groups))
+    return _col2im_nd(cols.reshape((groups * cg,) + tuple(k) + (n,) + tuple(gout)), tuple(size), s, p, d)
+
+
+def _conv_w_nd_k(x, g, k, s, p, d, groups):
+    o, out = g.shape[1], tuple(g.shape[2:])
+    cg = x.shape[1] // groups
+    kk = int(np.prod(k))
+    cols = _im2col_nd(x, k, out, s, p, d).reshape(groups, cg * kk, -1)
+    gw = np.matmul(_channels_first_nd(g, groups), cols.transpose(0, 2, 1))
+    return gw.reshape((o, cg) + tuple(k))
+
+
 def _two_d(t, nd):
     """An (N, C, L) array as (N, C, 1, L) (a view): the kernels are 2-d."""
     return t if nd == 2 else t[:, :, None, :]
@@ -220,6 +294,16 @@ def _transposed_size(size, k, s, p, d, op):
 def _convolution_k(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                    groups):
     nd = weight.ndim - 2
+    if nd == 3:
+        s, p, d = tuple(stride), tuple(padding), tuple(dilation)
+        if transposed:
+            y = _conv_t_nd_k(input, weight, s, p, d, groups,
+                             _transposed_size(input.shape[2:], weight.shape[2:], s, p, d, output_padding))
+        else:
+            y = _conv_nd_k(input, weight, s, p, d, groups)
+        if bias is not None:
+            y += bias.reshape(1, -1, 1, 1, 1)
+        return y
     x, w = _two_d(input, nd), _two_d(weight, nd)
     s, d = (1,) * (2 - nd) + tuple(stride), (1,) * (2 - nd) + tuple(dilation)
     p = (0,) * (2 - nd) + tuple(padding)
@@ -235,6 +319,9 @@ def _convolution_k(input, weight, bias, stride, padding, dilation, transposed, o
 
 def _convolution_w_k(input, grad, kernel_size, stride, padding, dilation, groups):
     nd = len(kernel_size)
+    if nd == 3:
+        return _conv_w_nd_k(input, grad, tuple(kernel_size), tuple(stride), tuple(padding), tuple(dilation),
+                            groups)
     pre = (1,) * (2 - nd)
     gw = _conv_w_k(_two_d(input, nd), _two_d(grad, nd), pre + tuple(kernel_size), pre + tuple(stride),
                    (0,) * (2 - nd) + tuple(padding), pre + tuple(dilation), groups)
@@ -439,9 +526,9 @@ def _check(input, weight, bias, stride, padding, dilation, transposed, output_pa
     if input.ndim != k:
         raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight {ws}, but got "
                            f"{input.ndim}-dimensional input of size {xs} instead")
-    if nd not in (1, 2):
+    if nd not in (1, 2, 3):
         raise NotImplementedError(f"tensorplay: convolutions over {nd} spatial dimensions are not "
-                                  f"implemented (1 or 2 are)")
+                                  f"implemented (1, 2 or 3 are)")
     if ws[0] < groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
                            f"dimension 0, but got weight of size {ws} instead")
@@ -469,6 +556,11 @@ def _check(input, weight, bias, stride, padding, dilation, transposed, output_pa
             raise RuntimeError(f"Given transposed=1, weight of size {ws}, expected bias to be "
                                f"1-dimensional with {ws[1] * groups} elements, but got bias of size "
                                f"{list(bias.shape)} instead")
+        if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)) and nd == 3:
+            dims = ("depth", "height", "width")
+            raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(
+                f"{what}_{dim}: {v}" for what, vals in (("output_padding", output_padding), ("stride", stride),
+                                                         ("dilation", dilation)) for dim, v in zip(dims, vals)))
         if any(o >= s and o >= d for o, s, d in zip(output_padding, stride, dilation)):
             pre = (0,) * (2 - nd)
             oh, ow = pre + output_padding
@@ -494,7 +586,9 @@ def _check(input, weight, bias, stride, padding, dilation, transposed, output_pa
         raise RuntimeError(f"Input type ({_ctype(input)}) and bias type ({_ctype(bias)}) should be the "
                            f"same")
     if xt == np.bool_:
-        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
+        kernel = ("slow_conv_transpose3d_out_cpu" if transposed else "compute_columns3d") if nd == 3 else \
+            "slow_conv2d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     return stride, padding, dilation, output_padding
 
 
@@ -612,6 +706,12 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 @public(method=False)
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """3-d convolution (cross-correlation) over an (N, C, D, H, W) or (C, D, H, W) input."""
+    return _conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
+
+
+@public(method=False)
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """1-d transposed convolution (the adjoint of ``conv1d`` in its input)."""
     return _conv_transpose_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
@@ -622,6 +722,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """2-d transposed convolution (the adjoint of ``conv2d`` in its input)."""
     return _conv_transpose_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+@public(method=False)
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """3-d transposed convolution (the adjoint of ``conv3d`` in its input)."""
+    return _conv_transpose_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
                               dilation)
 
 

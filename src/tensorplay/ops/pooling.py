@@ -1,5 +1,7 @@
 """Pooling: ``max_pool1d``/``max_pool2d`` (with indices), ``avg_pool1d``/``avg_pool2d``,
-``adaptive_avg_pool1d``/``adaptive_avg_pool2d``.
+``adaptive_avg_pool1d``/``adaptive_avg_pool2d``, and their 3-d forms (at the end:
+``max_pool3d``, ``avg_pool3d``, ``adaptive_avg_pool3d``, ``adaptive_max_pool3d``,
+each its own op with PyTorch's node, kernels written for any number of dimensions).
 
 Each pool is a registry op over the last two dimensions of an (N, C, H, W)
 or (C, H, W) input (the 1-d forms add a unit height, as PyTorch's do), and
@@ -33,7 +35,7 @@ from ._registry import defop, dispatch, public
 from ._util import _tname
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
-           "adaptive_max_pool1d"]
+           "adaptive_max_pool1d", "max_pool3d"]
 
 
 # ---------------------------------------------------------------- batching (vmap)
@@ -673,3 +675,410 @@ def adaptive_avg_pool1d(input, output_size):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor for "
                            f"argument #1 'self' (while checking arguments for adaptive_avg_pool1d)")
     return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size[0])).squeeze(-2)
+
+
+# ================================================================ 3-d pooling
+# ``max_pool3d`` (with indices), ``avg_pool3d``, ``adaptive_avg_pool3d`` and
+# ``adaptive_max_pool3d``: their own registry ops (PyTorch's names and nodes),
+# with kernels written for any number of spatial dimensions (the last
+# ``len(kernel_size)`` of the input), each an adjoint pair as the 2-d ones.
+def _vol_strides(size):
+    """The flat-index strides of a C-ordered volume of ``size``."""
+    return tuple(int(np.prod(size[i + 1:], dtype=np.int64)) for i in range(len(size)))
+
+
+def _grid(out, nd, j, v):
+    """``v`` (one value per output position along dimension ``j``) shaped to
+    broadcast over an ``out`` grid."""
+    return v.reshape((-1,) + (1,) * (nd - 1 - j))
+
+
+def _pad_to_windows_nd(x, out, k, s, p, d, fill):
+    """``x`` (N, C, *spatial) padded with ``fill`` so that every window lies inside it."""
+    sp = x.shape[2:]
+    need = [(o - 1) * s_ + d_ * (k_ - 1) + 1 for o, k_, s_, d_ in zip(out, k, s, d)]
+    if not any(p) and all(a <= n for a, n in zip(need, sp)):
+        return x
+    big = tuple(max(a, q + n) for a, q, n in zip(need, p, sp))
+    xp = np.full(x.shape[:2] + big, fill, x.dtype)
+    xp[(slice(None), slice(None)) + tuple(slice(q, q + n) for q, n in zip(p, sp))] = x
+    return xp
+
+
+def _windows_nd(xp, out, k, s, d):
+    """One strided (N, C, *out) view of ``xp`` per kernel offset, in row-major order."""
+    return [xp[(slice(None), slice(None)) + tuple(slice(i * d_, i * d_ + (o - 1) * s_ + 1, s_)
+                                                  for i, d_, o, s_ in zip(idx, d, out, s))]
+            for idx in np.ndindex(*k)]
+
+
+def _max_pool_nd_k(x, kernel_size, stride, padding, dilation, ceil_mode):
+    k, s, p, d = kernel_size, stride, padding, dilation
+    nd = len(k)
+    if x.dtype.kind == "c" or x.dtype == np.bool_:
+        raise NotImplementedError(f"\"max_pool{nd}d\" not implemented for '{_tname(x.dtype)}'")
+    xb = x if x.ndim == nd + 2 else x[None]
+    sp = xb.shape[2:]
+    out = tuple(_pool_len(n, k_, s_, p_, d_, ceil_mode) for n, k_, s_, p_, d_ in zip(sp, k, s, p, d))
+    low = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+    views = _windows_nd(_pad_to_windows_nd(xb, out, k, s, p, d, low), out, k, s, d)
+    m = views[0].copy()
+    for v in views[1:]:
+        np.maximum(m, v, out=m)             # NaN propagates, as in PyTorch
+    # the first offset holding the maximum (see _max_pool_k)
+    ct = np.uint8 if len(views) < 256 else np.int32
+    code = np.zeros(m.shape, ct)
+    for v in reversed(views[:-1]):
+        code += 1
+        code *= np.not_equal(v, m)
+    vst = _vol_strides(sp)
+    offs = list(np.ndindex(*k))
+    offsets = np.array([sum(i * d_ * st for i, d_, st in zip(o, d, vst)) for o in offs], np.int64)
+    starts = [_grid(out, nd, j, np.arange(out[j]) * s[j] - p[j]) for j in range(nd)]
+    base = sum(st * a for st, a in zip(vst, starts))
+    idx = offsets[code] + base
+    special = m == low
+    if m.dtype.kind == "f":
+        special |= np.isnan(m)
+    if special.any():       # all-lowest or NaN windows: the first valid position, or the last NaN
+        best = np.full(m.shape, -1, np.int64)
+        for o, v in zip(offs, views):
+            cs = [a + i * d_ for a, i, d_ in zip(starts, o, d)]
+            valid = np.ones((1,) * nd, bool)
+            for c, n in zip(cs, sp):
+                valid = valid & (c >= 0) & (c < n)
+            take = valid & special & ((best < 0) | (np.isnan(v) if v.dtype.kind == "f" else False))
+            best = np.where(take, sum(c * st for c, st in zip(cs, vst)), best)
+        idx = np.where(special, best, idx)
+    if x.ndim == nd + 1:
+        m, idx = m[0], idx[0]
+    return m, idx
+
+
+def _max_pool_bwd_nd_k(grad, indices, size):
+    """Adds each gradient at its flat index into a volume of ``size`` (the last
+    ``len(size)`` dimensions)."""
+    nd = len(size)
+    lead = grad.shape[:-nd]
+    planes = int(np.prod(lead))
+    vol = int(np.prod(size))
+    gx = np.zeros(planes * vol, grad.dtype)
+    if not planes or not indices.size:
+        return gx.reshape(lead + tuple(size))
+    flat = indices.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * vol)[:, None]
+    keep = indices.reshape(planes, -1) >= 0
+    np.add.at(gx, flat[keep], grad.reshape(planes, -1)[keep])
+    return gx.reshape(lead + tuple(size))
+
+
+def _pool_gather3(t, indices):
+    """``t``'s elements at ``indices`` (flat into the last three dimensions)."""
+    flat = t.flatten(-3)
+    idx = indices.flatten(-3)
+    none = idx < 0
+    got = flat.gather(-1, idx.clamp_min(0)).view(indices.shape)
+    return got.masked_fill(none.view(indices.shape), 0) if bool(none.any()) else got
+
+
+def _max_pool3_vjp(g, result, x):
+    return _max_pool3_bwd(g[0], result[1].detach(), tuple(x.shape[-3:]))
+
+
+_max_pool3 = defop(
+    "max_pool3d_with_indices", _max_pool_nd_k, {"x": _max_pool3_vjp}, meta=("x",), nondiff_out=(1,),
+    out_saved=(1,), family=OTHER, node_name="MaxPool3DWithIndicesBackward0", method=False,
+    batch=batch_merge_leading,
+    jvp=lambda op, args, tangents, result: (_pool_gather3(tangents[0], result[1]), None))
+
+_max_pool3_bwd = defop(
+    "max_pool3d_with_indices_backward", _max_pool_bwd_nd_k,
+    {"grad": lambda h, indices: _pool_gather3(h, indices)},
+    n_in=2, family=OTHER, linear=True, node_name="MaxPool3DWithIndicesBackwardBackward0", method=False,
+    batch=batch_merge_leading)
+
+
+def _divisor_nd(shape, out, k, s, p, count_include_pad, divisor_override):
+    if divisor_override:
+        return divisor_override
+    nd = len(k)
+    div = 1
+    for j in range(nd):
+        div = div * _grid(out, nd, j, _avg_divisor(shape[j], out[j], k[j], s[j], p[j], count_include_pad))
+    return div
+
+
+def _avg_pool_nd_k(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    k, s, p = kernel_size, stride, padding
+    nd = len(k)
+    xb = x if x.ndim == nd + 2 else x[None]
+    sp = xb.shape[2:]
+    one = (1,) * nd
+    out = tuple(_pool_len(n, k_, s_, p_, 1, ceil_mode) for n, k_, s_, p_ in zip(sp, k, s, p))
+    views = _windows_nd(_pad_to_windows_nd(xb, out, k, s, p, one, 0), out, k, s, one)
+    total = views[0].copy()
+    for v in views[1:]:
+        total += v
+    div = _divisor_nd(sp, out, k, s, p, count_include_pad, divisor_override)
+    if x.dtype.kind in "iu":                # PyTorch divides integers towards zero
+        q = np.abs(total) // np.asarray(div, total.dtype)
+        r = np.where(total < 0, -q, q)
+    else:
+        r = np.divide(total, np.asarray(div, total.dtype), out=total)
+    return r if x.ndim == nd + 2 else r[0]
+
+
+def _avg_pool_bwd_nd_k(grad, size, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                       divisor_override):
+    k, s, p = kernel_size, stride, padding
+    nd = len(k)
+    gb = grad if grad.ndim == nd + 2 else grad[None]
+    out = gb.shape[2:]
+    want = tuple(_pool_len(n, k_, s_, p_, 1, ceil_mode) for n, k_, s_, p_ in zip(size, k, s, p))
+    if want != tuple(out):                  # (PyTorch's check of the gradient's size)
+        raise RuntimeError(f"avg_pool{nd}d_backward: expected a gradient of spatial size {list(want)}, but got "
+                           f"{list(out)}")
+    share = gb / np.asarray(_divisor_nd(size, out, k, s, p, count_include_pad, divisor_override), gb.dtype)
+    big = tuple(max((o - 1) * s_ + k_, n + p_) for o, s_, k_, n, p_ in zip(out, s, k, size, p))
+    buf = np.zeros(gb.shape[:2] + big, share.dtype)
+    for v in _windows_nd(buf, out, k, s, (1,) * nd):
+        v += share
+    r = np.ascontiguousarray(buf[(slice(None), slice(None)) + tuple(slice(q, q + n) for q, n in zip(p, size))])
+    return r if grad.ndim == nd + 2 else r[0]
+
+
+_avg_pool3 = defop(
+    "avg_pool3d", _avg_pool_nd_k,
+    {"x": lambda g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+     _avg_pool3_bwd(g, tuple(x.shape[-3:]), kernel_size, stride, padding, ceil_mode, count_include_pad,
+                    divisor_override)},
+    meta=("x",), family=OTHER, linear=True, node_name="AvgPool3DBackward0", method=False,
+    batch=batch_merge_leading, no_bool="avg_pool3d_out_frame", no_complex="avg_pool3d_out_frame",
+    no_int=lambda x, *params: None if x._data.dtype == np.int64 else "avg_pool3d_out_frame")
+
+_avg_pool3_bwd = defop(
+    "avg_pool3d_backward", _avg_pool_bwd_nd_k,
+    {"grad": lambda h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
+     _avg_pool3(h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
+    family=OTHER, linear=True, node_name="AvgPool3DBackwardBackward0", method=False,
+    batch=batch_merge_leading)
+
+
+def _adaptive3_k(x, output_size):
+    if x.dtype.kind not in "f":
+        raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{_tname(x.dtype)}'")
+    for j in range(3):
+        x = _adaptive_mean_axis(x, x.ndim - 3 + j, output_size[j])
+    return x
+
+
+def _adaptive3_bwd_k(grad, size):
+    for j in range(3):
+        grad = _adaptive_mean_axis_t(grad, grad.ndim - 3 + j, size[j])
+    return grad
+
+
+_adaptive3 = defop(
+    "adaptive_avg_pool3d", _adaptive3_k,
+    {"x": lambda g, x: _adaptive3_bwd(g, tuple(x.shape[-3:]))},
+    meta=("x",), family=OTHER, linear=True, node_name="AdaptiveAvgPool3DBackward0", method=False,
+    batch=batch_merge_leading)
+
+_adaptive3_bwd = defop(
+    "adaptive_avg_pool3d_backward", _adaptive3_bwd_k,
+    {"grad": lambda h, grad: _adaptive3(h, tuple(grad.shape[-3:]))},
+    meta=("grad",), family=OTHER, linear=True, node_name="AdaptiveAvgPool3DBackwardBackward0",
+    method=False, batch=batch_merge_leading)
+
+
+def _adaptive_max3_k(x, output_size):
+    if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
+        raise NotImplementedError(f"\"adaptive_max_pool3d_cpu\" not implemented for '{_tname(x.dtype)}'")
+    nd = 3
+    sp = x.shape[-nd:]
+    lead = x.shape[:-nd]
+    vst = _vol_strides(sp)
+    bounds = [_adaptive_bounds(n, o) for n, o in zip(sp, output_size)]
+    out = tuple(output_size)
+    m = np.full(lead + out, -np.inf, x.dtype)
+    # the window's first element until a larger value (or a NaN: the last NaN wins)
+    # replaces it, offsets in row-major order, as PyTorch's kernel
+    idx = np.broadcast_to(sum(_grid(out, nd, j, bounds[j][0]) * vst[j] for j in range(nd)),
+                          lead + out).astype(np.int64)
+    for off in np.ndindex(*[int(b[1].max(initial=0)) for b in bounds]):
+        v = x
+        inside = np.ones((1,) * nd, bool)
+        flat = 0
+        for j, (a, (st, ln)) in enumerate(zip(off, bounds)):
+            c = np.minimum(st + a, sp[j] - 1)
+            v = np.take(v, c, axis=len(lead) + j)
+            inside = inside & _grid(out, nd, j, a < ln)
+            flat = flat + _grid(out, nd, j, c) * vst[j]
+        take = inside & ((v > m) | (v != v))
+        m = np.where(take, v, m)
+        idx = np.where(take, flat, idx)
+    return m, idx
+
+
+_adaptive_max3 = defop(
+    "adaptive_max_pool3d", _adaptive_max3_k, {"x": _max_pool3_vjp}, meta=("x",), nondiff_out=(1,),
+    out_saved=(1,), family=OTHER, node_name="AdaptiveMaxPool3DBackward0", method=False,
+    batch=batch_merge_leading,
+    jvp=lambda op, args, tangents, result: (_pool_gather3(tangents[0], result[1]), None))
+
+
+# ---------------------------------------------------------------- 3-d: arguments (PyTorch's checks and words)
+def _three(fname, name, v, pos, msg, default=None):
+    if default is not None and (v is None or (isinstance(v, (tuple, list)) and not v)):
+        return default
+    t = _ints(fname, name, v, pos)
+    if len(t) == 1:
+        return t * 3
+    if len(t) != 3:
+        raise RuntimeError(msg)
+    return t
+
+
+def _pool3d_shape_check(fname, x, k, s, p, d, ceil_mode, check_input_size=False):
+    """PyTorch's ``pooling_output_shape`` and ``pool3d_shape_check``, in order."""
+    for kk, ss, pp, dd in zip(k, s, p, d):
+        if ss == 0:
+            raise RuntimeError("stride should not be zero")
+        if pp < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pp}")
+        if pp > int(((kk - 1) * dd + 1) / 2):
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                               f"kernel_size={kk} and dilation={dd}")
+    if min(k) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {k[0]} kH: {k[1]} kW: {k[2]}")
+    if min(s) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {s[0]} dH: {s[1]} dW: {s[2]}")
+    if min(d) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {d[0]} dilationH: {d[1]} "
+                           f"dilationW: {d[2]}")
+    shape = list(x.shape)
+    if any(n == 0 for n in shape[-4:]):     # (PyTorch names dimension 0 whichever it is)
+        raise RuntimeError(f"{fname}(): Expected input's non-batch dimensions to have positive length, but "
+                           f"input has a shape of {shape} and non-batch dimension 0 has length zero!")
+    c, t, h, w = shape[-4:]
+    if check_input_size and (t < k[0] or h < k[1] or w < k[2]):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {k[0]} kH: {k[1]} "
+                           f"kW: {k[2]})")
+    if k[0] // 2 < p[0] or k[2] // 2 < p[2] or k[1] // 2 < p[1]:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got kT: {k[0]} "
+                           f"kW: {k[2]} kH: {k[1]} padT: {p[0]} padW: {p[2]} padH: {p[1]}")
+    ot, oh, ow = (_pool_len(n, kk, ss, pp, dd, ceil_mode) for n, kk, ss, pp, dd in zip((t, h, w), k, s, p, d))
+    if ot < 1 or oh < 1 or ow < 1:
+        raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: ({c}x{ot}x{oh}x{ow}). "
+                           f"Output size is too small")
+
+
+def _max_pool3d_impl(input, kernel_size, stride, padding, dilation, ceil_mode):
+    fname = "max_pool3d"
+    _tensor(fname, input)
+    k = _three(fname, "kernel_size", kernel_size, 2,
+               "max_pool3d: kernel_size must either be a single int, or a tuple of three ints")
+    s = _three(fname, "stride", stride, 3,
+               "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints", default=k)
+    p = _three(fname, "padding", padding, 4, "max_pool3d: padding must either be a single int, or a tuple of "
+               "three ints")
+    d = _three(fname, "dilation", dilation, 5, "max_pool3d: dilation must be either a single int, or a tuple of "
+               "three ints")
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    _pool3d_shape_check("max_pool3d_with_indices_out_cpu_template", input, k, s, p, d, ceil_mode)
+    return _max_pool3(input, k, s, p, d, bool(ceil_mode))
+
+
+@public(method=False)
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """3-d max pooling over an (N, C, D, H, W) or (C, D, H, W) input; with
+    ``return_indices``, also each maximum's flat index into its D*H*W volume."""
+    out, idx = _max_pool3d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return (out, idx) if return_indices else out
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    """``torch.nn.functional.max_pool3d_with_indices``: always ``(values, indices)``."""
+    return _max_pool3d_impl(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """3-d average pooling over an (N, C, D, H, W) or (C, D, H, W) input."""
+    fname = "avg_pool3d"
+    _tensor(fname, input)
+    k = _three(fname, "kernel_size", kernel_size, 2, "avg_pool3d: kernel_size must be a single int, or a tuple "
+               "of three ints")
+    s = _three(fname, "stride", stride, 3, "avg_pool3d: stride must be omitted, a single int, or a tuple of "
+               "three ints", default=k)
+    p = _three(fname, "padding", padding, 4, "avg_pool3d: padding must be a single int, or a tuple of three "
+               "ints")
+    if input.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    _pool3d_shape_check("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode, check_input_size=True)
+    dt = input._data.dtype
+    if dt == np.float16 or dt.name == "bfloat16":
+        raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_tname(dt)}'")
+    return _avg_pool3(input, k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)
+
+
+def _adaptive3_size(fname, input, output_size, msg):
+    if isinstance(output_size, (tuple, list)):
+        if len(output_size) != 3:
+            raise RuntimeError(msg)
+        size = tuple(input.shape[-3 + i] if v is None else v for i, v in enumerate(output_size))
+    else:
+        size = (output_size,) * 3
+    return _ints(fname, "output_size", list(size), 2)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """3-d adaptive average pooling to ``output_size`` (an int, or a triple whose
+    None entries keep the input's size)."""
+    _tensor("adaptive_avg_pool3d", input)
+    size = _adaptive3_size("adaptive_avg_pool3d", input, output_size, "adaptive_avg_pool3d: output_size must be 3")
+    if any(v < 0 for v in size):
+        raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{size[0]}, {size[1]},{size[2]}}}")
+    if size == (1, 1, 1) and input.ndim >= 3:
+        # PyTorch's shortcut: a mean over the last three dimensions (MeanBackward1)
+        return input.mean((-1, -2, -3), keepdim=True)
+    shape = list(input.shape)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {shape}")
+    for i in range(input.ndim - 3, input.ndim):
+        if shape[i] == 0:
+            raise RuntimeError(f"adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {shape} with dimension {i} being empty")
+    return _adaptive3(input, size)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """``torch.nn.functional.adaptive_max_pool3d_with_indices``: always ``(values, indices)``."""
+    _tensor("adaptive_max_pool3d", input)
+    if isinstance(output_size, (tuple, list)) and input.ndim <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    size = _adaptive3_size("adaptive_max_pool3d", input, output_size,
+                           "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    shape = list(input.shape)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: {shape}")
+    if any(v < 0 for v in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: "
+                           f"{shape[:-3] + list(size)}")
+    for i in range(input.ndim - 3, input.ndim):
+        if shape[i] == 0:
+            raise RuntimeError(f"adaptive_max_pool3d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {shape} with dimension {i} being empty")
+    return _adaptive_max3(input, size)
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """3-d adaptive max pooling to ``output_size``; with ``return_indices``, also
+    each maximum's flat index into its D*H*W volume.  (``torch.adaptive_max_pool3d``
+    does not exist: ``nn.functional``'s form.)"""
+    r = adaptive_max_pool3d_with_indices(input, output_size)
+    return r if return_indices else r[0]

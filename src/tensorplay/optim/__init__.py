@@ -9,13 +9,14 @@ from .adadelta import Adadelta  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .rprop import Rprop  # noqa: F401
+from .adafactor import Adafactor  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 
 # as in PyTorch, the algorithms' modules are importable but not attributes of the package
-for _name in ("adadelta", "adagrad", "adam", "adam_variants", "asgd", "lbfgs", "optimizer", "rmsprop", "rprop",
-              "sgd"):
+for _name in ("adadelta", "adafactor", "adagrad", "adam", "adam_variants", "asgd", "lbfgs", "optimizer", "rmsprop",
+              "rprop", "sgd"):
     globals().pop(_name)
 del _name
 
-__all__ = ["ASGD", "Adadelta", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "SGD"]
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "Rprop", "SGD"]

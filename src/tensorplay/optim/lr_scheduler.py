@@ -17,7 +17,8 @@ from .optimizer import Optimizer as _Optimizer, _scalar
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
            "LinearLR", "ExponentialLR", "SequentialLR", "PolynomialLR", "CosineAnnealingLR",
-           "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR"]
+           "ChainedScheduler", "ReduceLROnPlateau", "CosineAnnealingWarmRestarts", "OneCycleLR",
+           "CyclicLR"]
 
 _EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where "
@@ -738,3 +739,124 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = momentum
         return lrs
+
+
+def _triangular_scale(x):
+    return 1.0
+
+
+def _triangular2_scale(x):
+    return 1 / (2.0 ** (x - 1))
+
+
+class _ExpRangeScale:
+    """``gamma ** x`` (a class, not a closure, so that a state dict can hold it)."""
+
+    def __init__(self, gamma):
+        self.gamma = gamma
+
+    def __call__(self, x):
+        return self.gamma ** x
+
+
+class CyclicLR(LRScheduler):
+    """The cyclical learning rate policy: each group's rate goes from ``base_lr``
+    up to ``max_lr`` over ``step_size_up`` steps and back over ``step_size_down``,
+    the amplitude scaled per cycle ('triangular': 1, 'triangular2': halved each
+    cycle) or per step ('exp_range': ``gamma ** step``), or by ``scale_fn``; the
+    momentum (or Adam's beta1) cycles the opposite way between ``max_momentum``
+    and ``base_momentum``.  Step it after every batch."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None, mode="triangular",
+                 gamma=1.0, scale_fn=None, scale_mode="cycle", cycle_momentum=True, base_momentum=0.8,
+                 max_momentum=0.9, last_epoch=-1):
+        if not isinstance(optimizer, _Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set(group, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_ref = None
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m, b, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m
+                    group["max_momentum"] = m
+                    group["base_momentum"] = b
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self):
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref, self.scale_mode = _triangular_scale, "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref, self.scale_mode = _triangular2_scale, "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref, self.scale_mode = _ExpRangeScale(self.gamma), "iterations"
+
+    def scale_fn(self, x):
+        """The amplitude's scale at cycle (or step) ``x``."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    def get_lr(self):
+        self._warn_if_outside_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        if x <= self.step_ratio:
+            factor = x / self.step_ratio
+        else:
+            factor = (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + (top - base) * factor * self.scale_fn(at) for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, base, top in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                momentum = top - (top - base) * factor * self.scale_fn(at)
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self):
+        """As the base's, without the scale functions: a custom one is kept as
+        its ``__dict__`` if it is an object (a plain function is dropped)."""
+        state = super().state_dict()
+        state.pop("_scale_fn_ref", None)
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        super().load_state_dict(state_dict)
+        if fn is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()

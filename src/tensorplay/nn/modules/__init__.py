@@ -10,7 +10,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm)
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
                           TransformerEncoder, TransformerEncoderLayer)
@@ -20,9 +20,11 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    MultiLabelMarginLoss, NLLLoss, PoissonNLLLoss,
                    SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .distance import CosineSimilarity, PairwiseDistance
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
-from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
-                      AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d)
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
+                      AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d,
+                      MaxPool2d, MaxPool3d, LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d, MaxUnpool2d)
+from .more import ChannelShuffle, LocalResponseNorm, TripletMarginWithDistanceLoss
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
                       ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
@@ -48,9 +50,12 @@ __all__ = [
     "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "NLLLoss", "PoissonNLLLoss",
     "SmoothL1Loss", "SoftMarginLoss",
     "TripletMarginLoss", "CosineSimilarity", "PairwiseDistance",
-    "Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-    "AvgPool1d", "AvgPool2d", "MaxPool1d", "MaxPool2d",
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "AvgPool1d", "AvgPool2d", "AvgPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle", "LocalResponseNorm",
+    "TripletMarginWithDistanceLoss", "EmbeddingBag",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
     "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",

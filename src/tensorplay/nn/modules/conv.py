@@ -1,4 +1,4 @@
-"""``Conv1d``, ``Conv2d``, ``ConvTranspose1d``, ``ConvTranspose2d``: the layers over
+"""``Conv1d/2d/3d``, ``ConvTranspose1d/2d/3d``: the layers over
 the registry's ``convolution`` op (``nn.functional.conv*``)."""
 from collections.abc import Iterable
 
@@ -7,7 +7,7 @@ from ._common import empty_param, factory_dtype, optional_param
 from .linear import Linear
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(n):
@@ -19,7 +19,7 @@ def _ntuple(n):
     return parse
 
 
-_single, _pair = _ntuple(1), _ntuple(2)
+_single, _pair, _triple = _ntuple(1), _ntuple(2), _ntuple(3)
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -123,6 +123,12 @@ class Conv2d(_Conv):
     _nd, _tuple, _fn = 2, staticmethod(_pair), staticmethod(F.conv2d)
 
 
+class Conv3d(_Conv):
+    """3-d convolution over an (N, C_in, D, H, W) or (C_in, D, H, W) input; weight
+    (out_channels, in_channels/groups, kD, kH, kW)."""
+    _nd, _tuple, _fn = 3, staticmethod(_triple), staticmethod(F.conv3d)
+
+
 class _ConvTransposeNd(_ConvNd):
     _nd = None
     _tuple = None
@@ -179,3 +185,9 @@ class ConvTranspose2d(_ConvTransposeNd):
     """2-d transposed convolution (the adjoint of ``Conv2d`` in its input);
     weight (in_channels, out_channels/groups, kH, kW)."""
     _nd, _tuple, _fn = 2, staticmethod(_pair), staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution (the adjoint of ``Conv3d`` in its input);
+    weight (in_channels, out_channels/groups, kD, kH, kW)."""
+    _nd, _tuple, _fn = 3, staticmethod(_triple), staticmethod(F.conv_transpose3d)

@@ -1,11 +1,12 @@
-"""``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``: the layers over the
-registry's pooling ops (``nn.functional.*_pool*``)."""
+"""``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``,
+``AdaptiveMaxPool1d/2d/3d``: the layers over the registry's pooling ops (``nn.functional.*_pool*``)."""
 from .. import functional as F
-from .conv import _single
+from .conv import _pair, _single
 from .module import Module
 
-__all__ = ["MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-           "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+           "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+           "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -131,3 +132,100 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """Max pooling of an (N, C, H, W) or (C, H, W) input to ``output_size`` (an
     int, or a pair whose None entries keep the input's size)."""
     _fn = staticmethod(F.adaptive_max_pool2d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """3-d max pooling over an (N, C, D, H, W) or (C, D, H, W) input (with
+    ``return_indices``, also each maximum's flat index into its D*H*W volume)."""
+    _fn = staticmethod(F.max_pool3d)
+
+
+class AvgPool3d(_AvgPoolNd):
+    """3-d average pooling over an (N, C, D, H, W) or (C, D, H, W) input."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling of an (N, C, D, H, W) or (C, D, H, W) input to ``output_size``
+    (an int, or a triple whose None entries keep the input's size)."""
+    _fn = staticmethod(F.adaptive_avg_pool3d)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """Max pooling of an (N, C, D, H, W) or (C, D, H, W) input to ``output_size``
+    (an int, or a triple whose None entries keep the input's size)."""
+    _fn = staticmethod(F.adaptive_max_pool3d)
+
+
+class _LPPoolNd(Module):
+    _fn = None
+
+    def __init__(self, norm_type, kernel_size, stride=None, ceil_mode=False):
+        super().__init__()
+        self.norm_type = norm_type
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return type(self)._fn(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+    def extra_repr(self):
+        return f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, " \
+               f"ceil_mode={self.ceil_mode}"
+
+
+class LPPool1d(_LPPoolNd):
+    """1-d power-average pooling: ``(sum over the window of x**p) ** (1/p)``."""
+    _fn = staticmethod(F.lp_pool1d)
+
+
+class LPPool2d(_LPPoolNd):
+    """2-d power-average pooling: ``(sum over the window of x**p) ** (1/p)``."""
+    _fn = staticmethod(F.lp_pool2d)
+
+
+class LPPool3d(_LPPoolNd):
+    """3-d power-average pooling: ``(sum over the window of x**p) ** (1/p)``."""
+    _fn = staticmethod(F.lp_pool3d)
+
+
+class _MaxUnpoolNd(Module):
+    _n = None
+    _fn = None
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        t = _single if self._n == 1 else _pair
+        self.kernel_size = t(kernel_size)
+        self.stride = t(stride if stride is not None else kernel_size)
+        self.padding = t(padding)
+
+    def forward(self, input, indices, output_size=None):
+        return type(self)._fn(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool1d`` given its indices (zeros elsewhere)."""
+    _n, _fn = 1, staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool2d`` given its indices (zeros elsewhere)."""
+    _n, _fn = 2, staticmethod(F.max_unpool2d)
