@@ -146,25 +146,27 @@ def _max_pool_k(x, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _max_pool_bwd_k(grad, indices, size):
-    """Adds each gradient at its index of an H*W plane of ``size``."""
-    lead = grad.shape[:-2]
+    """Adds each gradient at its flat index into a volume of ``size`` (the last
+    ``len(size)`` dimensions: an H*W plane, a D*H*W volume)."""
+    nd = len(size)
+    lead = grad.shape[:-nd]
     planes = int(np.prod(lead))
-    hw = size[0] * size[1]
-    gx = np.zeros(planes * hw, grad.dtype)
+    vol = int(np.prod(size))
+    gx = np.zeros(planes * vol, grad.dtype)
     if not planes or not indices.size:
         return gx.reshape(lead + tuple(size))
-    flat = indices.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * hw)[:, None]
+    flat = indices.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * vol)[:, None]
     keep = indices.reshape(planes, -1) >= 0     # (-1: a window with no input in it sends nothing)
     np.add.at(gx, flat[keep], grad.reshape(planes, -1)[keep])
     return gx.reshape(lead + tuple(size))
 
 
-def _pool_gather(t, indices):
-    """``t``'s elements at ``indices`` (flat into the last two dimensions): the
+def _pool_gather(t, indices, nd=2):
+    """``t``'s elements at ``indices`` (flat into the last ``nd`` dimensions): the
     adjoint of the max-pool backward, written with ``gather`` so that it is
     differentiable again."""
-    flat = t.flatten(-2)
-    idx = indices.flatten(-2)
+    flat = t.flatten(-nd)
+    idx = indices.flatten(-nd)
     none = idx < 0                              # (a window with no input in it: a constant)
     got = flat.gather(-1, idx.clamp_min(0)).view(indices.shape)
     return got.masked_fill(none.view(indices.shape), 0) if bool(none.any()) else got
@@ -755,31 +757,6 @@ def _max_pool_nd_k(x, kernel_size, stride, padding, dilation, ceil_mode):
     return m, idx
 
 
-def _max_pool_bwd_nd_k(grad, indices, size):
-    """Adds each gradient at its flat index into a volume of ``size`` (the last
-    ``len(size)`` dimensions)."""
-    nd = len(size)
-    lead = grad.shape[:-nd]
-    planes = int(np.prod(lead))
-    vol = int(np.prod(size))
-    gx = np.zeros(planes * vol, grad.dtype)
-    if not planes or not indices.size:
-        return gx.reshape(lead + tuple(size))
-    flat = indices.reshape(planes, -1) + (np.arange(planes, dtype=np.int64) * vol)[:, None]
-    keep = indices.reshape(planes, -1) >= 0
-    np.add.at(gx, flat[keep], grad.reshape(planes, -1)[keep])
-    return gx.reshape(lead + tuple(size))
-
-
-def _pool_gather3(t, indices):
-    """``t``'s elements at ``indices`` (flat into the last three dimensions)."""
-    flat = t.flatten(-3)
-    idx = indices.flatten(-3)
-    none = idx < 0
-    got = flat.gather(-1, idx.clamp_min(0)).view(indices.shape)
-    return got.masked_fill(none.view(indices.shape), 0) if bool(none.any()) else got
-
-
 def _max_pool3_vjp(g, result, x):
     return _max_pool3_bwd(g[0], result[1].detach(), tuple(x.shape[-3:]))
 
@@ -788,11 +765,11 @@ _max_pool3 = defop(
     "max_pool3d_with_indices", _max_pool_nd_k, {"x": _max_pool3_vjp}, meta=("x",), nondiff_out=(1,),
     out_saved=(1,), family=OTHER, node_name="MaxPool3DWithIndicesBackward0", method=False,
     batch=batch_merge_leading,
-    jvp=lambda op, args, tangents, result: (_pool_gather3(tangents[0], result[1]), None))
+    jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1], 3), None))
 
 _max_pool3_bwd = defop(
-    "max_pool3d_with_indices_backward", _max_pool_bwd_nd_k,
-    {"grad": lambda h, indices: _pool_gather3(h, indices)},
+    "max_pool3d_with_indices_backward", _max_pool_bwd_k,
+    {"grad": lambda h, indices: _pool_gather(h, indices, 3)},
     n_in=2, family=OTHER, linear=True, node_name="MaxPool3DWithIndicesBackwardBackward0", method=False,
     batch=batch_merge_leading)
 
@@ -923,7 +900,7 @@ _adaptive_max3 = defop(
     "adaptive_max_pool3d", _adaptive_max3_k, {"x": _max_pool3_vjp}, meta=("x",), nondiff_out=(1,),
     out_saved=(1,), family=OTHER, node_name="AdaptiveMaxPool3DBackward0", method=False,
     batch=batch_merge_leading,
-    jvp=lambda op, args, tangents, result: (_pool_gather3(tangents[0], result[1]), None))
+    jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1], 3), None))
 
 
 # ---------------------------------------------------------------- 3-d: arguments (PyTorch's checks and words)

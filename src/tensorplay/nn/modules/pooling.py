@@ -64,8 +64,8 @@ class AvgPool1d(_AvgPoolNd):
                             self.count_include_pad)
 
 
-class AvgPool2d(_AvgPoolNd):
-    """2-d average pooling over an (N, C, H, W) or (C, H, W) input."""
+class _AvgPool2d3d(_AvgPoolNd):
+    """What AvgPool2d and AvgPool3d share: their arguments, ``_fn`` their function."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
@@ -78,8 +78,13 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input):
-        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+        return self._fn(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                        self.count_include_pad, self.divisor_override)
+
+
+class AvgPool2d(_AvgPool2d3d):
+    """2-d average pooling over an (N, C, H, W) or (C, H, W) input."""
+    _fn = staticmethod(F.avg_pool2d)
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -140,22 +145,9 @@ class MaxPool3d(_MaxPoolNd):
     _fn = staticmethod(F.max_pool3d)
 
 
-class AvgPool3d(_AvgPoolNd):
+class AvgPool3d(_AvgPool2d3d):
     """3-d average pooling over an (N, C, D, H, W) or (C, D, H, W) input."""
-
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-                 divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
-    def forward(self, input):
-        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
-                            self.count_include_pad, self.divisor_override)
+    _fn = staticmethod(F.avg_pool3d)
 
 
 class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
