@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from conftest import assert_close, lst
+from conftest import assert_close, exact, lst
 
 
 def test_atan2_gradient_at_the_origin_is_zero(T):
@@ -1799,6 +1799,15 @@ _ARG_TYPE_ERRORS = [
     ("x.type(x)", "dtype must be a type, str, or dtype object"),
     ("x.tril(0.5)", "tril(): argument 'diagonal' (position 1) must be int, not float"),
     ("T.tril(x, 0.5)", "tril(): argument 'diagonal' (position 2) must be int, not float"),
+    ("T.renorm(x, 2, 0., 1.)", "renorm(): argument 'dim' (position 3) must be int, not float"),
+    ("T.xlogy(2., 3.)", "xlogy() received an invalid combination of arguments - got (float, float), but "
+                        "expected one of:\n * (Tensor input, Tensor other, *, Tensor out = None)\n * (Number "
+                        "self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, *, Tensor "
+                        "out = None)\n"),
+    ("T.special.xlog1py(2., 3)", "special_xlog1py() received an invalid combination of arguments - got "
+                                 "(float, int), but expected one of:\n * (Tensor input, Tensor other, *, Tensor "
+                                 "out = None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor "
+                                 "input, Number other, *, Tensor out = None)\n"),
     ("T.movedim(x, (0,), 1)", "movedim() received an invalid combination of arguments - got (Tensor, tuple, "
                               "int), but expected one of:\n * (Tensor input, int source, int destination)\n"
                               "      didn't match because some of the arguments have invalid types: (Tensor, "
@@ -1853,3 +1862,13 @@ def test_prod_gradient_with_two_zeros(T):
     assert T.autograd.grad(z.prod(), z, T.tensor(float("inf")))[0].tolist() == [0.0, 0.0, 0.0]
     g, = T.autograd.grad(z.prod(), z, T.tensor(float("inf")), create_graph=True)
     assert all(v != v for v in g.tolist())
+
+
+def test_nan_parameters_are_refused(T):
+    x = T.ones(3, 2)
+    with pytest.raises(RuntimeError, match=exact("renorm: expected maxnorm to be >= 0 but got nan")):
+        T.renorm(x, 2, 0, float("nan"))
+    with pytest.raises(RuntimeError, match=exact("renorm: non-positive-norm not supported")):
+        T.renorm(x, float("nan"), 0, 1.0)
+    with pytest.raises(RuntimeError, match=exact("pdist only supports non-negative p values")):
+        T.pdist(x, p=float("nan"))

@@ -118,6 +118,20 @@ def method_of_function(fn):
     return method
 
 
+def scalar_pair_check(fname):
+    """A ``check=`` for a binary op whose PyTorch signatures take a Tensor on at
+    least one side (``xlogy(Tensor, Tensor)``, ``(Number, Tensor)``,
+    ``(Tensor, Number)``): two numbers are PyTorch's TypeError."""
+    def check(x, y):
+        if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+            raise TypeError(
+                f"{fname}() received an invalid combination of arguments - got ({type(x).__name__}, "
+                f"{type(y).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
+                f"None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, "
+                f"*, Tensor out = None)\n")
+    return check
+
+
 def bool_arg(fname, argname, v):
     """PyTorch's refusal of a non-bool where ``fname`` takes a bool."""
     if type(v) is not bool and not isinstance(v, np.bool_):

@@ -12,7 +12,7 @@ from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public, real_float_kernel
-from ._util import (_key, _tname, is_scalar, method_of_function, number_arg,
+from ._util import (_key, _tname, is_scalar, method_of_function, number_arg, scalar_pair_check,
                     no_complex_autodiff as _no_complex_autodiff)
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary, _zl
 from .._out import call_with_out
@@ -92,7 +92,7 @@ def _xlogy_vjp_x(g, x, y):             # PyTorch: xlogy(g, y), 0 where x == 0 an
 
 xlogy = _binary("xlogy", _xlogy_k, {"x": _xlogy_vjp_x,
                                     "y": lambda g, x, y: g * x / y},
-                float_only=True, family=ELEMENTWISE, inplace=True)
+                float_only=True, family=ELEMENTWISE, inplace=True, check=scalar_pair_check("xlogy"))
 _XLOGY_ST = overload_node(xlogy.op, "XlogyBackward1", hidden=(0,))
 _XLOGY_TS = overload_node(xlogy.op, "XlogyBackward2", hidden=(1,))
 xlogy.op.variants = lambda a: (_XLOGY_TS if is_scalar(a[1]) else

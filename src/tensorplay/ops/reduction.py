@@ -757,7 +757,7 @@ def pdist(input, p=2):
         raise dtype_error("pdist", dt)
     if dt.kind != "f":
         raise RuntimeError("pdist only supports floating-point dtypes")
-    if p < 0:
+    if not p >= 0:                              # (NaN too)
         raise RuntimeError("pdist only supports non-negative p values")
     return _pdist(input, float(p))
 
@@ -823,10 +823,12 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     if out is not None:
         return call_with_out('renorm', renorm, (input, p, dim, maxnorm), {}, out)
     _tensor_arg("renorm", "input", 1, input)
+    if type(dim) is bool or not hasattr(type(dim), "__index__"):
+        raise TypeError(f"renorm(): argument 'dim' (position 3) must be int, not {type(dim).__name__}")
     p, maxnorm = float(p), float(maxnorm)
-    if p <= 0:
+    if not p > 0:                               # (NaN too)
         raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
+    if not maxnorm >= 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if input.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")

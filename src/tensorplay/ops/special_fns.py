@@ -24,7 +24,7 @@ from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import Spelling, defop as _defop, dispatch as _dispatch, overload_node, \
     public as _public
-from ._util import dtype_error, is_scalar
+from ._util import dtype_error, is_scalar, scalar_pair_check
 from . import _special as K
 from .inplace import inplace_method as _inplace_method
 from .pointwise import binary as _binary, unary as _unary, where as _where, erf as _erf
@@ -257,7 +257,8 @@ def _xlog1py_vjp_x(g, x, y):            # PyTorch: xlog1py(g, y), 0 where x == 0
 special_xlog1py = _binary("special_xlog1py", _xlog1py_k,
                           {"x": _xlog1py_vjp_x, "y": lambda g, x, y: g * x / (y + 1.0)},
                           float_only=True, family=ELEMENTWISE, method=False,
-                          node_name="SpecialXlog1PyBackward0", no_complex="xlog1py_cpu")
+                          node_name="SpecialXlog1PyBackward0", no_complex="xlog1py_cpu",
+                          check=scalar_pair_check("special_xlog1py"))
 special_xlog1py.op.variants = lambda a: (
     _XLOG1PY_TS if is_scalar(a[1]) else _XLOG1PY_ST if is_scalar(a[0]) else special_xlog1py.op.node_cls)
 _XLOG1PY_ST = overload_node(special_xlog1py.op, "SpecialXlog1PyBackward1", hidden=(0,))
