@@ -1872,3 +1872,11 @@ def test_nan_parameters_are_refused(T):
         T.renorm(x, float("nan"), 0, 1.0)
     with pytest.raises(RuntimeError, match=exact("pdist only supports non-negative p values")):
         T.pdist(x, p=float("nan"))
+
+
+def test_two_numbers_compute_in_their_promoted_dtype(T):
+    """PyTorch makes the numbers tensors (floats of the default dtype): mul(2., 3) is
+    float32, not NumPy's float64."""
+    assert T.mul(2.0, 3).dtype == T.float32 and T.add(2j, 1).dtype == T.complex64
+    assert T.add(2, 3).dtype == T.int64 and T.div(1, 2).dtype == T.float32
+    assert T.add(1, 2.5, alpha=2).tolist() == 6.0

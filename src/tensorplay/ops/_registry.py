@@ -1198,6 +1198,13 @@ def _prep(op, args):
                     # as PyTorch converts it (half(0.1) == 0.1 holds there)
                     a = np.array(a).astype(back).astype(npdt)[()]
                 kargs[i] = a
+        if not any(isinstance(a, Tensor) for a in args[:n_in]):
+            # numbers only (mul(2., 3)): PyTorch makes them tensors of their promoted
+            # dtype, the default one for floats; NumPy would compute in float64
+            for i in range(n_in):
+                if type(kargs[i]) in (int, float, complex):
+                    kargs[i] = np.asarray(kargs[i], npdt)
+                    break
         _numpy_scalar_params(kargs, n_in)
         if op.out_dtype is not None:
             back = None
