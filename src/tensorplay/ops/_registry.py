@@ -1181,9 +1181,11 @@ def _prep(op, args):
             back, cdt = rdt.np, D.float32
         npdt = cdt.np
         kargs = list(args)
+        numbers_only = True
         for i in range(n_in):
             a = args[i]
             if isinstance(a, Tensor):
+                numbers_only = False
                 d = a._data
                 if back is not None and d.dtype != back and not (d.ndim == 0 and i in op.opmath_0d):
                     d = d.astype(back)              # (every operand in the result's dtype first,
@@ -1198,7 +1200,7 @@ def _prep(op, args):
                     # as PyTorch converts it (half(0.1) == 0.1 holds there)
                     a = np.array(a).astype(back).astype(npdt)[()]
                 kargs[i] = a
-        if not any(isinstance(a, Tensor) for a in args[:n_in]):
+        if numbers_only:
             # numbers only (mul(2., 3)): PyTorch makes them tensors of their promoted
             # dtype, the default one for floats; NumPy would compute in float64
             for i in range(n_in):

@@ -333,27 +333,7 @@ _adaptive_bwd = defop(
 
 # ---------------------------------------------------------------- adaptive max pooling
 def _adaptive_max_k(x, output_size):
-    if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
-        raise NotImplementedError(f"\"adaptive_max_pool2d\" not implemented for '{_tname(x.dtype)}'")
-    h, w = x.shape[-2:]
-    oh, ow = output_size
-    rs, rl = _adaptive_bounds(h, oh)
-    cs, cl = _adaptive_bounds(w, ow)
-    lead = x.shape[:-2]
-    m = np.full(lead + (oh, ow), -np.inf, x.dtype)
-    # each window's first element is its index until a larger (or a NaN: the last
-    # NaN wins) value replaces it, offsets in row-major order, as PyTorch's kernel
-    idx = np.broadcast_to(rs[:, None] * w + cs, lead + (oh, ow)).astype(np.int64)
-    for a in range(int(rl.max(initial=0))):
-        r = np.minimum(rs + a, h - 1)
-        rows = np.take(x, r, axis=-2)
-        for b in range(int(cl.max(initial=0))):
-            c = np.minimum(cs + b, w - 1)
-            v = np.take(rows, c, axis=-1)
-            take = (a < rl)[:, None] & (b < cl) & ((v > m) | (v != v))
-            m = np.where(take, v, m)
-            idx = np.where(take, r[:, None] * w + c, idx)
-    return m, idx
+    return _adaptive_max_nd(x, output_size, "adaptive_max_pool2d")
 
 
 _adaptive_max = defop(
@@ -868,9 +848,15 @@ _adaptive3_bwd = defop(
 
 
 def _adaptive_max3_k(x, output_size):
+    return _adaptive_max_nd(x, output_size, "adaptive_max_pool3d_cpu")
+
+
+def _adaptive_max_nd(x, output_size, kernel):
+    """Adaptive max pooling over the last ``len(output_size)`` dimensions: the
+    maxima and their flat indices into those dimensions."""
     if x.dtype.kind != "f" and x.dtype.name != "bfloat16":
-        raise NotImplementedError(f"\"adaptive_max_pool3d_cpu\" not implemented for '{_tname(x.dtype)}'")
-    nd = 3
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_tname(x.dtype)}'")
+    nd = len(output_size)
     sp = x.shape[-nd:]
     lead = x.shape[:-nd]
     vst = _vol_strides(sp)

@@ -635,6 +635,14 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         self._last_lr = _values(self.optimizer, "lr")
 
 
+def _set_momentum(group, momentum, use_beta1):
+    """A cycling scheduler's momentum into its group: Adam's first beta, or SGD's momentum."""
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
 class OneCycleLR(LRScheduler):
     """The 1cycle policy: the rate rises from ``max_lr / div_factor`` to
     ``max_lr`` over the first ``pct_start`` of ``total_steps``, then anneals to
@@ -699,10 +707,7 @@ class OneCycleLR(LRScheduler):
             bases = _per_group("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
                 for m, b, group in zip(maxs, bases, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m
+                    _set_momentum(group, m, self.use_beta1)
                     group["max_momentum"] = m
                     group["base_momentum"] = b
         super().__init__(optimizer, last_epoch)
@@ -734,10 +739,7 @@ class OneCycleLR(LRScheduler):
                 start = phase["end_step"]
             lrs.append(lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                _set_momentum(group, momentum, self.use_beta1)
         return lrs
 
 
@@ -798,10 +800,7 @@ class CyclicLR(LRScheduler):
             self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
             if last_epoch == -1:
                 for m, b, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m
+                    _set_momentum(group, m, self.use_beta1)
                     group["max_momentum"] = m
                     group["base_momentum"] = b
         super().__init__(optimizer, last_epoch)
@@ -836,10 +835,7 @@ class CyclicLR(LRScheduler):
         if self.cycle_momentum:
             for group, base, top in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
                 momentum = top - (top - base) * factor * self.scale_fn(at)
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                _set_momentum(group, momentum, self.use_beta1)
         return lrs
 
     def state_dict(self):
