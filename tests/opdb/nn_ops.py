@@ -98,6 +98,15 @@ def _norm_bw_ref(T, g, xhat, rstd, dims=(1,)):
     return rstd * (g - m1 - xhat * (g * xhat).mean(dims, keepdim=True))
 
 
+def _aten_bw(T, name, g, x, *numbers):
+    """An activation's backward op (its aten op in torch; leaky_relu_backward's
+    ``self_is_result`` False)."""
+    if T.__name__ == "tensorplay":
+        return getattr(T.ops.nn_ops, name)(g, x, *numbers)
+    extra = (False,) if name == "leaky_relu_backward" else ()
+    return getattr(T.ops.aten, name)(g, x, *numbers, *extra)
+
+
 def _act(name, **fixed):
     def f(T, x, **kw):
         return getattr(_F(T), name)(x, **fixed, **kw)
@@ -217,6 +226,28 @@ CASES = [
                                                              desc="range")],
            op="hardtanh", complex=False),
     OpCase("relu6", lambda T, x: _F(T).relu6(x * 4), [Sample([A3])], op="hardtanh", complex=False),
+    OpCase("threshold", lambda T, x, th=0.1, v=2.0: _F(T).threshold(x, th, v),
+           [Sample([A]), Sample([A3], {"th": -1.0, "v": -3.0}, desc="negative")],
+           op="threshold", complex=False),
+    OpCase("hardshrink", _act("hardshrink"), [Sample([A]), Sample([A3], {"lambd": 1.5}, desc="lambd")],
+           op="hardshrink", complex=False),
+    OpCase("hardshrink_method", lambda T, x: x.hardshrink(0.3), [Sample([A])], op="hardshrink",
+           complex=False),
+    OpCase("softshrink", _act("softshrink"), [Sample([A]), Sample([A3], {"lambd": 1.5}, desc="lambd")],
+           op="softshrink", complex=False),
+    # the backward kernels of the piecewise-linear activations: ops of their own, linear in
+    # the gradient and "zero" in the input (torch: the aten ops of the same names)
+    OpCase("leaky_relu_backward", lambda T, g, x: _aten_bw(T, "leaky_relu_backward", g, x, 0.2),
+           [Sample([A, arr(3, 5, seed=301)])], op="leaky_relu_backward",
+           complex=False),
+    OpCase("hardtanh_backward", lambda T, g, x: _aten_bw(T, "hardtanh_backward", g, x, -0.5, 0.5),
+           [Sample([A, arr(3, 5, seed=302)])], op="hardtanh_backward", complex=False),
+    OpCase("threshold_backward", lambda T, g, x: _aten_bw(T, "threshold_backward", g, x, 0.1),
+           [Sample([A, arr(3, 5, seed=303)])], op="threshold_backward", complex=False),
+    OpCase("hardshrink_backward", lambda T, g, x: _aten_bw(T, "hardshrink_backward", g, x, 0.4),
+           [Sample([A, arr(3, 5, seed=304)])], op="hardshrink_backward", complex=False),
+    OpCase("softshrink_backward", lambda T, g, x: _aten_bw(T, "softshrink_backward", g, x, 0.4),
+           [Sample([A, arr(3, 5, seed=305)])], op="softshrink_backward", complex=False),
     OpCase("hardswish", lambda T, x: _F(T).hardswish(x * 2), [Sample([A3])], op="hardswish",
            complex=False),
     OpCase("mish", _act("mish"), [Sample([A]), Sample([A3 * 5], desc="large")], op="mish",

@@ -43,6 +43,7 @@ from ..ops.pooling import (max_pool3d, max_pool3d_with_indices, avg_pool3d, adap
 from ..ops.resample import interpolate, pad  # noqa: F401
 from ..ops.nn_more import channel_shuffle, max_unpool2d_checked as _max_unpool2d  # noqa: F401
 from ..ops.reduction import pdist  # noqa: F401
+from ..ops.nn_ops import hardshrink  # noqa: F401
 
 __all__ = [
     # activations
@@ -294,14 +295,6 @@ def logsigmoid(input):
     return _pw.logsigmoid(input)
 
 
-# the shrinks as PyTorch's vectorized kernels give them: a NaN stays NaN, with gradient 0
-def hardshrink(input, lambd=0.5):
-    _refuse("hardshrink_cpu", _NOT_FLOAT, input)
-    lambd = _number_arg("hardshrink", "lambd", lambd, 2)
-    _D.check_fits(lambd, input._data.dtype)     # (PyTorch's conversion of the Scalar)
-    return input * ((input > lambd) | (input < -lambd))
-
-
 def tanhshrink(input):
     return input - input.tanh()
 
@@ -330,7 +323,7 @@ def softshrink(input, lambd=0.5):
     if not 0 <= lambd <= top:       # (NaN and inf too)
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
                            f"{_dtype_name(dt)}, but found {float(lambd):g}")
-    return (input - lambd * input.sign()) * ((input > lambd) | (input < -lambd))
+    return _nn.softshrink(input, lambd)
 
 
 @_sampling()
@@ -389,7 +382,7 @@ def hardswish(input, inplace=False):
 
 
 def _threshold(x, threshold, value):
-    return _pw.where(x <= threshold, value, x)
+    return _nn.threshold(x, threshold, value)
 
 
 def _threshold_numbers(input, threshold, value):

@@ -70,8 +70,9 @@ def jvp_auto_element_wise(op, args, tangents, result):
     if op.linear:
         return jvp_linear(op, args, tangents, result)
     total = None
+    zero = op.zero
     for i, t in enumerate(tangents):
-        if t is None:
+        if t is None or i in zero:
             continue
         f = op.vjp[i]
         if f is None:
@@ -90,8 +91,8 @@ def jvp_linear(op, args, tangents, result):
     n = _tensor_inputs(op, args)
     targs = list(args)
     for i in range(n):
-        if not op.joint and op.vjp[i] is None:
-            continue                # an index or mask: a parameter, not a linear input
+        if not op.joint and (op.vjp[i] is None or i in op.zero):
+            continue                # an index or mask (or an input read for its shape): a parameter
         t = tangents[i]
         if t is None:
             a = args[i]

@@ -56,7 +56,14 @@ class Op:
     reads: ``result`` (the op's output) and the op's own parameters.  So what a
     node saves is known from the entry itself (the union of the names the vjps
     that will run declare), without reading the interpreter's bytecode.  The
-    string ``"grad"`` stands for ``lambda g: g`` and is not called.  A variadic
+    string ``"grad"`` stands for ``lambda g: g`` and is not called.  The string
+    ``"zero"`` says that the output depends on that input only through what has
+    no derivative (its shape, a mask or indices taken from it: the backward ops
+    of piecewise-linear functions, which PyTorch gives ``self`` as an input):
+    the node keeps an edge to it, so that the output requires grad when the
+    input does, its vjp is zeros of the input's shape (only a ``TensorMeta`` is
+    saved) and forward mode gives it no tangent.  A second derivative of relu,
+    hardtanh or max pooling is then zeros, not "does not require grad".  A variadic
     op (``n_in=-1``: a kernel written flat, ``kernel(*tensors, *params)``,
     under ``flat_kernel``) has one derivative, keyed by the star parameter's
     name, that returns a gradient per tensor.  Parameters listed in ``meta`` are
@@ -207,9 +214,16 @@ class Op:
                             f"tensor inputs of the op (its inputs: {inputs})")
         self.joint = self.variadic
         self.derivatives = {}                 # input name -> (function, names it reads)
-        vjps, reads, ident = [], [], []
+        vjps, reads, ident, zero = [], [], [], []
         for inp in inputs:
             f = derivatives.get(inp)
+            if f == "zero":
+                zero.append(len(vjps))
+                f = _zero_derivative
+                self.derivatives[inp] = (f, (inp,))
+                vjps.append(self._bind(f, (inp,)))
+                reads.append((inp,)), ident.append(False)
+                continue
             if f is None or f == "grad":
                 if f == "grad":
                     self.derivatives[inp] = ("grad", ())
@@ -222,6 +236,7 @@ class Op:
             reads.append(names), ident.append(False)
         self.vjp = vjps[0] if self.joint else tuple(vjps)
         self.ident = tuple(ident)
+        self.zero = frozenset(zero)     # inputs whose derivative is "zero"
         for m in meta:
             if m != "*" and m not in self.names and m != self.star:
                 raise TypeError(f"{self.name}: meta names {m!r}, not a parameter")
@@ -246,7 +261,9 @@ class Op:
                     keep = True     # ``*size`` / a keyword parameter: kept with the arguments
                     continue
                 positions = inputs if where == -2 else (where,)
-                (metas if name in self.meta else values).update(positions)
+                # (a "zero" derivative needs only the input's shape: unless another
+                # derivative that runs reads its value, only that is kept)
+                (metas if name in self.meta or i in self.zero else values).update(positions)
         params = sorted(i for i in values if i >= n_in)     # gather's index: a tensor parameter
         kinds = tuple("value" if i in values else "meta" if i in metas else None for i in inputs)
         plan = SavePlan(kinds, params, keep, result)
@@ -358,7 +375,8 @@ class Op:
         """File and line of the kernel and of each derivative."""
         lines = [f"kernel: {_where(self.kernel)}"]
         for inp, (f, _) in self.derivatives.items():
-            lines.append(f"{inp}: " + ("grad" if f == "grad" else _where(f)))
+            lines.append(f"{inp}: " + ("grad" if f == "grad" else "zero" if f is _zero_derivative
+                                        else _where(f)))
         fam = self.family
         for slot in ("jvp", "batch"):
             rule = getattr(self, slot)
@@ -463,6 +481,13 @@ def spell(fn, *, method=True, inplace=False, operators=()):
 _MISSING = object()
 _VARARGS = 40           # a derivative reads a non-variadic op's ``*size`` (positions from n_pos on)
 _PARAM = -3             # a derivative of a variadic op reads a keyword parameter
+
+
+def _zero_derivative(g, x):
+    """The vjp of a ``"zero"`` derivative: zeros of the input's shape and dtype
+    (``x``: its ``TensorMeta``, or the tensor when another derivative saved it)."""
+    d = x._data if isinstance(x, Tensor) else x
+    return _wrap(np.zeros(d.shape, d.dtype))
 
 
 def _IDENTITY(g, out, args):

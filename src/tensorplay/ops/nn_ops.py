@@ -24,9 +24,11 @@ import math
 
 import numpy as np
 
+from .. import _dtype as D
 from .._tensor import _wrap
 from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
-from ._registry import defop, dispatch, flat_kernel, real_float_kernel
+from ._registry import defop, dispatch, flat_kernel, public, real_float_kernel
+from ._util import NOT_FLOAT, number_arg, refuse
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
 from .linalg import mm as _mm
@@ -34,7 +36,7 @@ from .pointwise import _CLAMP_COMPLEX, conj as _conj, softplus as _softplus, whe
 from .reduction import _softmax
 from .shape import stack as _stack
 
-__all__ = []
+__all__ = ["hardshrink"]     # (the one that is a Tensor method and a top-level name)
 
 
 def _const(a):
@@ -517,10 +519,104 @@ def _leaky_relu_k(x, negative_slope=0.01):
     return np.where(x > 0, x, x * negative_slope).astype(x.dtype, copy=False)
 
 
+# The piecewise-linear activations' backward kernels are ops of their own that take
+# the forward input, as PyTorch's (leaky_relu_backward, hardtanh_backward, ...):
+# linear in the gradient, and "zero" in the input, which they read only for its
+# mask.  So a first gradient taken with create_graph depends on the input, and a
+# second derivative is zeros where a mask applied to a constant gradient would
+# have no history ("does not require grad").  Masks are computed in float32 for
+# half and bfloat16 (PyTorch's opmath); a NaN input gets the gradient PyTorch's
+# vectorized kernels give it.
+def _opmath(x):
+    return x.astype(np.float32) if x.dtype in D.LOW_PRECISION else x
+
+
+def _leaky_relu_backward_k(g, x, negative_slope):
+    return np.where(_opmath(x) > 0, g, g * np.asarray(negative_slope, g.dtype))
+
+
+leaky_relu_backward = defop(
+    "leaky_relu_backward", _leaky_relu_backward_k,
+    {"g": lambda gg, x, negative_slope: leaky_relu_backward(gg, x, negative_slope), "x": "zero"},
+    n_in=2, family=ELEMENTWISE, method=False, numbers=("negative_slope",),
+    node_name="LeakyReluBackwardBackward0")
+
 leaky_relu = defop("leaky_relu", _leaky_relu_k,
-                   {"x": lambda g, x, negative_slope: _where(x > 0, g, g * negative_slope)},
+                   {"x": lambda g, x, negative_slope: leaky_relu_backward(g, x, negative_slope)},
                    family=ELEMENTWISE, method=False, numbers=("negative_slope",),
                    **real_float_kernel("leaky_relu_cpu"))
+
+
+def _threshold_k(x, threshold, value):
+    return np.where(_opmath(x) <= threshold, np.asarray(value, x.dtype), x)
+
+
+def _threshold_backward_k(g, x, threshold):
+    return np.where(_opmath(x) <= threshold, np.zeros((), g.dtype), g)
+
+
+threshold_backward = defop(
+    "threshold_backward", _threshold_backward_k,
+    {"g": lambda gg, x, threshold: threshold_backward(gg, x, threshold), "x": "zero"},
+    n_in=2, family=ELEMENTWISE, method=False, numbers=("threshold",),
+    node_name="ThresholdBackwardBackward0")
+
+threshold = defop("threshold", _threshold_k,
+                  {"x": lambda g, x, threshold: threshold_backward(g, x, threshold)},
+                  family=ELEMENTWISE, method=False, numbers=("threshold", "value"),
+                  node_name="ThresholdBackward0")
+
+
+def _shrink_mask(x, lambd):
+    xo = _opmath(x)
+    return (xo > lambd) | (xo < -lambd)         # (a NaN: False)
+
+
+def _hardshrink_k(x, lambd):
+    xo = _opmath(x)
+    return np.where((xo >= -lambd) & (xo <= lambd), np.zeros((), x.dtype), x)    # (a NaN stays)
+
+
+def _softshrink_k(x, lambd):
+    xo = _opmath(x)
+    r = np.where(xo > lambd, xo - lambd, np.where(xo < -lambd, xo + lambd, np.zeros((), xo.dtype)))
+    return np.where(np.isnan(xo), xo, r).astype(x.dtype, copy=False)
+
+
+def _shrink_backward_k(g, x, lambd):
+    return np.where(_shrink_mask(x, lambd), g, np.zeros((), g.dtype))
+
+
+hardshrink_backward = defop(
+    "hardshrink_backward", _shrink_backward_k,
+    {"g": lambda gg, x, lambd: hardshrink_backward(gg, x, lambd), "x": "zero"},
+    n_in=2, family=ELEMENTWISE, method=False, numbers=("lambd",),
+    node_name="HardshrinkBackwardBackward0")
+
+softshrink_backward = defop(
+    "softshrink_backward", _shrink_backward_k,
+    {"g": lambda gg, x, lambd: softshrink_backward(gg, x, lambd), "x": "zero"},
+    n_in=2, family=ELEMENTWISE, method=False, numbers=("lambd",),
+    node_name="SoftshrinkBackwardBackward0")
+
+hardshrink_op = defop("hardshrink", _hardshrink_k,
+                      {"x": lambda g, x, lambd: hardshrink_backward(g, x, lambd)},
+                      family=ELEMENTWISE, method=False, numbers=("lambd",),
+                      node_name="HardshrinkBackward0")
+
+softshrink = defop("softshrink", _softshrink_k,
+                   {"x": lambda g, x, lambd: softshrink_backward(g, x, lambd)},
+                   family=ELEMENTWISE, method=False, numbers=("lambd",),
+                   node_name="SoftshrinkBackward0")
+
+
+@public()
+def hardshrink(input, lambd=0.5):
+    """``x`` where ``|x| > lambd``, else 0 (a NaN stays NaN, its gradient 0)."""
+    refuse("hardshrink_cpu", NOT_FLOAT, input)
+    lambd = number_arg("hardshrink", "lambd", lambd, 2)
+    D.check_fits(lambd, input._data.dtype)      # (PyTorch's conversion of the Scalar)
+    return hardshrink_op(input, lambd)
 
 
 def _elu_k(x, alpha=1.0, scale=1.0, input_scale=1.0):
@@ -544,9 +640,19 @@ def _hardtanh_k(x, min_val=-1.0, max_val=1.0):
     return np.clip(x, min_val, max_val).astype(x.dtype, copy=False)
 
 
+def _hardtanh_backward_k(g, x, min_val, max_val):
+    xo = _opmath(x)         # (a NaN gets 0, as PyTorch's vectorized kernel; its scalar tail differs)
+    return np.where((xo > min_val) & (xo < max_val), g, np.zeros((), g.dtype))
+
+
+hardtanh_backward = defop(
+    "hardtanh_backward", _hardtanh_backward_k,
+    {"g": lambda gg, x, min_val, max_val: hardtanh_backward(gg, x, min_val, max_val), "x": "zero"},
+    n_in=2, family=ELEMENTWISE, method=False, numbers=("min_val", "max_val"),
+    node_name="HardtanhBackwardBackward0")
+
 hardtanh = defop("hardtanh", _hardtanh_k,
-                 # (a NaN gets 0, as PyTorch's vectorized kernel; its scalar tail differs)
-                 {"x": lambda g, x, min_val, max_val: _where((x > min_val) & (x < max_val), g, 0.0)},
+                 {"x": lambda g, x, min_val, max_val: hardtanh_backward(g, x, min_val, max_val)},
                  family=ELEMENTWISE, method=False, no_complex=_CLAMP_COMPLEX, fits=("min_val", "max_val"),
                  numbers=("min_val", "max_val"),
                  no_bool=RuntimeError("Bool inputs not supported for hardtanh"))

@@ -771,11 +771,11 @@ def _relu_bw_k(g, y):     # (y <= 0, not y > 0: a NaN passes the gradient, as in
     return _np_where(y <= 0, np.zeros((), g.dtype), g)
 
 
-# PyTorch's threshold_backward: the output is an input of this node, so a second
-# derivative through relu exists (and is zero) instead of "does not require grad"
+# PyTorch's threshold_backward: the output is an input of this node ("zero": read for
+# its mask), so a second derivative through relu is zeros, not "does not require grad"
 relu_backward = binary("relu_backward", _relu_bw_k,
                        {"g": lambda gg, y: relu_backward(gg, y),
-                        "y": lambda gg: _zl(gg)}, node_name="ThresholdBackwardBackward0",
+                        "y": "zero"}, node_name="ThresholdBackwardBackward0",
                        family=ELEMENTWISE, method=False)
 relu = unary("relu", lambda x: np.maximum(x, 0).astype(x.dtype, copy=False),
              {"x": lambda g, result: relu_backward(g, result)}, float_only=False,

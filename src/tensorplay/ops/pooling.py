@@ -172,20 +172,32 @@ def _pool_gather(t, indices, nd=2):
     return got.masked_fill(none.view(indices.shape), 0) if bool(none.any()) else got
 
 
+# The pools' backward ops take the forward input, as PyTorch's do, for its shape
+# only: their derivative for it is "zero" (see ``Op``), so that the first gradient
+# of a pool taken with create_graph depends on the input and a second derivative
+# is zeros, not "does not require grad".  (The input is saved as PyTorch saves it.)
 def _max_pool_vjp(g, result, x):
-    return _max_pool_bwd(g[0], result[1].detach(), tuple(x.shape[-2:]))
+    return _max_pool_bwd(g[0], x, result[1].detach())
+
+
+def _max_pool_bwd2_k(grad, x, indices):
+    return _max_pool_bwd_k(grad, indices, x.shape[-2:])
+
+
+def _max_pool_bwd3_k(grad, x, indices):
+    return _max_pool_bwd_k(grad, indices, x.shape[-3:])
 
 
 _max_pool = defop(
-    "max_pool2d_with_indices", _max_pool_k, {"x": _max_pool_vjp}, meta=("x",), nondiff_out=(1,),
+    "max_pool2d_with_indices", _max_pool_k, {"x": _max_pool_vjp}, nondiff_out=(1,),
     out_saved=(1,), family=OTHER, node_name="MaxPool2DWithIndicesBackward0", method=False,
     batch=batch_merge_leading,
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1]), None))
 
 _max_pool_bwd = defop(
-    "max_pool2d_with_indices_backward", _max_pool_bwd_k,
-    {"grad": lambda h, indices: _pool_gather(h, indices)},
-    n_in=2, family=OTHER, linear=True, node_name="MaxPool2DWithIndicesBackwardBackward0", method=False,
+    "max_pool2d_with_indices_backward", _max_pool_bwd2_k,
+    {"grad": lambda h, indices: _pool_gather(h, indices), "x": "zero"},
+    n_in=3, family=OTHER, linear=True, node_name="MaxPool2DWithIndicesBackwardBackward0", method=False,
     batch=batch_merge_leading)
 
 
@@ -227,10 +239,11 @@ def _avg_pool_k(x, kernel_size, stride, padding, ceil_mode, count_include_pad, d
     return r if x.ndim == 4 else r[0]
 
 
-def _avg_pool_bwd_k(grad, size, kernel_size, stride, padding, ceil_mode, count_include_pad,
+def _avg_pool_bwd_k(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                     divisor_override):
     """The adjoint of ``_avg_pool_k``: each window's share of its gradient added
-    back over the window."""
+    back over the window (``x``: the input, for its size)."""
+    size = x.shape[-2:]
     gb = _batched(grad)
     k, s, p = kernel_size, stride, padding
     out = gb.shape[2:]
@@ -253,17 +266,17 @@ def _avg_pool_bwd_k(grad, size, kernel_size, stride, padding, ceil_mode, count_i
 _avg_pool = defop(
     "avg_pool2d", _avg_pool_k,
     {"x": lambda g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-     _avg_pool_bwd(g, tuple(x.shape[-2:]), kernel_size, stride, padding, ceil_mode, count_include_pad,
-                   divisor_override)},
-    meta=("x",), family=OTHER, linear=True, node_name="AvgPool2DBackward0", method=False,
+     _avg_pool_bwd(g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
+    family=OTHER, linear=True, node_name="AvgPool2DBackward0", method=False,
     batch=batch_merge_leading, no_bool="avg_pool2d", no_complex="avg_pool2d",
     no_int=lambda x, *params: None if x._data.dtype == np.int64 else "avg_pool2d")  # (int64 pools)
 
 _avg_pool_bwd = defop(
     "avg_pool2d_backward", _avg_pool_bwd_k,
     {"grad": lambda h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-     _avg_pool(h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
-    family=OTHER, linear=True, node_name="AvgPool2DBackwardBackward0", method=False,
+     _avg_pool(h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+     "x": "zero"},
+    n_in=2, family=OTHER, linear=True, node_name="AvgPool2DBackwardBackward0", method=False,
     batch=batch_merge_leading)
 
 
@@ -313,21 +326,22 @@ def _adaptive_k(x, output_size):
     return _adaptive_mean_axis(y, x.ndim - 2, output_size[0])
 
 
-def _adaptive_bwd_k(grad, size):
+def _adaptive_bwd_k(grad, x):
+    size = x.shape[-2:]
     g = _adaptive_mean_axis_t(grad, grad.ndim - 2, size[0])
     return _adaptive_mean_axis_t(g, grad.ndim - 1, size[1])
 
 
 _adaptive = defop(
     "adaptive_avg_pool2d", _adaptive_k,
-    {"x": lambda g, x: _adaptive_bwd(g, tuple(x.shape[-2:]))},
-    meta=("x",), family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackward0", method=False,
+    {"x": lambda g, x: _adaptive_bwd(g, x)},
+    family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackward0", method=False,
     batch=batch_merge_leading)
 
 _adaptive_bwd = defop(
     "adaptive_avg_pool2d_backward", _adaptive_bwd_k,
-    {"grad": lambda h, grad: _adaptive(h, tuple(grad.shape[-2:]))},
-    meta=("grad",), family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackwardBackward0",
+    {"grad": lambda h, grad: _adaptive(h, tuple(grad.shape[-2:])), "x": "zero"},
+    meta=("grad",), n_in=2, family=OTHER, linear=True, node_name="AdaptiveAvgPool2DBackwardBackward0",
     method=False, batch=batch_merge_leading)
 
 
@@ -337,10 +351,18 @@ def _adaptive_max_k(x, output_size):
 
 
 _adaptive_max = defop(
-    "adaptive_max_pool2d", _adaptive_max_k, {"x": _max_pool_vjp}, meta=("x",), nondiff_out=(1,),
+    "adaptive_max_pool2d", _adaptive_max_k,
+    {"x": lambda g, result, x: _adaptive_max_bwd(g[0], x, result[1].detach())}, nondiff_out=(1,),
     out_saved=(1,), family=OTHER, node_name="AdaptiveMaxPool2DBackward0", method=False,
     batch=batch_merge_leading,
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1]), None))
+
+
+_adaptive_max_bwd = defop(
+    "adaptive_max_pool2d_backward", _max_pool_bwd2_k,
+    {"grad": lambda h, indices: _pool_gather(h, indices), "x": "zero"},
+    n_in=3, family=OTHER, linear=True, node_name="AdaptiveMaxPool2DBackwardBackward0", method=False,
+    batch=batch_merge_leading)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -738,19 +760,19 @@ def _max_pool_nd_k(x, kernel_size, stride, padding, dilation, ceil_mode):
 
 
 def _max_pool3_vjp(g, result, x):
-    return _max_pool3_bwd(g[0], result[1].detach(), tuple(x.shape[-3:]))
+    return _max_pool3_bwd(g[0], x, result[1].detach())
 
 
 _max_pool3 = defop(
-    "max_pool3d_with_indices", _max_pool_nd_k, {"x": _max_pool3_vjp}, meta=("x",), nondiff_out=(1,),
+    "max_pool3d_with_indices", _max_pool_nd_k, {"x": _max_pool3_vjp}, nondiff_out=(1,),
     out_saved=(1,), family=OTHER, node_name="MaxPool3DWithIndicesBackward0", method=False,
     batch=batch_merge_leading,
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1], 3), None))
 
 _max_pool3_bwd = defop(
-    "max_pool3d_with_indices_backward", _max_pool_bwd_k,
-    {"grad": lambda h, indices: _pool_gather(h, indices, 3)},
-    n_in=2, family=OTHER, linear=True, node_name="MaxPool3DWithIndicesBackwardBackward0", method=False,
+    "max_pool3d_with_indices_backward", _max_pool_bwd3_k,
+    {"grad": lambda h, indices: _pool_gather(h, indices, 3), "x": "zero"},
+    n_in=3, family=OTHER, linear=True, node_name="MaxPool3DWithIndicesBackwardBackward0", method=False,
     batch=batch_merge_leading)
 
 
@@ -784,10 +806,11 @@ def _avg_pool_nd_k(x, kernel_size, stride, padding, ceil_mode, count_include_pad
     return r if x.ndim == nd + 2 else r[0]
 
 
-def _avg_pool_bwd_nd_k(grad, size, kernel_size, stride, padding, ceil_mode, count_include_pad,
+def _avg_pool_bwd_nd_k(grad, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
                        divisor_override):
     k, s, p = kernel_size, stride, padding
     nd = len(k)
+    size = x.shape[-nd:]
     gb = grad if grad.ndim == nd + 2 else grad[None]
     out = gb.shape[2:]
     want = tuple(_pool_len(n, k_, s_, p_, 1, ceil_mode) for n, k_, s_, p_ in zip(size, k, s, p))
@@ -806,17 +829,17 @@ def _avg_pool_bwd_nd_k(grad, size, kernel_size, stride, padding, ceil_mode, coun
 _avg_pool3 = defop(
     "avg_pool3d", _avg_pool_nd_k,
     {"x": lambda g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-     _avg_pool3_bwd(g, tuple(x.shape[-3:]), kernel_size, stride, padding, ceil_mode, count_include_pad,
-                    divisor_override)},
-    meta=("x",), family=OTHER, linear=True, node_name="AvgPool3DBackward0", method=False,
+     _avg_pool3_bwd(g, x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
+    family=OTHER, linear=True, node_name="AvgPool3DBackward0", method=False,
     batch=batch_merge_leading, no_bool="avg_pool3d_out_frame", no_complex="avg_pool3d_out_frame",
     no_int=lambda x, *params: None if x._data.dtype == np.int64 else "avg_pool3d_out_frame")
 
 _avg_pool3_bwd = defop(
     "avg_pool3d_backward", _avg_pool_bwd_nd_k,
     {"grad": lambda h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override:
-     _avg_pool3(h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)},
-    family=OTHER, linear=True, node_name="AvgPool3DBackwardBackward0", method=False,
+     _avg_pool3(h, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override),
+     "x": "zero"},
+    n_in=2, family=OTHER, linear=True, node_name="AvgPool3DBackwardBackward0", method=False,
     batch=batch_merge_leading)
 
 
@@ -828,7 +851,8 @@ def _adaptive3_k(x, output_size):
     return x
 
 
-def _adaptive3_bwd_k(grad, size):
+def _adaptive3_bwd_k(grad, x):
+    size = x.shape[-3:]
     for j in range(3):
         grad = _adaptive_mean_axis_t(grad, grad.ndim - 3 + j, size[j])
     return grad
@@ -836,14 +860,14 @@ def _adaptive3_bwd_k(grad, size):
 
 _adaptive3 = defop(
     "adaptive_avg_pool3d", _adaptive3_k,
-    {"x": lambda g, x: _adaptive3_bwd(g, tuple(x.shape[-3:]))},
-    meta=("x",), family=OTHER, linear=True, node_name="AdaptiveAvgPool3DBackward0", method=False,
+    {"x": lambda g, x: _adaptive3_bwd(g, x)},
+    family=OTHER, linear=True, node_name="AdaptiveAvgPool3DBackward0", method=False,
     batch=batch_merge_leading)
 
 _adaptive3_bwd = defop(
     "adaptive_avg_pool3d_backward", _adaptive3_bwd_k,
-    {"grad": lambda h, grad: _adaptive3(h, tuple(grad.shape[-3:]))},
-    meta=("grad",), family=OTHER, linear=True, node_name="AdaptiveAvgPool3DBackwardBackward0",
+    {"grad": lambda h, grad: _adaptive3(h, tuple(grad.shape[-3:])), "x": "zero"},
+    meta=("grad",), n_in=2, family=OTHER, linear=True, node_name="AdaptiveAvgPool3DBackwardBackward0",
     method=False, batch=batch_merge_leading)
 
 
@@ -883,10 +907,18 @@ def _adaptive_max_nd(x, output_size, kernel):
 
 
 _adaptive_max3 = defop(
-    "adaptive_max_pool3d", _adaptive_max3_k, {"x": _max_pool3_vjp}, meta=("x",), nondiff_out=(1,),
+    "adaptive_max_pool3d", _adaptive_max3_k,
+    {"x": lambda g, result, x: _adaptive_max3_bwd(g[0], x, result[1].detach())}, nondiff_out=(1,),
     out_saved=(1,), family=OTHER, node_name="AdaptiveMaxPool3DBackward0", method=False,
     batch=batch_merge_leading,
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1], 3), None))
+
+
+_adaptive_max3_bwd = defop(
+    "adaptive_max_pool3d_backward", _max_pool_bwd3_k,
+    {"grad": lambda h, indices: _pool_gather(h, indices, 3), "x": "zero"},
+    n_in=3, family=OTHER, linear=True, node_name="AdaptiveMaxPool3DBackwardBackward0", method=False,
+    batch=batch_merge_leading)
 
 
 # ---------------------------------------------------------------- 3-d: arguments (PyTorch's checks and words)
