@@ -1001,11 +1001,30 @@ def _differentiable_dtype(npdt):
 def _wrap_dim(dim, ndim):
     if type(dim) is int and -ndim <= dim < ndim:      # (ndim > 0 here)
         return dim + ndim if dim < 0 else dim
+    if type(dim) is not int:
+        dim = int_index(dim, "dim")
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], "
                          f"but got {dim})")
     return dim % n
+
+
+def int_index(v, argname):
+    """An int parameter given as another integer, as PyTorch's parser takes it: a
+    NumPy integer, or an integer tensor of one element (a tensor of more elements,
+    or of floating point, is a TypeError; PyTorch takes a 1-d one for its ``int[]``
+    parameters only).  Anything else is returned as it is, for the caller's own
+    checks."""
+    if isinstance(v, Tensor):
+        if v._data.size != 1 or v._data.dtype.kind not in "iu":
+            raise TypeError(f"argument '{argname}' must be int, not Tensor")
+        return int(v._data.reshape(()))
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError(f"argument '{argname}' must be int, not bool")
+    return v
 
 
 def dims_arg(dim, ndim):

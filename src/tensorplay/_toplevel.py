@@ -6,6 +6,9 @@ top-level signatures, which differ from ``nn.functional``'s (positional flags,
 integer reductions, ``embedding(weight, indices)``, batch_norm's argument
 order)."""
 from ._tensor import Tensor
+from ._warn import warn_once as _warn_once
+from . import linalg as _linalg
+from .ops.reduction import _return_type
 from .nn import functional as _functional
 
 # In-place functions: torch.<name>_(x, ...) is x.<name>_(...).  The names are PyTorch's
@@ -123,13 +126,56 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         pos_weight=pos_weight)
 
 
+# the deprecated LU functions (PyTorch warns once a process)
+_LU_DEPRECATED = (
+    "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+    "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+    "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+    "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+    "torch.linalg.lu_factor_ex(A, compute_pivots)")
+_LU_SOLVE_DEPRECATED = (
+    "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future PyTorch "
+    "release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = torch.lu_solve(B, LU, "
+    "pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)")
+_lu_with_info_rt = _return_type("_lu_with_info", ("LU", "pivots", "info"))
+
+
+def _copy_out(out, results):
+    if len(out) != len(results):
+        raise TypeError(f"expected {len(results)} out tensors, got {len(out)}")
+    for o, r in zip(out, results):
+        o.resize_(r.shape)
+        o.copy_(r)
+    return out
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """``torch.lu`` (deprecated there): ``(LU, pivots)`` of ``linalg.lu_factor_ex``,
+    and its ``info`` too with ``get_infos``; a singular matrix is no error."""
+    _warn_once(_LU_DEPRECATED)
+    LU, pivots, info = _linalg.lu_factor_ex(A, pivot=pivot)
+    r = _lu_with_info_rt(LU, pivots, info) if get_infos else (LU, pivots)
+    return r if out is None else _copy_out(out, r)
+
+
+def lu_solve(b, LU_data, LU_pivots, *, out=None):
+    """``torch.lu_solve`` (deprecated there): ``linalg.lu_solve(LU_data, LU_pivots, b)``."""
+    _warn_once(_LU_SOLVE_DEPRECATED)
+    X = _linalg.lu_solve(LU_data, LU_pivots, b)
+    return X if out is None else _copy_out((out,), (X,))[0]
+
+
+Tensor.lu = lambda self, pivot=True, get_infos=False: lu(self, pivot, get_infos)
+Tensor.lu_solve = lambda self, LU_data, LU_pivots: lu_solve(self, LU_data, LU_pivots)
+
+
 # the same signature at the top level as in nn.functional (less the inplace flag)
 _SAME = ("bilinear", "celu", "selu", "rrelu", "threshold", "prelu", "hardshrink", "pixel_shuffle",
          "pixel_unshuffle", "pairwise_distance", "cosine_similarity", "rms_norm", "celu_", "selu_",
          "rrelu_", "threshold_")
 globals().update({n: getattr(_F, n) for n in _SAME})
 
-__all__ = _made + list(_SAME) + [
+__all__ = _made + list(_SAME) + ["lu", "lu_solve"] + [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "dropout", "dropout_", "alpha_dropout",
     "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "embedding", "kl_div",
     "margin_ranking_loss", "triplet_margin_loss", "hinge_embedding_loss", "poisson_nll_loss",

@@ -19,3 +19,14 @@ def warn(message, category=UserWarning):
     while f is not None and f.f_code.co_filename.startswith(_PACKAGE):
         f, level = f.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+_WARNED = set()
+
+
+def warn_once(message, category=UserWarning):
+    """``warn``, the first time in the process only (PyTorch's ``TORCH_WARN_ONCE``:
+    deprecations of functions that stay in use)."""
+    if message not in _WARNED:
+        _WARNED.add(message)
+        warn(message, category)

@@ -24,7 +24,7 @@ from ..ops.core import matmul as _matmul
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.linalg import _cname
 from ..ops._util import tensor_arg as _tensor_arg, refuse as _refuse, NOT_FLOAT as _NOT_FLOAT
-from ..ops._util import number_arg as _number_arg
+from ..ops._util import number_arg as _number_arg, int_list_arg as _int_list_arg
 from ..ops._util import _tname as _dtype_name
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
@@ -497,8 +497,10 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     return _affine(xhat, weight, bias, shape)
 
 
-def _normalized_dims(input, normalized_shape, name="normalized_shape"):
-    if isinstance(normalized_shape, int):
+def _normalized_dims(input, normalized_shape, name="normalized_shape", fname=None):
+    if fname is not None:       # (layer_norm's int[] parameter: an int is refused, a Size taken)
+        _int_list_arg(fname, name, 2, normalized_shape)
+    elif isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     normalized_shape = tuple(normalized_shape)
     k = len(normalized_shape)
@@ -510,7 +512,7 @@ def _normalized_dims(input, normalized_shape, name="normalized_shape"):
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    normalized_shape, dims = _normalized_dims(input, normalized_shape)
+    normalized_shape, dims = _normalized_dims(input, normalized_shape, fname="layer_norm")
     for t, what in ((weight, "weight"), (bias, "bias")):
         if t is not None and tuple(t.shape) != normalized_shape:
             raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got "
@@ -536,7 +538,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    normalized_shape, dims = _normalized_dims(input, normalized_shape)
+    normalized_shape, dims = _normalized_dims(input, normalized_shape, fname="rms_norm")
     if eps is None:
         eps = float(_np.finfo(_np.float32 if input._data.dtype in _D.LOW_PRECISION
                               else input._data.dtype).eps)

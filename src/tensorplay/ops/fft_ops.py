@@ -161,6 +161,8 @@ def _input(fname, x):
 
 
 def _int_arg(fname, name, v, optional=True):
+    if isinstance(v, Tensor) and v._data.size == 1 and v._data.dtype.kind in "iu":
+        return int(v._data.reshape(()))     # (an integer tensor of one element: PyTorch's parse)
     if (v is None and optional) or (isinstance(v, (int, np.integer)) and not isinstance(v, bool)):
         return None if v is None else int(v)
     raise TypeError(f"fft_{fname}(): argument '{name}' must be int, not {type(v).__name__}")

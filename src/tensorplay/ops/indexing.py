@@ -18,7 +18,7 @@ tensor's old value.
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import Tensor, _wrap, _wrap_dim
+from .._tensor import Tensor, _wrap, _wrap_dim, int_index
 from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW, batch_size, materialize
 from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
@@ -129,6 +129,10 @@ def _is_int(v):
 
 # ----------------------------------------------------------------------------- the view ops
 def _select_k(x, dim, index):
+    if type(dim) is not int:
+        dim = int_index(dim, "dim")
+    if type(index) is not int:
+        index = int_index(index, "index")
     if dim == 0 and x.ndim and -x.shape[0] <= index < x.shape[0]:     # the commonest (x[i])
         return x[index, ...]            # (a 0-d view, not a NumPy scalar, for a 1-d x)
     if x.ndim == 0:

@@ -548,7 +548,9 @@ leaky_relu = defop("leaky_relu", _leaky_relu_k,
 
 
 def _threshold_k(x, threshold, value):
-    return np.where(_opmath(x) <= threshold, np.asarray(value, x.dtype), x)
+    if x.dtype.kind in "iu":        # PyTorch's conversions of the Scalars to the integer type
+        threshold = int(threshold)  # (towards zero; the value wraps, as a C cast)
+    return np.where(_opmath(x) <= threshold, np.asarray(value).astype(x.dtype), x)
 
 
 def _threshold_backward_k(g, x, threshold):

@@ -290,6 +290,8 @@ def _make_minmax(name, npred, nparg, binary, values_name):
                                 f"(keepdim=bool), but expected one of:\n * ()\n * (Tensor other)\n"
                                 f" * (int dim, bool keepdim = False)")
             return full(input)
+        if isinstance(dim, np.integer):
+            dim = int(dim)
         if not isinstance(dim, int) or isinstance(dim, bool):
             raise TypeError(f"{name}() received an invalid combination of arguments - got "
                             f"({type(dim).__name__}), but expected one of:\n * ()\n * (Tensor other)\n"

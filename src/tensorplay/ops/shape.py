@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap, _wrap_dim
+from .._tensor import Tensor, _wrap, _wrap_dim, int_index
 from ._families import VIEW, SHAPE
 from ._registry import defop, dispatch, dispatch_view, flat_kernel, public
 from ._util import (size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg, star_ints_error,
@@ -53,6 +53,10 @@ def _movedim_mixed(source, destination):
 
 @public()
 def movedim(input, source, destination):
+    if type(source) is not int and not isinstance(source, (list, tuple)):
+        source = int_index(source, "source")                # (a NumPy int, a 0-d int tensor)
+    if type(destination) is not int and not isinstance(destination, (list, tuple)):
+        destination = int_index(destination, "destination")
     if type(source) is int and type(destination) is int:    # the commonest, in short
         try:
             n = input._data.ndim
@@ -207,9 +211,21 @@ def flipud(input):
     return flip(input, (0,))
 
 
+def _roll_ints(v, name, pos):
+    """``shifts``/``dims``: an int (a NumPy int, an integer tensor of one element)
+    or a sequence of them; anything else is PyTorch's TypeError."""
+    if isinstance(v, (list, tuple)):
+        return list(int_list_arg("roll", name, pos, v))
+    v = int_index(v, name)
+    if type(v) is not int:
+        raise TypeError(f"roll(): argument '{name}' (position {pos}) must be tuple of ints, not "
+                        f"{type(v).__name__}")
+    return [v]
+
+
 def _roll_args(shifts, dims):
-    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
-    dims = [] if dims is None else ([dims] if isinstance(dims, int) else list(dims))
+    shifts = _roll_ints(shifts, "shifts", 2)
+    dims = [] if dims is None else _roll_ints(dims, "dims", 3)
     if not dims and len(shifts) == 1:
         return shifts, None
     if len(shifts) != len(dims):

@@ -283,6 +283,14 @@ def diagflat(input, offset=0):
 
 
 def _nsplit(name, input, indices_or_sections, min_dim, dim):
+    if isinstance(indices_or_sections, Tensor):     # PyTorch's overloads: an int or a tuple of ints
+        if indices_or_sections.ndim or indices_or_sections._data.dtype.kind not in "iu":
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got (Tensor, Tensor), but expected "
+                f"one of:\n * (Tensor input, int sections)\n      didn't match because some of the arguments "
+                f"have invalid types: (Tensor, !Tensor!)\n * (Tensor input, tuple of ints indices)\n      "
+                f"didn't match because some of the arguments have invalid types: (Tensor, !Tensor!)\n")
+        indices_or_sections = int(indices_or_sections._data)
     if input.ndim < min_dim:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but "
                            f"got a tensor with {input.ndim} dimensions!")

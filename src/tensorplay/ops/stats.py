@@ -779,10 +779,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a list of "
                                f"length equal to 'self.dim() = {nd}', since dim argument was not given, "
                                f"but got a list of length {len(spacing)}")
-        hs = list(spacing)
+        hs = list(spacing)      # (a 0-d tensor in a list is refused below, as in PyTorch)
     else:
-        hs = [spacing] * len(dims)
-    hs = [h.item() if isinstance(h, _Tensor) and h.ndim == 0 else h for h in hs]
+        hs = [spacing.item() if isinstance(spacing, _Tensor) and spacing.ndim == 0 else spacing] * len(dims)
     for h in hs:
         if isinstance(h, _Tensor) and h.ndim != 1:
             raise RuntimeError(f"torch.gradient expected each element of spacing to have one dimension, "

@@ -1,0 +1,78 @@
+"""Int parameters given as other integers, as PyTorch's parser takes them: a
+NumPy integer or an integer tensor of one element means that int; a bool where a
+dimension is expected, or a float, is a TypeError."""
+import numpy as np
+import pytest
+
+import tensorplay as tp
+
+X = tp.tensor(np.arange(24.0).reshape(2, 3, 4))
+
+# name -> f(d): the call with the integer parameter d (its int value is 1)
+CALLS = {
+    "sum": lambda d: X.sum(d),
+    "movedim_source": lambda d: X.movedim(d, 0),
+    "movedim_destination": lambda d: X.movedim(0, d),
+    "roll_dims": lambda d: X.roll(1, d),
+    "roll_shifts": lambda d: X.roll(d, 0),
+    "narrow_length": lambda d: X.narrow(0, 0, d),
+    "narrow_dim": lambda d: X.narrow(d, 0, 1),
+    "select_index": lambda d: X.select(0, d),
+    "select_dim": lambda d: X.select(d, 0),
+    "chunk_dim": lambda d: X.chunk(2, d),
+    "transpose": lambda d: X.transpose(d, 0),
+    "unsqueeze": lambda d: X.unsqueeze(d),
+    "cat": lambda d: tp.cat([X, X], d),
+    "softmax": lambda d: X.softmax(d),
+    "cumsum": lambda d: X.cumsum(d),
+    "max_dim": lambda d: X.max(d)[0],
+    "unbind": lambda d: X.unbind(d)[0],
+    "flatten": lambda d: X.flatten(d),
+    "fft_dim": lambda d: tp.fft.fft(X, dim=d),
+    "fft_n": lambda d: tp.fft.fft(X, n=d + 3),
+    "topk": lambda d: X.topk(d)[0],
+    "sort": lambda d: X.sort(d)[0],
+}
+KINDS = {"np.int64": lambda: np.int64(1), "np.int32": lambda: np.int32(1), "0-d tensor": lambda: tp.tensor(1)}
+
+
+def _same(a, b):
+    a = a[0] if isinstance(a, tuple) else a
+    b = b[0] if isinstance(b, tuple) else b
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+# (max(x, tensor) is the elementwise maximum, as in PyTorch: below)
+@pytest.mark.parametrize("name,kind", [(n, k) for n in CALLS for k in KINDS
+                                       if (n, k) != ("max_dim", "0-d tensor")])
+def test_other_integers_mean_their_int(name, kind):
+    _same(CALLS[name](KINDS[kind]()), CALLS[name](1))
+
+
+def test_max_of_a_tensor_is_the_elementwise_maximum():
+    np.testing.assert_array_equal(X.max(tp.tensor(5.0)).numpy(), np.maximum(X.numpy(), 5.0))
+
+
+@pytest.mark.parametrize("name", ["sum", "movedim_source", "narrow_dim", "select_dim", "chunk_dim", "unsqueeze",
+                                  "unbind", "fft_dim", "sort", "roll_dims"])
+def test_a_bool_or_a_float_is_no_dimension(name):
+    for bad in (True, 1.0):
+        with pytest.raises(TypeError):
+            CALLS[name](bad)
+
+
+def test_a_tensor_of_several_elements_or_of_floats_is_no_dimension():
+    with pytest.raises(TypeError, match="must be int, not Tensor"):
+        X.select(tp.tensor([1, 0]), 0)
+    with pytest.raises(TypeError, match="must be int, not Tensor"):
+        X.unsqueeze(tp.tensor(1.0))
+
+
+def test_roll_refuses_floats_in_pytorchs_words():
+    with pytest.raises(TypeError, match=r"roll\(\): argument 'shifts' \(position 2\) must be tuple of ints, "
+                                        r"not float"):
+        tp.roll(X, 1.0)
+    with pytest.raises(TypeError, match="but found element of type float at pos 0"):
+        tp.roll(X, [1.0], [0])
+    with pytest.raises(TypeError, match=r"argument 'dims' \(position 3\) must be tuple of ints, not float"):
+        tp.roll(X, 1, 0.0)
