@@ -67,6 +67,7 @@ from .serialization import load, save  # noqa: F401
 from . import linalg, random, utils  # noqa: F401
 from . import fft  # noqa: F401
 from . import special  # noqa: F401
+from ._stft import stft, istft  # noqa: F401   (compositions; also Tensor.stft/istft)
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
 from . import datasets  # noqa: F401   (small datasets shipped in the package; not torch's)
 from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
@@ -169,6 +170,7 @@ __all__ = [
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",
     "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
+    "stft", "istft",
     # saving and loading (safetensors files)
     "save", "load", "set_num_threads", "get_num_threads", "vmap",
     "inf", "nan", "pi", "e", "newaxis", "memory_format", "contiguous_format", "preserve_format",
