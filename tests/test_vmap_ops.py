@@ -206,3 +206,18 @@ def test_vmap_of_grad(case, sample):
         warnings.simplefilter("ignore")
         got = vmap(grad(loss))(*[tp.tensor(a) for a in arrays])
     assert_close(got, want, atol=1e-9, rtol=1e-9)
+
+
+@pytest.mark.parametrize("shape,dim,size,step", [((10,), 0, 3, 2), ((2, 3, 4), 2, 2, 1), ((5, 4), -2, 2, 3)])
+def test_jacrev_through_unfold_batches_its_backward(shape, dim, size, step):
+    """jacrev runs unfold's backward (unfold_backward) on a batch of cotangents:
+    by its own rule, not once per sample; the Jacobian is jacfwd's."""
+    from tensorplay.func import jacfwd, jacrev
+    x = tp.tensor(np.random.default_rng(5).standard_normal(shape))
+
+    def f(x):
+        return x.unfold(dim, size, step).pow(2).sum(-1)
+    del _vmap.FELL_BACK[:]
+    got = jacrev(f)(x)
+    assert _vmap.FELL_BACK == []
+    assert_close(got, jacfwd(f)(x), atol=1e-12, rtol=1e-12)

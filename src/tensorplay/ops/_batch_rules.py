@@ -194,6 +194,14 @@ def batch_sized_backward(op, args, bdims):
     return _call(op, new), 0
 
 
+def batch_unfold_backward(op, args, bdims):
+    """``unfold_backward``: as ``slice_backward`` (a 0-d sample's one window: the
+    per-sample loop)."""
+    if not tuple(args[1]):
+        raise NoBatchRule
+    return batch_sized_backward(op, args, bdims)
+
+
 def batch_cat(op, args, bdims):
     n = len(args) - op.n_kw
     size = batch_size(args[:n], bdims[:n])
@@ -582,6 +590,7 @@ RULES = {
     "flip": batch_dims, "_flip_dim": batch_dims, "_shift_dim": batch_dims, "roll": batch_roll,
     "repeat": batch_repeat, "tril": batch_same, "triu": batch_same,
     "diag_embed": batch_diag_embed, "slice_backward": batch_sized_backward,
+    "unfold_backward": batch_unfold_backward,
     "diagonal_backward": batch_sized_backward, "cat": batch_cat, "stack": batch_stack,
     "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_mv,
     "dot": batch_dot, "vdot": batch_dot, "addmm": batch_addmm, "baddbmm": batch_addmm,
