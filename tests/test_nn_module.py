@@ -485,3 +485,24 @@ def test_state_dict_and_load_hooks(T):
     lin.register_load_state_dict_post_hook(lambda m, keys: seen.append(list(keys.missing_keys)))
     lin.load_state_dict({"weight": T.zeros(2, 2)}, strict=False)
     assert seen == [["bias"]]
+
+
+def _record_call(mod, i, o):
+    _CALLS.append(mod)
+
+
+_CALLS = []
+
+
+def test_a_hook_handle_copied_with_its_module_removes_the_copys_hook():
+    """A handle kept on the module is copied with it (deepcopy, pickle) and
+    then refers to the copy's hooks, as PyTorch's does."""
+    import pickle
+    m = tp.nn.Linear(2, 2)
+    m.handle = m.register_forward_hook(_record_call)
+    for c in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        c.handle.remove()
+        c(tp.ones(2))
+        m(tp.ones(2))
+        assert _CALLS == [m]        # the copy's hook is gone, the original's still runs
+        _CALLS.clear()

@@ -34,12 +34,16 @@ CASES = {
     "adaptive_max_pool2d": lambda F, x: F.adaptive_max_pool2d(x, 3),
     "adaptive_max_pool3d": lambda F, x: F.adaptive_max_pool3d(x, 2),
     "max_unpool2d": lambda F, x: F.max_unpool2d(*F.max_pool2d(x, 2, return_indices=True), 2),
+    "fractional_max_pool2d": lambda F, x: F.fractional_max_pool2d(
+        x, 2, output_size=2, _random_samples=x.new_tensor(np.full((1, 2, 2), 0.3))),
+    "fractional_max_pool3d": lambda F, x: F.fractional_max_pool3d(
+        x, (1, 2, 2), output_size=(1, 2, 2), _random_samples=x.new_tensor(np.full((1, 1, 3), 0.6))),
 }
 
 
 SHAPES = {"max_pool1d": (2, 4, 4), "adaptive_max_pool1d": (2, 4, 4), "max_pool3d": (1, 1, 2, 4, 4),
           "avg_pool3d": (1, 1, 2, 4, 4), "adaptive_avg_pool3d": (1, 1, 2, 4, 4),
-          "adaptive_max_pool3d": (1, 1, 2, 4, 4)}
+          "adaptive_max_pool3d": (1, 1, 2, 4, 4), "fractional_max_pool3d": (1, 1, 2, 4, 4)}
 # first-order node names that differ from PyTorch's (rrelu in eval mode is leaky_relu here)
 NAMES_DIFFER = {"rrelu_eval"}
 

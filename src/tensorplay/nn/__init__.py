@@ -1,6 +1,6 @@
 """tensorplay.nn: ``Module`` and the layers, ``Parameter``/``Buffer``, ``functional``,
 ``init`` and ``utils`` (as ``torch.nn``)."""
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from . import functional, init  # noqa: F401
 from .modules import (  # noqa: F401  (the layer classes, re-exported)
     Module, Container, Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict, Identity,
@@ -19,10 +19,14 @@ from .modules import (  # noqa: F401  (the layer classes, re-exported)
     Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, AdaptiveAvgPool1d, AdaptiveAvgPool2d,
     AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d,
     AvgPool3d, MaxPool1d, MaxPool2d, MaxPool3d, LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d, MaxUnpool2d,
+    MaxUnpool3d, FractionalMaxPool2d, FractionalMaxPool3d,
     ChannelShuffle, LocalResponseNorm, TripletMarginWithDistanceLoss, EmbeddingBag, CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
     ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
     ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d, PixelShuffle, PixelUnshuffle, Upsample,
     UpsamplingBilinear2d, UpsamplingNearest2d, Fold, Unfold,
+    LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
+    LazyConvTranspose3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d,
 )
 from . import utils  # noqa: F401  (nn.modules and nn.parameter are bound by the imports above)
 from . import parallel  # noqa: F401  (DistributedDataParallel)
@@ -48,10 +52,15 @@ __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
     "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
     "AvgPool1d", "AvgPool2d", "AvgPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
-    "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "ChannelShuffle", "LocalResponseNorm",
+    "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "FractionalMaxPool2d",
+    "FractionalMaxPool3d", "ChannelShuffle", "LocalResponseNorm",
     "TripletMarginWithDistanceLoss", "EmbeddingBag",
     "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
     "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
     "ReplicationPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
     "Upsample", "UpsamplingBilinear2d", "UpsamplingNearest2d", "Fold", "Unfold",
+    "UninitializedParameter", "UninitializedBuffer", "LazyLinear", "LazyConv1d", "LazyConv2d",
+    "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
+    "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
+    "LazyInstanceNorm2d", "LazyInstanceNorm3d",
 ]

@@ -42,6 +42,8 @@ from ..ops.pooling import (max_pool3d, max_pool3d_with_indices, avg_pool3d, adap
                            adaptive_max_pool3d, adaptive_max_pool3d_with_indices)
 from ..ops.resample import interpolate, pad  # noqa: F401
 from ..ops.nn_more import channel_shuffle, max_unpool2d_checked as _max_unpool2d  # noqa: F401
+from ..ops.fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices,  # noqa: F401
+                                   fractional_max_pool3d, fractional_max_pool3d_with_indices, max_unpool3d)
 from ..ops.reduction import pdist  # noqa: F401
 from ..ops.nn_ops import hardshrink  # noqa: F401
 
@@ -73,6 +75,8 @@ __all__ = [
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "max_pool3d",
     "max_pool3d_with_indices", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d", "max_unpool1d", "max_unpool2d",
+    "max_unpool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+    "fractional_max_pool3d_with_indices",
     "local_response_norm", "channel_shuffle", "triplet_margin_with_distance_loss", "embedding_bag",
     "affine_grid", "grid_sample", "pad", "interpolate",
     "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle", "pixel_unshuffle",

@@ -11,6 +11,7 @@ from .asgd import ASGD  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
 from . import lr_scheduler  # noqa: F401
+from . import swa_utils  # noqa: F401
 
 # as in PyTorch, the algorithms' modules are importable but not attributes of the package
 for _name in ("adadelta", "adafactor", "adagrad", "adam", "adam_variants", "asgd", "lbfgs", "optimizer", "rmsprop",

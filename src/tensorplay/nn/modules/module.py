@@ -51,11 +51,26 @@ class RemovableHandle:
             if e is not None and self.id in e:
                 del e[self.id]
 
+    # a copy (deepcopy, pickle) of a module with a handle among its attributes: the
+    # copied handle refers to the copied dicts (a weak reference would still name the
+    # original's, and removing the copy's hook would remove the original's)
+    def __getstate__(self):
+        return (self.hooks_dict_ref(), self.id, tuple(r() for r in self.extra_dict_ref))
+
+    def __setstate__(self, state):
+        hooks, self.id, extras = state
+        self.hooks_dict_ref = weakref.ref(hooks) if hooks is not None else _gone
+        self.extra_dict_ref = tuple(weakref.ref(e) if e is not None else _gone for e in extras)
+
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.remove()
+
+
+def _gone():
+    return None
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):

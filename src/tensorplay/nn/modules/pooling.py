@@ -221,3 +221,63 @@ class MaxUnpool1d(_MaxUnpoolNd):
 class MaxUnpool2d(_MaxUnpoolNd):
     """The inverse of ``MaxPool2d`` given its indices (zeros elsewhere)."""
     _n, _fn = 2, staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The inverse of ``MaxPool3d`` given its indices (zeros elsewhere)."""
+    _n, _fn = 3, staticmethod(F.max_unpool3d)
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        Module.__init__(self)
+        from .conv import _triple
+        self.kernel_size = _triple(kernel_size)
+        self.stride = _triple(stride if stride is not None else kernel_size)
+        self.padding = _triple(padding)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling: ``kernel_size`` windows at pseudo-random steps that
+    give ``output_size`` (or ``output_ratio`` times the input's size).  Given
+    ``_random_samples`` (a buffer, (N, C, n) in [0, 1)) the windows are fixed;
+    otherwise each call draws its own from tensorplay's generator."""
+    _n = None
+    _fn = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        from .conv import _triple
+        n = self._n
+        t = _pair if n == 2 else _triple
+        if n == 3 and ((isinstance(kernel_size, int) and kernel_size <= 0) or (
+                isinstance(kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size))):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = t(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = t(output_size) if output_size is not None else None
+        self.output_ratio = t(output_ratio) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, or a pooling "
+                             f"ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio[:n]):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return type(self)._fn(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                              _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-d fractional max pooling over an (N, C, H, W) or (C, H, W) input."""
+    _n, _fn = 2, staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-d fractional max pooling over an (N, C, T, H, W) or (C, T, H, W) input."""
+    _n, _fn = 3, staticmethod(F.fractional_max_pool3d)
+
+
+__all__ += ["MaxUnpool3d", "FractionalMaxPool2d", "FractionalMaxPool3d"]
