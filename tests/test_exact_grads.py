@@ -80,7 +80,11 @@ def _run(case, sample, dtype, complex_):
                               create_graph=True)
         again = [g.abs().sum() for g in gs if g is not None and g.requires_grad]
         if again:
-            tp.autograd.grad(again, ins, allow_unused=True)
+            try:
+                tp.autograd.grad(again, ins, allow_unused=True)
+            except RuntimeError as e:       # no second derivative, as in PyTorch (ctc_loss)
+                if not str(e).startswith("derivative for aten::"):
+                    raise
 
 
 def test_unchecked_gradients_fit_their_inputs(unchecked):

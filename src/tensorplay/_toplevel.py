@@ -9,6 +9,7 @@ from ._tensor import Tensor
 from ._warn import warn_once as _warn_once
 from . import linalg as _linalg
 from .ops.reduction import _return_type
+from .ops.ctc import toplevel_ctc_loss as ctc_loss  # noqa: F401   (integer reduction)
 from .nn import functional as _functional
 
 # In-place functions: torch.<name>_(x, ...) is x.<name>_(...).  The names are PyTorch's
@@ -175,7 +176,7 @@ _SAME = ("bilinear", "celu", "selu", "rrelu", "threshold", "prelu", "hardshrink"
          "rrelu_", "threshold_")
 globals().update({n: getattr(_F, n) for n in _SAME})
 
-__all__ = _made + list(_SAME) + ["lu", "lu_solve"] + [
+__all__ = _made + list(_SAME) + ["lu", "lu_solve", "ctc_loss"] + [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "dropout", "dropout_", "alpha_dropout",
     "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "embedding", "kl_div",
     "margin_ranking_loss", "triplet_margin_loss", "hinge_embedding_loss", "poisson_nll_loss",

@@ -46,6 +46,7 @@ from ..ops.fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_
                                    fractional_max_pool3d, fractional_max_pool3d_with_indices, max_unpool3d)
 from ..ops.reduction import pdist  # noqa: F401
 from ..ops.nn_ops import hardshrink  # noqa: F401
+from ..ops.ctc import functional_ctc_loss as ctc_loss  # noqa: F401
 
 __all__ = [
     # activations
@@ -63,7 +64,7 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "poisson_nll_loss",
     "gaussian_nll_loss", "cosine_embedding_loss", "cross_entropy", "hinge_embedding_loss",
     "kl_div", "l1_loss", "mse_loss", "margin_ranking_loss", "multilabel_soft_margin_loss",
-    "multi_margin_loss", "multilabel_margin_loss",
+    "multi_margin_loss", "multilabel_margin_loss", "ctc_loss",
     "nll_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
     # attention
     "scaled_dot_product_attention", "multi_head_attention_forward",

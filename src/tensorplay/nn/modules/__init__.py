@@ -18,7 +18,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
                    MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
                    MultiLabelMarginLoss, NLLLoss, PoissonNLLLoss,
-                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
+                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss, CTCLoss)
 from .distance import CosineSimilarity, PairwiseDistance
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
@@ -52,7 +52,7 @@ __all__ = [
     "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss",
     "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MarginRankingLoss", "MSELoss",
     "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "NLLLoss", "PoissonNLLLoss",
-    "SmoothL1Loss", "SoftMarginLoss",
+    "SmoothL1Loss", "SoftMarginLoss", "CTCLoss",
     "TripletMarginLoss", "CosineSimilarity", "PairwiseDistance",
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d",
