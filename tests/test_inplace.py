@@ -4,6 +4,8 @@ checked against PyTorch's.
 Tests taking ``T`` run the same code on tensorplay and (when installed)
 torch; ``compare`` runs a function on both and compares what it returns."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -844,3 +846,13 @@ def test_write_through_one_view_does_not_touch_the_others():
     assert few == many
     total = sum(v.sum() for v in views)
     total.backward()                    # each view's history is remade once, when read
+
+
+@pytest.mark.parametrize("dst,src,msg", [
+    ((2,), (3,), "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+    ((2, 3), (3, 2), "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"),
+    ((2, 3), (2,), "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"),
+])
+def test_copy_of_a_shape_that_does_not_broadcast_is_pytorchs_error(dst, src, msg):
+    with pytest.raises(RuntimeError, match=re.escape(msg)):
+        tp.zeros(*dst).copy_(tp.ones(*src))

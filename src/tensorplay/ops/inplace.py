@@ -14,7 +14,7 @@ from .._tensor import Tensor, _wrap, _as_elements, storage_geometry
 from .._tensor import _RETAIN_KEY
 from .core import copy_from, fill_for_fill_, fill_for_zero_, view
 from .._autograd.grad_mode import state
-from ._registry import TRANSFORMS, public, saved_is
+from ._registry import TRANSFORMS, broadcast_error, public, saved_is
 from .._autograd.saved_hooks import BEFORE_WRITE
 from .._warn import warn as _warn_user
 
@@ -343,6 +343,12 @@ def copy_(self, src, non_blocking=False):
         return fill_(self, src)
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    a, b = getattr(self, "shape", None), src.shape
+    if a is not None and a != b:
+        try:
+            np.broadcast_shapes(tuple(a), tuple(b))
+        except ValueError:
+            raise broadcast_error(a, b) from None
     return apply_inplace(self, copy_from, (src,), {}, "copy")
 
 
