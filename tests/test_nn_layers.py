@@ -589,3 +589,21 @@ def test_rrelu_eval_matches_torch_and_train_slopes_lie_in_range():
     ratio = y[neg] / x[neg]
     assert ratio.min() >= 0.1 and ratio.max() < 0.3 and ratio.std() > 0.03
     assert np.array_equal(y[~neg], x[~neg])
+
+
+def test_instance_norm_names_the_feature_dimension_of_the_input_as_given():
+    """Unbatched input: its dimension 0 (PyTorch's words); without affine a
+    mismatch only warns (num_features is not used)."""
+    import warnings
+    m = tp.nn.InstanceNorm1d(3, affine=True)
+    with pytest.raises(ValueError, match=r"expected input's size at dim=0 to match num_features \(3\), "
+                                         r"but got: 4\."):
+        m(tp.ones(4, 5))
+    with pytest.raises(ValueError, match=r"at dim=1 to match num_features \(3\), but got: 4\."):
+        m(tp.ones(2, 4, 5))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        tp.nn.InstanceNorm1d(3)(tp.ones(4, 5))
+    assert [str(x.message) for x in w] == [
+        "input's size at dim=0 does not match num_features. You can silence this warning by not passing "
+        "in num_features, which is not used because affine=False"]

@@ -3,6 +3,7 @@ import numbers
 
 from ... import _creation
 from ... import _dtype as D
+from ..._warn import warn as _warn
 from .. import functional as F
 from .. import init
 from ._common import factory_dtype, optional_param
@@ -194,12 +195,15 @@ class _InstanceNorm(_NormBase):
         if input.ndim not in (nd - 1, nd):
             raise ValueError(f"expected {nd - 1}D or {nd}D input (got {input.ndim}D input)")
         unbatched = input.ndim == nd - 1
+        cdim = 0 if unbatched else 1        # (PyTorch names the dimension of the input as given)
+        if input.shape[cdim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={cdim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[cdim]}.")
+            _warn(f"input's size at dim={cdim} does not match num_features. You can silence this warning "
+                  f"by not passing in num_features, which is not used because affine=False")
         if unbatched:
             input = input.unsqueeze(0)
-        cdim = 1
-        if input.shape[cdim] != self.num_features and self.affine:
-            raise ValueError(f"expected input's size at dim={cdim} to match num_features "
-                             f"({self.num_features}), but got: {input.shape[cdim]}.")
         out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                               self.training or not self.track_running_stats,
                               # (PyTorch's: None means 0 here, the running stats stay as they
