@@ -86,6 +86,12 @@ def _slice_backward(T, g):
     return f(g, [3, 6], 1, 1, 4, 2)
 
 
+def _select_backward(T, g):
+    """The gradient of ``x[:, -2]`` for x of shape (3, 6) (``torch.ops.aten.select_backward``)."""
+    f = T.ops.aten.select_backward if T.__name__ == "torch" else T.ops.indexing._select_backward
+    return f(g, [3, 6], 1, -2)
+
+
 def _put_ref(x, i, s, accumulate=False):
     out = np.array(x, order="C")
     flat = out.reshape(-1)
@@ -99,6 +105,7 @@ def _put_ref(x, i, s, accumulate=False):
 
 CASES = [
     OpCase("slice_backward", _slice_backward, [Sample([arr(3, 2, seed=7)])], covers=("slice_backward",)),
+    OpCase("select_backward", _select_backward, [Sample([arr(3, seed=8)])], covers=("select_backward",)),
     OpCase("getitem_basic", _basic, [Sample([A]), Sample([B], desc="3-d")], covers=("select", "slice", "unsqueeze"),
            errors=[E(IndexError, OOB.format(5, 0, 3), XI, fn=_get(5), desc="int oob"),
                    E(IndexError, OOB.format(5, 1, 4), XI, fn=_get((0, 5)), desc="int oob dim 1"),

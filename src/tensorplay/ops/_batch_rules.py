@@ -590,7 +590,7 @@ RULES = {
     "flip": batch_dims, "_flip_dim": batch_dims, "_shift_dim": batch_dims, "roll": batch_roll,
     "repeat": batch_repeat, "tril": batch_same, "triu": batch_same,
     "diag_embed": batch_diag_embed, "slice_backward": batch_sized_backward,
-    "unfold_backward": batch_unfold_backward,
+    "unfold_backward": batch_unfold_backward, "select_backward": batch_sized_backward,
     "diagonal_backward": batch_sized_backward, "cat": batch_cat, "stack": batch_stack,
     "matmul": batch_matmul, "mm": batch_matmul, "bmm": batch_matmul, "mv": batch_mv,
     "dot": batch_dot, "vdot": batch_dot, "addmm": batch_addmm, "baddbmm": batch_addmm,

@@ -145,9 +145,26 @@ def _select_k(x, dim, index):
     return x[(_FULL,) * d + (index, Ellipsis)]
 
 
+def _select_backward_k(g, shape, dim, index):
+    out = np.zeros(shape, g.dtype)
+    region = out[(_FULL,) * _wrap_dim(dim, len(shape)) + (int_index(index, "index"), Ellipsis)]
+    try:
+        region[...] = g
+    except ValueError:
+        raise broadcast_error(region.shape, g.shape) from None
+    return out
+
+
+# PyTorch's select_backward: the gradient of a select, zeros around it (its own
+# gradient is the same select of the incoming one)
+_select_backward = defop("select_backward", _select_backward_k,
+                         {"g": lambda gg, dim, index: select(gg, dim, index)},
+                         upcast=False, node_name="SelectBackwardBackward0", family=SHAPE,
+                         dims=("dim",), linear=True, method=False)
+
+
 def _select_vjp(g, x, dim, index):
-    d = _wrap_dim(dim, len(x.shape))
-    return _index_put_op(_zeros(x.shape, g._data.dtype), g, ((_FULL,) * d + (index,), None), False)
+    return _select_backward(g, tuple(x.shape), dim, index)
 
 
 select = defop("select", _select_k, {"x": _select_vjp}, meta=("x",), upcast=False, view=True,
