@@ -208,3 +208,47 @@ def test_scalar_overload_nodes_match_torch(name):
         seen.append((fn.name(), len(fn.next_functions), str(r.dtype).split(".")[-1],
                      [round(v, 5) if isinstance(v, float) else v for v in r.tolist()]))
     assert seen[1] == seen[0]
+
+
+# numbers where PyTorch's signatures want a Tensor: its "invalid combination" TypeError (two
+# numbers; a number first where no signature takes Number self), or its computation
+NUMBER_CALLS = [("eq", (1.0, 2)), ("eq", (1.0, "t")), ("gt", (True, "t")), ("remainder", (7.0, 2)),
+                ("remainder", (7.0, "t")), ("fmod", (7.0, 2)), ("fmod", (7.0, "t")), ("pow", (2.0, 3)),
+                ("pow", (2, "t")), ("float_power", (2.0, 3)), ("float_power", (2, "t")),
+                ("copysign", (1.0, 2.0)), ("copysign", (1.0, "t")), ("bitwise_and", (1, 2)),
+                ("bitwise_and", (1, "l")), ("bitwise_left_shift", (1, 2)), ("heaviside", (1.0, "t")),
+                ("heaviside", ("t", 1.0)), ("isclose", (1.0, "t")), ("isclose", ("t", 1.0)),
+                ("xlogy", (1.0, 2.0))]
+
+
+def _outcome(T, name, args):
+    sub = {"t": T.ones(2), "l": T.ones(2, dtype=T.long)}
+    try:
+        return ("ok", getattr(T, name)(*[sub.get(a, a) if isinstance(a, str) else a for a in args]).tolist())
+    except Exception as e:
+        return (type(e).__name__, str(e))
+
+
+@pytest.mark.parametrize("name,args", NUMBER_CALLS)
+def test_numbers_where_pytorch_wants_a_tensor(T, name, args):
+    import tensorplay as tp
+    if T is tp:
+        got = _outcome(tp, name, args)
+        if all(not isinstance(a, str) for a in args):      # two numbers: refused by every one
+            assert got[0] == "TypeError"
+        return
+    assert _outcome(tp, name, args) == _outcome(T, name, args)
+
+
+def test_two_numbers_to_eq_is_pytorchs_type_error():
+    import tensorplay as tp
+    with pytest.raises(TypeError) as e:
+        tp.eq(1.0, 2)
+    assert str(e.value) == (
+        "eq() received an invalid combination of arguments - got (float, int), but expected one of:\n"
+        " * (Tensor input, Tensor other, *, Tensor out = None)\n"
+        " * (Tensor input, Number other, *, Tensor out = None)\n")
+    with pytest.raises(TypeError, match=r"remainder\(\) .*\n .*\n \* \(Number self, Tensor other\)\n      "
+                                        r"didn't match because some of the arguments have invalid types: "
+                                        r"\(!float!, !int!\)\n"):
+        tp.remainder(7.0, 2)

@@ -118,18 +118,40 @@ def method_of_function(fn):
     return method
 
 
+def overload_check(fname, signatures, marked=()):
+    """A ``check=`` for a binary op, from PyTorch's signatures for it (as its
+    parser prints them): two numbers, or a number first where no signature
+    takes ``Number self``, are PyTorch's "invalid combination of arguments"
+    TypeError listing them.  ``marked``: the signatures after which PyTorch adds
+    "didn't match" with every argument marked (its parser's own choice)."""
+    number_self = any(s.startswith("(Number self") for s in signatures)
+
+    def check(x, y, *rest):
+        if isinstance(x, Tensor) or (number_self and isinstance(y, Tensor)):
+            return
+        got = [type(a).__name__ for a in (x, y)]
+        lines = []
+        for i, s in enumerate(signatures):
+            lines.append(f" * {s}\n")
+            if i in marked:
+                lines.append("      didn't match because some of the arguments have invalid types: ("
+                             + ", ".join(f"!{t}!" for t in got) + ")\n")
+        raise TypeError(f"{fname}() received an invalid combination of arguments - got ({', '.join(got)}), "
+                        f"but expected one of:\n" + "".join(lines))
+    return check
+
+
+# PyTorch's signatures of the commonest binary ops
+TT = "(Tensor input, Tensor other, *, Tensor out = None)"
+NT = "(Number self, Tensor other)"
+TN = "(Tensor input, Number other, *, Tensor out = None)"
+
+
 def scalar_pair_check(fname):
     """A ``check=`` for a binary op whose PyTorch signatures take a Tensor on at
     least one side (``xlogy(Tensor, Tensor)``, ``(Number, Tensor)``,
     ``(Tensor, Number)``): two numbers are PyTorch's TypeError."""
-    def check(x, y):
-        if not isinstance(x, Tensor) and not isinstance(y, Tensor):
-            raise TypeError(
-                f"{fname}() received an invalid combination of arguments - got ({type(x).__name__}, "
-                f"{type(y).__name__}), but expected one of:\n * (Tensor input, Tensor other, *, Tensor out = "
-                f"None)\n * (Number self, Tensor other, *, Tensor out = None)\n * (Tensor input, Number other, "
-                f"*, Tensor out = None)\n")
-    return check
+    return overload_check(fname, (TT, "(Number self, Tensor other, *, Tensor out = None)", TN))
 
 
 def bool_arg(fname, argname, v):

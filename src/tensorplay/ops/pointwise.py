@@ -21,7 +21,7 @@ from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, d
                         _result_dtype, broadcast_error, real_float_kernel, _PLAIN)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
-from ._util import is_scalar, _tname, number_arg, no_complex_autodiff
+from ._util import is_scalar, _tname, number_arg, no_complex_autodiff, overload_check, TT, NT, TN
 from .._tensor import _wrap
 from .._creation import full_like as _full_like
 
@@ -489,10 +489,11 @@ remainder = binary("remainder", _int_safe(np.remainder),
                    {"x": "grad", "y": lambda g, x, y: -g * div(x, y, rounding_mode="floor")},
                    fast_kernel=np.remainder, family=ELEMENTWISE,
                    inplace=True, node_name="RemainderBackward1",
-                   operators=("__mod__", "__rmod__", "__imod__"), no_complex="remainder_cpu")
+                   operators=("__mod__", "__rmod__", "__imod__"), no_complex="remainder_cpu",
+                   check=overload_check("remainder", (TT, NT, TN), marked=(1,)))
 fmod = binary("fmod", _int_safe(np.fmod), {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
               fast_kernel=np.fmod, family=ELEMENTWISE, inplace=True, node_name="FmodBackward1",
-              no_complex="fmod_cpu")
+              no_complex="fmod_cpu", check=overload_check("fmod", (TT, TN)))
 def _by_scalar(op):
     """``op``'s node, or by a number as its second argument PyTorch's Scalar
     overload (``...Backward0``, one slot)."""
@@ -553,8 +554,19 @@ def _pow_check(x, e):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
+_POW_SIGNATURES = ("(Tensor input, Tensor exponent, *, Tensor out = None)",
+                   "(Number self, Tensor exponent, *, Tensor out = None)",
+                   "(Tensor input, Number exponent, *, Tensor out = None)")
+_pow_numbers = overload_check("pow", _POW_SIGNATURES)
+
+
+def _pow_checks(x, e):
+    _pow_numbers(x, e)
+    _pow_check(x, e)
+
+
 pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
-             family=ELEMENTWISE, inplace=True, check=_pow_check,
+             family=ELEMENTWISE, inplace=True, check=_pow_checks,
              # (an exponent number must fit an integer, half or bfloat16 base's dtype)
              fits=("e",), fits_skip=_FAST,
              operators=("__pow__", "__rpow__", "__ipow__"),
@@ -578,11 +590,16 @@ def _float_power_inplace_check(self, exponent):
                            f"the operation's result requires dtype {_tname(want.np)}")
 
 
+_float_power_numbers = overload_check("float_power", _POW_SIGNATURES)
+
+
 @public(inplace=_float_power_inplace_check)
 def float_power(input, exponent, *, out=None):
     """``pow`` computed in double precision (complex128 if either side is complex)."""
     if out is not None:
         return call_with_out('float_power', float_power, (input, exponent), {}, out)
+    _float_power_numbers(input, exponent)
+
     def up(v):
         if isinstance(v, Tensor):
             return v.to(D.complex128 if v.is_complex() else D.float64)
@@ -1093,8 +1110,10 @@ lerp.op.wraps_numbers = False   # a number weight is a Scalar in PyTorch: a seco
 
 # --------------------------------------------------------------------- non-differentiable
 def _cmp(name, k, operators=()):
+    logical = name.startswith("logical")
     return binary(name, k, None, out_dtype=D.bool_, family=ELEMENTWISE, inplace=True,
-                  operators=operators, tensors_only=name.startswith("logical"),
+                  operators=operators, tensors_only=logical,
+                  check=None if logical else overload_check(name, (TT, TN)),
                   no_complex=f"{name}_cpu" if name in ("lt", "le", "gt", "ge") else None)
 
 
@@ -1125,7 +1144,8 @@ def _int_kernel(name, f):
 # (upcast=False: a half tensor reaches the kernel as it is, to be refused by its name)
 bitwise_and, bitwise_or, bitwise_xor = (
     binary(n, _int_kernel(n, k), None, family=ELEMENTWISE, inplace=True, upcast=False,
-           operators=(f"__{o}__", f"__r{o}__", f"__i{o}__"), args=("x", "y"))
+           operators=(f"__{o}__", f"__r{o}__", f"__i{o}__"), args=("x", "y"),
+           check=overload_check(n, (TT, NT, TN), marked=(1,)))
     for n, k, o in (("bitwise_and", np.bitwise_and, "and"), ("bitwise_or", np.bitwise_or, "or"),
                     ("bitwise_xor", np.bitwise_xor, "xor")))
 bitwise_not = unary("bitwise_not", _int_kernel("bitwise_not", np.invert), None, float_only=False,
@@ -1153,10 +1173,12 @@ def _shift_kernel(name, f):
 
 bitwise_left_shift = binary("bitwise_left_shift", _shift_kernel("lshift", np.left_shift), None,
                             family=ELEMENTWISE, inplace=True,
-                            operators=("__lshift__", "__rlshift__", "__ilshift__"))
+                            operators=("__lshift__", "__rlshift__", "__ilshift__"),
+                            check=overload_check("bitwise_left_shift", (TT, NT, TN), marked=(1,)))
 bitwise_right_shift = binary("bitwise_right_shift", _shift_kernel("rshift", np.right_shift), None,
                              family=ELEMENTWISE, inplace=True,
-                             operators=("__rshift__", "__rrshift__", "__irshift__"))
+                             operators=("__rshift__", "__rrshift__", "__irshift__"),
+                             check=overload_check("bitwise_right_shift", (TT, NT, TN), marked=(1,)))
 
 
 @public(method=False, operators=("__invert__",))

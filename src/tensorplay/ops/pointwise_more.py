@@ -12,7 +12,8 @@ from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import by_tensor_arg, defop as _defop, overload_node, public as _public, real_float_kernel
-from ._util import (_key, _tname, is_scalar, method_of_function, number_arg, scalar_pair_check,
+from ._util import (_key, _tname, is_scalar, method_of_function, number_arg, scalar_pair_check, overload_check,
+                    tensor_arg, TT, TN,
                     no_complex_autodiff as _no_complex_autodiff)
 from .pointwise import conj as _conj, where as _where, binary as _binary, unary as _unary, _zl
 from .._out import call_with_out
@@ -34,7 +35,16 @@ def _isclose_k(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
         return np.isclose(_key(x), _key(y), rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
-isclose = _defop("isclose", _isclose_k, None, n_in=2, upcast=False, family=ELEMENTWISE)
+def _tensor_pair(fname, second):
+    """PyTorch's refusal of a non-tensor on either side (its signature: two Tensors)."""
+    def check(x, y, *rest):
+        tensor_arg(fname, "input", 1, x)
+        tensor_arg(fname, second, 2, y)
+    return check
+
+
+isclose = _defop("isclose", _isclose_k, None, n_in=2, upcast=False, family=ELEMENTWISE,
+                 check=_tensor_pair("isclose", "other"))
 
 
 @_public()
@@ -64,7 +74,7 @@ def _heaviside_k(x, values):
 
 
 heaviside = _defop("heaviside", _heaviside_k, None, n_in=2, upcast=False, family=ELEMENTWISE,
-                   inplace=True)
+                   inplace=True, check=_tensor_pair("heaviside", "values"))
 
 
 def _lg(y):
@@ -133,7 +143,8 @@ def _copysign_vjp_x(g, result, x):      # PyTorch: result / x, and 0 where x is 
 
 
 copysign = _binary("copysign", np.copysign, {"x": _copysign_vjp_x, "y": lambda g: _zl(g)},
-                   float_only=True, family=ELEMENTWISE, inplace=True, no_complex="copysign_cpu")
+                   float_only=True, family=ELEMENTWISE, inplace=True, no_complex="copysign_cpu",
+                   check=overload_check("copysign", (TT, TN)))
 copysign.op.variants = by_tensor_arg(1, copysign.op.node_cls,
                                      overload_node(copysign.op, "CopysignBackward1", hidden=(1,)))
 
