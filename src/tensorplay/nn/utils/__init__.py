@@ -3,6 +3,11 @@ from . import rnn
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, \
     get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from . import parametrizations, parametrize
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn"]
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "parametrizations", "parametrize", "remove_spectral_norm", "spectral_norm",
+           "remove_weight_norm", "weight_norm"]
