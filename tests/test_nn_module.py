@@ -506,3 +506,10 @@ def test_a_hook_handle_copied_with_its_module_removes_the_copys_hook():
         m(tp.ones(2))
         assert _CALLS == [m]        # the copy's hook is gone, the original's still runs
         _CALLS.clear()
+
+
+def test_state_dict_hooks_write_into_the_saved_metadata():
+    """A state-dict hook's local metadata is the dict saved in ``_metadata`` (the
+    old spectral norm records its version there, as in PyTorch)."""
+    m = tp.nn.utils.spectral_norm(tp.nn.Linear(3, 2))
+    assert m.state_dict()._metadata[""] == {"version": 1, "spectral_norm": {"weight.version": 1}}
