@@ -26,7 +26,8 @@ LAYERS = [
                     "tensorplay.utils", "tensorplay.serialization", "tensorplay.random",
                     "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
                     "tensorplay.datasets", "tensorplay.distributed", "tensorplay.linalg", "tensorplay.fft",
-                    "tensorplay.special", "tensorplay._toplevel", "tensorplay._stft", "tensorplay"]),
+                    "tensorplay.special", "tensorplay.signal", "tensorplay.testing",
+                    "tensorplay._toplevel", "tensorplay._stft", "tensorplay"]),
 ]
 
 # Packages outside tensorplay that each layer may use (the standard library is

@@ -30,6 +30,8 @@ from .modules import (  # noqa: F401  (the layer classes, re-exported)
 )
 from . import utils  # noqa: F401  (nn.modules and nn.parameter are bound by the imports above)
 from . import parallel  # noqa: F401  (DistributedDataParallel)
+from . import attention  # noqa: F401  (SDPBackend, sdpa_kernel)
+from .modules import utils as _modules_utils  # noqa: F401,E402  (binds nn.modules.utils)
 
 __all__ = [
     "Parameter", "Buffer", "Module", "Container", "Sequential", "ModuleList", "ModuleDict",

@@ -1,5 +1,5 @@
 """tensorplay.nn.utils: gradient clipping, parameters <-> vector, ``rnn.pad_sequence``."""
-from . import rnn
+from . import rnn, stateless  # noqa: F401
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, \
     get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
@@ -8,6 +8,6 @@ from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
+           "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn", "stateless",
            "parametrizations", "parametrize", "remove_spectral_norm", "spectral_norm",
            "remove_weight_norm", "weight_norm"]
