@@ -6,7 +6,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._autograd.grad_mode import state
-from ._random import default_generator, sampling
+from ._random import default_generator, sampling, uniform01
 from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg, number_arg
 from ._tensor import like_hook as _like_hook
 from ._out import call_with_out
@@ -248,12 +248,10 @@ def _rand_factory(kind):
             raise NotImplementedError(f'"{kernel}" not implemented for '
                                       f"'{_SCALAR_NAMES[D._FROM_NP[np.dtype(dt)].name]}'")
         if kind == "uniform":
-            a = g._rng.random(shape)
-        else:
-            a = g._rng.standard_normal(shape)
+            return _leaf(uniform01(g._rng, shape, dt), requires_grad)
+        a = g._rng.standard_normal(shape)
         if np.dtype(dt).kind == "c":
-            b = g._rng.random(shape) if kind == "uniform" else g._rng.standard_normal(shape)
-            a = (a + 1j * b) / (1 if kind == "uniform" else np.sqrt(2))
+            a = (a + 1j * g._rng.standard_normal(shape)) / np.sqrt(2)
         return _leaf(a.astype(dt), requires_grad)
     # under vmap(randomness='different'): one draw with the batch size in front
     return sampling(batch=lambda n, args, kwargs: f((n,) + size_arg(args), **kwargs))(f)

@@ -14,6 +14,32 @@ import numpy as np
 from ._tensor import Tensor, _wrap, check_device, device
 
 _STATE_BYTES = 40
+_BELOW_ONE = np.nextafter(np.float32(1), np.float32(0))
+_DIGITS = {np.dtype(np.float16): 11}     # significand bits of the low-precision floats (+ bfloat16)
+
+
+def uniform01(rng, shape, dtype):
+    """Uniform samples in [0, 1) of NumPy ``dtype`` (a complex one: real and
+    imaginary parts each), never 1: a half or bfloat16 sample is a multiple of
+    2**-digits below 1, as PyTorch draws them (rounding a double to the nearest
+    half gave 1.0 about once in 4,000 draws); a float32 one that rounds up to 1
+    is the float below it (once in ~3e7).  The draws are NumPy's doubles."""
+    dt = np.dtype(dtype)
+    if dt.kind == "c":
+        part = np.float32 if dt == np.complex64 else np.float64
+        return (uniform01(rng, shape, part) + 1j * uniform01(rng, shape, part)).astype(dt)
+    u = rng.random(shape)
+    if dt == np.float64:
+        return u
+    digits = _DIGITS.get(dt)
+    if digits is None and dt.name == "bfloat16":
+        digits = 8
+    if digits is not None:
+        return (np.floor(u * 2.0 ** digits) * 2.0 ** -digits).astype(dt)
+    r = u.astype(dt)
+    if dt == np.float32:
+        r[r == 1] = _BELOW_ONE
+    return r
 # the open transforms that care about random draws (vmap levels, with their
 # ``randomness``), innermost last.  Each has ``check_draw()``, run before every
 # draw, and ``sample(fn, how, args, kwargs)``, which runs a call of a function

@@ -15,7 +15,7 @@ import numpy as _np
 
 from .. import _dtype as _D
 from .._autograd.grad_mode import no_grad as _no_grad, state as _grad_state
-from .._random import default_generator as _default_generator, sampling as _sampling
+from .._random import default_generator as _default_generator, sampling as _sampling, uniform01 as _uniform01
 from .._tensor import Tensor as _Tensor, _wrap, like_hook as _like_hook
 from .._creation import arange as _arange, zeros as _zeros
 from ..ops import nn_ops as _nn
@@ -148,7 +148,7 @@ def _uniform_like(shape, dtype):
     npdt = dtype.np
     if npdt in (_np.float32, _np.float64):
         return _rng().random(shape, dtype=npdt)
-    return _rng().random(shape, dtype=_np.float32).astype(npdt)
+    return _uniform01(_rng(), shape, npdt)     # (half, bfloat16: never rounded up to 1)
 
 
 # ------------------------------------------------------------------ activations

@@ -47,7 +47,7 @@ through it).
 import numpy as np
 
 from .. import _dtype as D
-from .._random import default_generator, sampling
+from .._random import default_generator, sampling, uniform01
 from .._tensor import Tensor, _wrap, check_device, validate_grad, _SCALAR_NAMES
 from .._autograd.engine import FREED_MSG
 from .._autograd.grad_mode import state
@@ -509,9 +509,8 @@ def _standard_normal(rng, shape, dt):
 
 
 def _uniform01(rng, shape, dt):
-    if np.dtype(dt).kind == "c":
-        return rng.random(shape) + 1j * rng.random(shape)
-    return rng.random(shape)
+    """[0, 1) in ``dt``'s precision (``_random.uniform01``), as doubles to compute with."""
+    return uniform01(rng, shape, dt).astype(np.complex128 if np.dtype(dt).kind == "c" else np.float64)
 
 
 # ------------------------------------------------------------------ in-place fills
