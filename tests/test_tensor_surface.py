@@ -248,3 +248,24 @@ def test_out_refusals(T):
         o = T.empty(2)
         T.mul(T.ones(2, requires_grad=True), 3, out=o)      # fine without grad mode
         assert lst(o) == [3.0, 3.0]
+
+
+def test_a_slice_or_sum_of_a_size_is_a_size():
+    import tensorplay
+    s = tensorplay.Size([2, 3, 4])
+    assert type(s[1:]) is tensorplay.Size and s[1:] == (3, 4) and type(s[0]) is int
+    assert type(s[1:] + (5,)) is tensorplay.Size and repr(s[:1] + s[2:]) == "tensorplay.Size([2, 4])"
+
+
+def test_broadcast_errors_are_pytorchs():
+    import re
+
+    import tensorplay
+    with pytest.raises(RuntimeError, match=re.escape(
+            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0")):
+        tensorplay.broadcast_tensors(tensorplay.ones(3, 2), tensorplay.ones(2, 2))
+    with pytest.raises(RuntimeError, match=re.escape(
+            "Attempting to broadcast a dimension of length 2 at -1! Mismatching argument at index 1 had "
+            "(4, 1, 2); but expected shape should be broadcastable to [1, 2, 3]")):
+        tensorplay.broadcast_shapes((2, 3), (4, 1, 2))
+    assert tensorplay.broadcast_shapes(2, (3, 1)) == (3, 2) and tensorplay.broadcast_shapes() == ()

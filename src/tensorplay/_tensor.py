@@ -135,6 +135,13 @@ class Size(tuple):
     def __repr__(self):
         return f"tensorplay.Size({list(self)})"
 
+    def __getitem__(self, i):           # (a slice of a Size is a Size, as in PyTorch)
+        r = tuple.__getitem__(self, i)
+        return Size(r) if type(i) is slice else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, other))
+
     def numel(self):
         n = 1
         for s in self:

@@ -13,8 +13,8 @@ from .._tensor import Tensor, _expandable
 from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
                        preserve_format)
-from ._registry import (by_tensor_arg, defop, dispatch, dispatch_view, op_spelled, overload_node,
-                        public)
+from ._registry import (broadcast_error, by_tensor_arg, defop, dispatch, dispatch_view, op_spelled,
+                        overload_node, public)
 from ._util import (dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg,
                     star_ints_error, function_of_method, method_of_function)
 from .pointwise import conj
@@ -228,13 +228,34 @@ def expand_as(input, other):
 
 @public(method=False)
 def broadcast_tensors(*tensors):
-    shape = np.broadcast_shapes(*(t.shape for t in tensors))
+    shape = ()
+    for t in tensors:                   # (PyTorch's infer_size, pairwise: its error)
+        try:
+            shape = np.broadcast_shapes(shape, t.shape)
+        except ValueError:
+            raise broadcast_error(shape, tuple(t.shape)) from None
     return tuple(expand(t, shape) for t in tensors)
 
 
 @public(method=False)
 def broadcast_shapes(*shapes):
-    return Size(np.broadcast_shapes(*shapes))
+    """The shape the ``shapes`` (each a sequence of ints, or an int) broadcast to,
+    with PyTorch's errors."""
+    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
+    result = [1] * max((len(s) for s in shapes), default=0)
+    for k, shape in enumerate(shapes):
+        for i in range(-1, -1 - len(shape), -1):
+            n = shape[i]
+            if n < 0:
+                raise RuntimeError(f"Trying to create tensor with negative dimension ({n}): ({n})")
+            if n == 1 or n == result[i]:
+                continue
+            if result[i] != 1:
+                raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at {i}! Mismatching "
+                                   f"argument at index {k} had {shape}; but expected shape should be "
+                                   f"broadcastable to {result}")
+            result[i] = n
+    return Size(result)
 
 
 # ---------------------------------------------------------------- reshapes
