@@ -26,7 +26,7 @@ LAYERS = [
                     "tensorplay.utils", "tensorplay.serialization", "tensorplay.random",
                     "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
                     "tensorplay.datasets", "tensorplay.distributed", "tensorplay.linalg", "tensorplay.fft",
-                    "tensorplay.special", "tensorplay.signal", "tensorplay.testing",
+                    "tensorplay.special", "tensorplay.distributions", "tensorplay.signal", "tensorplay.testing",
                     "tensorplay._toplevel", "tensorplay._stft", "tensorplay"]),
 ]
 

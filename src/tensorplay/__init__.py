@@ -67,6 +67,7 @@ from .serialization import load, save  # noqa: F401
 from . import linalg, random, utils  # noqa: F401
 from . import fft  # noqa: F401
 from . import special  # noqa: F401
+from . import distributions  # noqa: F401
 from . import signal, testing  # noqa: F401   (window functions; assert_close, make_tensor)
 from ._stft import stft, istft  # noqa: F401   (compositions; also Tensor.stft/istft)
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
