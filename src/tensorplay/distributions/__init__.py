@@ -30,7 +30,7 @@ from .negative_binomial import NegativeBinomial
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
 from .poisson import Poisson
-from .student_t import StudentT
+from .studentT import StudentT
 from .uniform import Uniform
 from .von_mises import VonMises
 from . import transforms  # noqa: F401
@@ -53,7 +53,7 @@ from .fishersnedecor import FisherSnedecor
 from .wishart import Wishart
 from .lkj_cholesky import LKJCholesky
 from .continuous_bernoulli import ContinuousBernoulli
-from . import kl_more as _kl_more  # noqa: F401   (registers the KL pairs of the classes above)
+from . import _kl_more  # noqa: F401   (registers the KL pairs of the classes above)
 
 __all__ = [
     "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",

@@ -5,7 +5,7 @@ which need the log-det-Jacobian); ``transform_to(c)`` gives any transform onto `
 (for unconstrained optimization).  Both look the transform up by the constraint's
 type; ``register`` adds factories for new constraint types.
 """
-import numbers
+import numbers as _numbers
 
 from . import constraints, transforms
 
@@ -91,7 +91,7 @@ def _to_less_than(constraint):
 @_both(constraints.interval, constraints.half_open_interval)
 def _to_interval(constraint):
     lo, hi = constraint.lower_bound, constraint.upper_bound
-    if isinstance(lo, numbers.Number) and lo == 0 and isinstance(hi, numbers.Number) and hi == 1:
+    if isinstance(lo, _numbers.Number) and lo == 0 and isinstance(hi, _numbers.Number) and hi == 1:
         return transforms.SigmoidTransform()
     return transforms.ComposeTransform([transforms.SigmoidTransform(),
                                         transforms.AffineTransform(lo, hi - lo)])

@@ -5,7 +5,7 @@ value's batch shape (its shape less the constraint's ``event_dim`` rightmost
 dimensions) saying, per element or event, whether the value satisfies it.
 The public names are those of ``torch.distributions.constraints``.
 """
-import numpy as np
+import numpy as _np
 
 from . import _tp
 
@@ -453,8 +453,8 @@ class _Stack(Constraint):
 def _finfo(dtype):
     """NumPy's (or ml_dtypes') finfo of a tensorplay floating dtype."""
     npdt = dtype.np
-    if npdt.kind == "f" and npdt.itemsize >= 4 or npdt == np.float16:
-        return np.finfo(npdt)
+    if npdt.kind == "f" and npdt.itemsize >= 4 or npdt == _np.float16:
+        return _np.finfo(npdt)
     import ml_dtypes
     return ml_dtypes.finfo(npdt)
 

@@ -4,14 +4,16 @@ A transform maps ``x`` in its ``domain`` to ``y`` in its ``codomain``; a bijecti
 also gives ``log |dy/dx|`` (summed over its event dimensions).  Everything is written
 in tensorplay ops, so values, inverses and log-Jacobians are differentiable.
 """
-import math
-import numbers
+import math as _math
+import numbers as _numbers
 
 from . import _tp
 
 from . import constraints
 from .constraints import _finfo
-from .utils import _sum_rightmost, broadcast_all, lazy_property, tril_matrix_to_vec, vec_to_tril_matrix
+from .utils import (_sum_rightmost, broadcast_all as _broadcast_all,
+                    lazy_property as _lazy_property, tril_matrix_to_vec as _tril_matrix_to_vec,
+                    vec_to_tril_matrix as _vec_to_tril_matrix)
 
 __all__ = [
     "AbsTransform",
@@ -226,11 +228,11 @@ class ComposeTransform(Transform):
             last = constraints.independent(last, ed - last.event_dim)
         return last
 
-    @lazy_property
+    @_lazy_property
     def bijective(self):
         return all(p.bijective for p in self.parts)
 
-    @lazy_property
+    @_lazy_property
     def sign(self):
         s = 1
         for p in self.parts:
@@ -425,14 +427,14 @@ class PowerTransform(Transform):
 
     def __init__(self, exponent, cache_size=0):
         super().__init__(cache_size=cache_size)
-        (self.exponent,) = broadcast_all(exponent)
+        (self.exponent,) = _broadcast_all(exponent)
 
     def with_cache(self, cache_size=1):
         if self._cache_size == cache_size:
             return self
         return PowerTransform(self.exponent, cache_size=cache_size)
 
-    @lazy_property
+    @_lazy_property
     def sign(self):
         return self.exponent.sign()
 
@@ -532,7 +534,7 @@ class TanhTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)), stable for large |x|
-        return 2.0 * (math.log(2.0) - x - _tp.functional.softplus(-2.0 * x))
+        return 2.0 * (_math.log(2.0) - x - _tp.functional.softplus(-2.0 * x))
 
 
 class AbsTransform(Transform):
@@ -583,7 +585,7 @@ class AffineTransform(Transform):
 
     @staticmethod
     def _same(a, b):
-        if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
+        if isinstance(a, _numbers.Number) and isinstance(b, _numbers.Number):
             return a == b
         return bool((a == b).all().item())
 
@@ -597,7 +599,7 @@ class AffineTransform(Transform):
     @property
     def sign(self):
         s = self.scale
-        if isinstance(s, numbers.Number):
+        if isinstance(s, _numbers.Number):
             s = float(s)
             return 1 if s > 0 else (-1 if s < 0 else 0)
         return s.sign()
@@ -611,8 +613,8 @@ class AffineTransform(Transform):
     def log_abs_det_jacobian(self, x, y):
         shape = tuple(x.shape)
         s = self.scale
-        if isinstance(s, numbers.Number):
-            out = _tp.full_like(x, math.log(abs(s)))
+        if isinstance(s, _numbers.Number):
+            out = _tp.full_like(x, _math.log(abs(s)))
         else:
             out = _tp.abs(s).log()
         if self.event_dim:
@@ -651,7 +653,7 @@ class CorrCholeskyTransform(Transform):
         x = _tp.tanh(x)
         eps = float(_finfo(x.dtype).eps)
         x = x.clamp(min=-1 + eps, max=1 - eps)
-        r = vec_to_tril_matrix(x, diag=-1)
+        r = _vec_to_tril_matrix(x, diag=-1)
         # each row: y_ij = r_ij * prod_{k<j} sqrt(1 - r_ik^2); the diagonal takes the rest
         remaining = (1 - r ** 2).sqrt().cumprod(-1)
         r = r + _tp.eye(r.shape[-1], dtype=r.dtype)
@@ -660,13 +662,13 @@ class CorrCholeskyTransform(Transform):
     def _inverse(self, y):
         left = 1 - _tp.cumsum(y * y, dim=-1)
         left = _pad_last(left[..., :-1], 1, 0)
-        t = tril_matrix_to_vec(y, diag=-1) / tril_matrix_to_vec(left, diag=-1).sqrt()
+        t = _tril_matrix_to_vec(y, diag=-1) / _tril_matrix_to_vec(left, diag=-1).sqrt()
         return (t.log1p() - t.neg().log1p()) / 2
 
     def log_abs_det_jacobian(self, x, y, intermediates=None):
         left = 1 - (y * y).cumsum(dim=-1)
-        stick = 0.5 * tril_matrix_to_vec(left, diag=-2).log().sum(-1)
-        tanh_part = -2 * (x + _tp.functional.softplus(-2 * x) - math.log(2.0)).sum(dim=-1)
+        stick = 0.5 * _tril_matrix_to_vec(left, diag=-2).log().sum(-1)
+        tanh_part = -2 * (x + _tp.functional.softplus(-2 * x) - _math.log(2.0)).sum(dim=-1)
         return stick + tanh_part
 
     def forward_shape(self, shape):
@@ -823,11 +825,11 @@ class CatTransform(Transform):
                                  f"({len(self.transforms)})")
         self.dim = dim
 
-    @lazy_property
+    @_lazy_property
     def event_dim(self):
         return max(t.event_dim for t in self.transforms)
 
-    @lazy_property
+    @_lazy_property
     def length(self):
         return sum(self.lengths)
 

@@ -7,8 +7,8 @@ one, on the CPU: ``sdpa_kernel`` checks its argument as PyTorch does, so code
 written for PyTorch runs unchanged, and has no other effect (whatever the
 backends named, the attention computed is the same).
 """
-import contextlib
-import enum
+import contextlib as _contextlib
+import enum as _enum
 
 __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 
@@ -17,7 +17,7 @@ __all__ = ["SDPBackend", "sdpa_kernel", "WARN_FOR_UNFUSED_KERNELS"]
 WARN_FOR_UNFUSED_KERNELS = False
 
 
-class SDPBackend(enum.Enum):
+class SDPBackend(_enum.Enum):
     """The scaled dot-product attention backends, with PyTorch's values."""
     ERROR = -1
     MATH = 0
@@ -33,7 +33,7 @@ class SDPBackend(enum.Enum):
         return self.value
 
 
-@contextlib.contextmanager
+@_contextlib.contextmanager
 def sdpa_kernel(backends, set_priority=False):
     """Run the block with ``backends`` (one ``SDPBackend`` or a list of them)
     selected for scaled dot-product attention, in that priority order with

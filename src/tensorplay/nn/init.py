@@ -5,13 +5,13 @@ the default generator (or ``generator=``), so ``tensorplay.manual_seed``
 reproduces them; the numbers differ from PyTorch's (another generator), the
 distributions are the same.
 """
-import math
-import warnings
+import math as _math
+import warnings as _warnings
 
-import numpy as np
+import numpy as _np
 
-from .._autograd.grad_mode import no_grad
-from .._random import default_generator
+from .._autograd.grad_mode import no_grad as _no_grad
+from .._random import default_generator as _default_generator
 from .._tensor import _wrap
 from ..ops.pointwise import _erfinv
 
@@ -31,7 +31,7 @@ def calculate_gain(nonlinearity, param=None):
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
-        return math.sqrt(2.0)
+        return _math.sqrt(2.0)
     if nonlinearity == "leaky_relu":
         if param is None:
             slope = 0.01
@@ -39,21 +39,21 @@ def calculate_gain(nonlinearity, param=None):
             slope = param
         else:
             raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + slope ** 2))
+        return _math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
 def _rng(generator):
-    return (default_generator if generator is None else generator)._rng
+    return (_default_generator if generator is None else generator)._rng
 
 
 def _fill(tensor, values):
     """Write ``values`` (a NumPy array of the tensor's shape) into the tensor, unrecorded."""
-    with no_grad():
-        tensor.copy_(_wrap(np.asarray(values).astype(tensor._data.dtype if tensor._data.dtype.kind
-                                                      in "fc" else np.float32)))
+    with _no_grad():
+        tensor.copy_(_wrap(_np.asarray(values).astype(tensor._data.dtype if tensor._data.dtype.kind
+                                                      in "fc" else _np.float32)))
     return tensor
 
 
@@ -72,18 +72,18 @@ def normal_(tensor, mean=0.0, std=1.0, generator=None):
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     """Normal(mean, std) restricted to [a, b], by the inverse CDF of uniform draws."""
     def cdf(x):
-        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+        return (1.0 + _math.erf(x / _math.sqrt(2.0))) / 2.0
     if mean < a - 2 * std or mean > b + 2 * std:
-        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
+        _warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
     u = _rng(generator).uniform(2 * lo - 1, 2 * hi - 1, _shape(tensor))
-    v = _erfinv(u) * (std * math.sqrt(2.0)) + mean
-    return _fill(tensor, np.clip(v, a, b))
+    v = _erfinv(u) * (std * _math.sqrt(2.0)) + mean
+    return _fill(tensor, _np.clip(v, a, b))
 
 
 def constant_(tensor, val):
-    with no_grad():
+    with _no_grad():
         tensor.fill_(val)
     return tensor
 
@@ -99,7 +99,7 @@ def zeros_(tensor):
 def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
-    return _fill(tensor, np.eye(*_shape(tensor)))
+    return _fill(tensor, _np.eye(*_shape(tensor)))
 
 
 def dirac_(tensor, groups=1):
@@ -110,7 +110,7 @@ def dirac_(tensor, groups=1):
     if sizes[0] % groups != 0:
         raise ValueError("dim 0 must be divisible by groups")
     out_per = sizes[0] // groups
-    v = np.zeros(sizes)
+    v = _np.zeros(sizes)
     for g in range(groups):
         for d in range(min(out_per, sizes[1])):
             idx = (g * out_per + d, d) + tuple(s // 2 for s in sizes[2:])
@@ -122,7 +122,7 @@ def _calculate_fan_in_and_fan_out(tensor):
     if tensor.ndim < 2:
         raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 "
                          "dimensions")
-    receptive = math.prod(_shape(tensor)[2:]) if tensor.ndim > 2 else 1
+    receptive = _math.prod(_shape(tensor)[2:]) if tensor.ndim > 2 else 1
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
@@ -136,28 +136,28 @@ def _calculate_correct_fan(tensor, mode):
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    a = math.sqrt(3.0) * gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = _math.sqrt(3.0) * gain * _math.sqrt(2.0 / float(fan_in + fan_out))
     return uniform_(tensor, -a, a, generator)
 
 
 def xavier_normal_(tensor, gain=1.0, generator=None):
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+    return normal_(tensor, 0.0, gain * _math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
 def _kaiming_std(tensor, a, mode, nonlinearity):
     if 0 in _shape(tensor):
-        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+        _warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
         return None
     fan = _calculate_correct_fan(tensor, mode)
-    return calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return calculate_gain(nonlinearity, a) / _math.sqrt(fan)
 
 
 def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
     std = _kaiming_std(tensor, a, mode, nonlinearity)
     if std is None:
         return tensor
-    bound = math.sqrt(3.0) * std
+    bound = _math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
 
 
@@ -180,8 +180,8 @@ def orthogonal_(tensor, gain=1, generator=None):
     flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
     if rows < cols:
         flat = flat.T
-    q, r = np.linalg.qr(flat)
-    q = q * np.sign(np.diag(r))
+    q, r = _np.linalg.qr(flat)
+    q = q * _np.sign(_np.diag(r))
     if rows < cols:
         q = q.T
     return _fill(tensor, (gain * q).reshape(_shape(tensor)))
@@ -193,7 +193,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     rows, cols = _shape(tensor)
     rng = _rng(generator)
     v = rng.normal(0, std, (rows, cols))
-    num_zeros = int(math.ceil(sparsity * rows))
+    num_zeros = int(_math.ceil(sparsity * rows))
     for c in range(cols):
         v[rng.permutation(rows)[:num_zeros], c] = 0
     return _fill(tensor, v)
@@ -203,7 +203,7 @@ def _deprecated(new):
     name = new.__name__[:-1]
 
     def old(*args, **kwargs):
-        warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+        _warnings.warn(f"`nn.init.{name}` is now deprecated in favor of `nn.init.{new.__name__}`.",
                       FutureWarning, stacklevel=2)
         return new(*args, **kwargs)
     old.__name__ = old.__qualname__ = name

@@ -15,20 +15,20 @@ update is ``avg + (p - avg) / (n + 1)``; the ``multi_avg_fn`` rules are its
 ``lerp`` (``base + coeff * (p - avg)``, one rounding as in its fused
 multiply-add).
 """
-import itertools
-import math
-import warnings
-from copy import deepcopy
+import itertools as _itertools
+import math as _math
+import warnings as _warnings
+from copy import deepcopy as _deepcopy
 
-import numpy as np
+import numpy as _np
 
 from .. import _creation
-from .. import _dtype as D
-from .._autograd.grad_mode import no_grad
-from .._tensor import Tensor, _wrap
-from ..nn.modules.module import Module
+from .. import _dtype as _D
+from .._autograd.grad_mode import no_grad as _no_grad
+from .._tensor import Tensor as _Tensor, _wrap
+from ..nn.modules.module import Module as _Module
 from ..nn.modules.normalization import _BatchNorm
-from .lr_scheduler import LRScheduler, _per_group
+from .lr_scheduler import LRScheduler as _LRScheduler, _per_group
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
            "get_ema_avg_fn", "get_swa_avg_fn"]
@@ -70,10 +70,10 @@ def _fma(a, b, c):
     s = p + c
     v = s - p
     err = (p - (s - v)) + (c - v)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with _np.errstate(invalid="ignore", over="ignore"):
         out = s + (err + e)
     # (inf or nan operands: the plain result, as the error terms mean nothing there)
-    return np.where(np.isfinite(out), out, p + c)
+    return _np.where(_np.isfinite(out), out, p + c)
 
 
 def _lerp_(start, end, weight):
@@ -84,19 +84,19 @@ def _lerp_(start, end, weight):
     bfloat16 which it computes in float32, through float64; float64 by
     ``_fma``); complex ones are computed as written."""
     dt = start._data.dtype
-    ctype = np.dtype(np.float32) if dt.itemsize <= 2 else dt   # (half, bfloat16: in float)
+    ctype = _np.dtype(_np.float32) if dt.itemsize <= 2 else dt   # (half, bfloat16: in float)
     w = ctype.type(weight)
     a = start._data.astype(ctype, copy=False)
     e = end._data.astype(ctype, copy=False)
     diff = e - a
     base, coeff = (a, w) if abs(w) < 0.5 else (e, w - ctype.type(1))
-    if ctype == np.float32:         # (the float64 product is exact: one rounding of the sum)
-        out = (base.astype(np.float64) + np.float64(coeff) * diff.astype(np.float64)).astype(ctype)
-    elif ctype == np.float64:
-        out = _fma(np.float64(coeff), diff, base)
+    if ctype == _np.float32:         # (the float64 product is exact: one rounding of the sum)
+        out = (base.astype(_np.float64) + _np.float64(coeff) * diff.astype(_np.float64)).astype(ctype)
+    elif ctype == _np.float64:
+        out = _fma(_np.float64(coeff), diff, base)
     else:
         out = base + coeff * diff
-    start.copy_(_wrap(np.asarray(out).astype(dt, copy=False)))
+    start.copy_(_wrap(_np.asarray(out).astype(dt, copy=False)))
 
 
 def get_ema_multi_avg_fn(decay=0.999):
@@ -105,7 +105,7 @@ def get_ema_multi_avg_fn(decay=0.999):
     _check_decay(decay)
 
     def ema_update(ema_param_list, current_param_list, _):
-        with no_grad():
+        with _no_grad():
             if _is_float(ema_param_list[0]):
                 for p_ema, p_model in zip(ema_param_list, current_param_list):
                     _lerp_(p_ema, p_model, 1 - decay)
@@ -120,15 +120,15 @@ def get_swa_multi_avg_fn():
     ``n`` models, ``avg += (p - avg) / (n + 1)`` for lists of tensors."""
 
     def swa_update(averaged_param_list, current_param_list, num_averaged):
-        with no_grad():
+        with _no_grad():
             if _is_float(averaged_param_list[0]):
                 w = 1 / (num_averaged + 1)
-                w = w.item() if isinstance(w, Tensor) else w
+                w = w.item() if isinstance(w, _Tensor) else w
                 for p_avg, p_model in zip(averaged_param_list, current_param_list):
                     _lerp_(p_avg, p_model, w)
             else:
                 diffs = [p - a for a, p in zip(averaged_param_list, current_param_list)]
-                if isinstance(num_averaged, Tensor):
+                if isinstance(num_averaged, _Tensor):
                     for a, d in zip(averaged_param_list, diffs):
                         a.addcdiv_(d, num_averaged + 1)
                 else:
@@ -142,7 +142,7 @@ def get_ema_avg_fn(decay=0.999):
     _check_decay(decay)
 
     def ema_update(ema_param, current_param, num_averaged):
-        with no_grad():
+        with _no_grad():
             return decay * ema_param + (1 - decay) * current_param
     return ema_update
 
@@ -151,12 +151,12 @@ def get_swa_avg_fn():
     """The equal-weight (SWA) running average as an ``avg_fn``."""
 
     def swa_update(averaged_param, current_param, num_averaged):
-        with no_grad():
+        with _no_grad():
             return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
     return swa_update
 
 
-class AveragedModel(Module):
+class AveragedModel(_Module):
     """A copy of ``model`` (``deepcopy``) whose parameters are the average of
     the models passed to ``update_parameters``; calling it runs the copy.
 
@@ -170,10 +170,10 @@ class AveragedModel(Module):
         super().__init__()
         if avg_fn is not None and multi_avg_fn is not None:
             raise AssertionError("Only one of avg_fn and multi_avg_fn should be provided")
-        self.module = deepcopy(model)
+        self.module = _deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
-        self.register_buffer("n_averaged", _creation.tensor(0, dtype=D.int64, device=device))
+        self.register_buffer("n_averaged", _creation.tensor(0, dtype=_D.int64, device=device))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
         self.use_buffers = use_buffers
@@ -184,8 +184,8 @@ class AveragedModel(Module):
     def update_parameters(self, model):
         """Fold ``model``'s parameters (and buffers, with ``use_buffers``) into the average."""
         if self.use_buffers:
-            mine = itertools.chain(self.module.parameters(), self.module.buffers())
-            theirs = itertools.chain(model.parameters(), model.buffers())
+            mine = _itertools.chain(self.module.parameters(), self.module.buffers())
+            theirs = _itertools.chain(model.parameters(), model.buffers())
         else:
             mine, theirs = self.parameters(), model.parameters()
         averaged, current = [], []
@@ -226,7 +226,7 @@ def update_bn(loader, model, device=None):
     """Recompute the running statistics of ``model``'s batch norms by one pass
     over ``loader`` (in train mode, ``momentum=None``: the plain average over
     the batches); a batch that is a list or tuple gives its first item."""
-    with no_grad():
+    with _no_grad():
         momenta = {}
         for module in model.modules():
             if isinstance(module, _BatchNorm):
@@ -249,7 +249,7 @@ def update_bn(loader, model, device=None):
         model.train(was_training)
 
 
-class SWALR(LRScheduler):
+class SWALR(_LRScheduler):
     """Anneals each group's learning rate from its current value to ``swa_lr``
     over ``anneal_epochs`` steps (``'cos'`` or ``'linear'``), then keeps it
     there."""
@@ -273,7 +273,7 @@ class SWALR(LRScheduler):
 
     @staticmethod
     def _cosine_anneal(t):
-        return (1 - math.cos(math.pi * t)) / 2
+        return (1 - _math.cos(_math.pi * t)) / 2
 
     @staticmethod
     def _get_initial_lr(lr, swa_lr, alpha):
@@ -285,7 +285,7 @@ class SWALR(LRScheduler):
         # the rate of the previous step is undone to the rate annealing started from, then
         # moved on to this step's point (so a rate changed by hand in between is followed)
         if not self._get_lr_called_within_step:
-            warnings.warn("To get the last learning rate computed by the scheduler, please use "
+            _warnings.warn("To get the last learning rate computed by the scheduler, please use "
                           "`get_last_lr()`.", UserWarning, stacklevel=2)
         step = self._step_count - 1
         if self.anneal_epochs == 0:

@@ -12,11 +12,12 @@ with ``requires_grad=True`` the result is, as in PyTorch, the output of those
 ops (not a leaf).  tensorplay has one layout, the strided one: ``layout`` must
 be None (or ``"strided"``).
 """
-import math
-from collections.abc import Iterable
+import math as _math
+from collections.abc import Iterable as _Iterable
 
-from .. import _dtype as D
-from .._creation import arange, empty, linspace, ones, tensor
+from .. import _dtype as _D
+from .._creation import (arange as _arange, empty as _empty, linspace as _linspace, ones as _ones,
+                         tensor as _tensor)
 
 __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general_cosine",
            "general_hamming", "hamming", "hann", "kaiser", "nuttall"]
@@ -24,12 +25,12 @@ __all__ = ["bartlett", "blackman", "cosine", "exponential", "gaussian", "general
 
 def _checks(name, M, dtype, layout):
     """PyTorch's checks before any window; returns the dtype to use."""
-    dtype = D.get_default_dtype() if dtype is None else D.to_dtype(dtype)
+    dtype = _D.get_default_dtype() if dtype is None else _D.to_dtype(dtype)
     if M < 0:
         raise ValueError(f"{name} requires non-negative window length, got M={M}")
     if layout is not None and str(layout) not in ("strided", "torch.strided"):
         raise ValueError(f"{name} is implemented for strided tensors only, got: {layout}")
-    if dtype not in (D.float32, D.float64):
+    if dtype not in (_D.float32, _D.float64):
         raise ValueError(f"{name} expects float32 or float64 dtypes, got: {dtype}")
     return dtype
 
@@ -37,9 +38,9 @@ def _checks(name, M, dtype, layout):
 def _trivial(M, dtype, device, requires_grad):
     """The windows of 0 and 1 points, or None."""
     if M == 0:
-        return empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
+        return _empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
     if M == 1:
-        return ones((1,), dtype=dtype, device=device, requires_grad=requires_grad)
+        return _ones((1,), dtype=dtype, device=device, requires_grad=requires_grad)
     return None
 
 
@@ -55,11 +56,11 @@ def exponential(M, *, center=None, tau=1.0, sym=True, dtype=None, layout=None, d
     if sym and center is not None:
         raise ValueError("Center must be None for symmetric windows")
     if M == 0:
-        return empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
+        return _empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
     if center is None:
         center = (M if not sym and M > 1 else M - 1) / 2.0
     c = 1 / tau
-    k = linspace(-center * c, (-center + (M - 1)) * c, M, dtype=dtype, device=device,
+    k = _linspace(-center * c, (-center + (M - 1)) * c, M, dtype=dtype, device=device,
                  requires_grad=requires_grad)
     return (-k.abs()).exp()
 
@@ -68,9 +69,9 @@ def cosine(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad=F
     """The cosine (sine) window ``sin(pi (n + 1/2) / M)``, as SciPy's."""
     dtype = _checks("cosine", M, dtype, layout)
     if M == 0:
-        return empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
-    c = math.pi / (M + 1 if not sym and M > 1 else M)
-    k = linspace(0.5 * c, (0.5 + (M - 1)) * c, M, dtype=dtype, device=device,
+        return _empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
+    c = _math.pi / (M + 1 if not sym and M > 1 else M)
+    k = _linspace(0.5 * c, (0.5 + (M - 1)) * c, M, dtype=dtype, device=device,
                  requires_grad=requires_grad)
     return k.sin()
 
@@ -81,10 +82,10 @@ def gaussian(M, *, std=1.0, sym=True, dtype=None, layout=None, device=None, requ
     if std <= 0:
         raise ValueError(f"Standard deviation must be positive, got: {std} instead.")
     if M == 0:
-        return empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
+        return _empty((0,), dtype=dtype, device=device, requires_grad=requires_grad)
     start = -(M if not sym and M > 1 else M - 1) / 2.0
-    c = 1 / (std * math.sqrt(2))
-    k = linspace(start * c, (start + (M - 1)) * c, M, dtype=dtype, device=device,
+    c = 1 / (std * _math.sqrt(2))
+    k = _linspace(start * c, (start + (M - 1)) * c, M, dtype=dtype, device=device,
                  requires_grad=requires_grad)
     return (-(k ** 2)).exp()
 
@@ -98,11 +99,11 @@ def kaiser(M, *, beta=12.0, sym=True, dtype=None, layout=None, device=None, requ
     w = _trivial(M, dtype, device, requires_grad)
     if w is not None:
         return w
-    beta = tensor(beta, dtype=dtype, device=device)     # (in the dtype: no NaN at the ends)
+    beta = _tensor(beta, dtype=dtype, device=device)     # (in the dtype: no NaN at the ends)
     start = -beta
     step = 2.0 * beta / (M if not sym else M - 1)
     end = beta.minimum(start + (M - 1) * step)
-    k = linspace(start, end, M, dtype=dtype, device=device, requires_grad=requires_grad)
+    k = _linspace(start, end, M, dtype=dtype, device=device, requires_grad=requires_grad)
     return (beta * beta - k ** 2).sqrt().i0() / beta.i0()
 
 
@@ -113,15 +114,15 @@ def general_cosine(M, *, a, sym=True, dtype=None, layout=None, device=None, requ
     w = _trivial(M, dtype, device, requires_grad)
     if w is not None:
         return w
-    if not isinstance(a, Iterable):
+    if not isinstance(a, _Iterable):
         raise TypeError("Coefficients must be a list/tuple")
     if not a:
         raise ValueError("Coefficients cannot be empty")
-    c = 2 * math.pi / (M if not sym else M - 1)
-    k = linspace(0, (M - 1) * c, M, dtype=dtype, device=device, requires_grad=requires_grad)
-    a_i = tensor([(-1) ** i * w for i, w in enumerate(a)], dtype=dtype, device=device,
+    c = 2 * _math.pi / (M if not sym else M - 1)
+    k = _linspace(0, (M - 1) * c, M, dtype=dtype, device=device, requires_grad=requires_grad)
+    a_i = _tensor([(-1) ** i * w for i, w in enumerate(a)], dtype=dtype, device=device,
                  requires_grad=requires_grad)
-    i = arange(a_i.shape[0], dtype=dtype, device=device, requires_grad=requires_grad)
+    i = _arange(a_i.shape[0], dtype=dtype, device=device, requires_grad=requires_grad)
     return (a_i.unsqueeze(-1) * (i.unsqueeze(-1) * k).cos()).sum(0)
 
 
@@ -158,7 +159,7 @@ def bartlett(M, *, sym=True, dtype=None, layout=None, device=None, requires_grad
     if w is not None:
         return w
     c = 2 / (M if not sym else M - 1)
-    k = linspace(-1, -1 + (M - 1) * c, M, dtype=dtype, device=device, requires_grad=requires_grad)
+    k = _linspace(-1, -1 + (M - 1) * c, M, dtype=dtype, device=device, requires_grad=requires_grad)
     return 1 - k.abs()
 
 

@@ -15,19 +15,20 @@ tensorplay tensors are strided, unquantized and on the CPU, so the layout,
 sparse and quantized branches of PyTorch's comparison have nothing to do here
 (``check_layout`` is accepted).
 """
-import cmath
-import collections.abc
-import contextlib
-import math
-import warnings
+import cmath as _cmath
+import collections.abc as _abc
+import contextlib as _contextlib
+import math as _math
+import warnings as _warnings
 
-import ml_dtypes
-import numpy as np
+import ml_dtypes as _ml_dtypes
+import numpy as _np
 
-from .. import _dtype as D
-from .._creation import as_tensor, empty, randint, tensor
-from .._tensor import Tensor
-from ..ops.complex_ops import view_as_real
+from .. import _dtype as _D
+from .._creation import (as_tensor as _as_tensor, empty as _empty, randint as _randint,
+                         tensor as _tensor)
+from .._tensor import Tensor as _Tensor
+from ..ops.complex_ops import view_as_real as _view_as_real
 from ..ops.pointwise_more import isclose as _isclose
 
 __all__ = ["assert_close", "make_tensor", "assert_allclose"]
@@ -56,8 +57,8 @@ class _Unsupported(Exception):
 
 
 # {dtype: (rtol, atol)}; other dtypes compare exactly
-_PRECISIONS = {D.float16: (0.001, 1e-5), D.bfloat16: (0.016, 1e-5), D.float32: (1.3e-6, 1e-5),
-               D.float64: (1e-7, 1e-7), D.complex64: (1.3e-6, 1e-5), D.complex128: (1e-7, 1e-7)}
+_PRECISIONS = {_D.float16: (0.001, 1e-5), _D.bfloat16: (0.016, 1e-5), _D.float32: (1.3e-6, 1e-5),
+               _D.float64: (1e-7, 1e-7), _D.complex64: (1.3e-6, 1e-5), _D.complex128: (1e-7, 1e-7)}
 
 
 def _default_tolerances(*dtypes, precisions=None):
@@ -104,24 +105,24 @@ def _tensor_mismatch_msg(a, e, matches, rtol, atol):
     n = matches.size
     bad = n - int(matches.sum())
     extra = f"Mismatched elements: {bad} / {n} ({bad / n:.1%})"
-    if a.dtype.kind not in "fcV" and a.dtype != ml_dtypes.bfloat16:       # bool/ints: as int64
-        a, e = a.astype(np.int64), e.astype(np.int64)
+    if a.dtype.kind not in "fcV" and a.dtype != _ml_dtypes.bfloat16:       # bool/ints: as int64
+        a, e = a.astype(_np.int64), e.astype(_np.int64)
     a, e, m = a.reshape(-1), e.reshape(-1), matches.reshape(-1)
-    with np.errstate(all="ignore"):
-        abs_diff = np.abs(a - e)
+    with _np.errstate(all="ignore"):
+        abs_diff = _np.abs(a - e)
         abs_diff[m] = 0
-        i_abs = int(np.argmax(abs_diff))    # (the first NaN, else the first greatest)
-        den = np.abs(e)
+        i_abs = int(_np.argmax(abs_diff))    # (the first NaN, else the first greatest)
+        den = _np.abs(e)
         if abs_diff.dtype.kind in "iu":     # integer true division: in the default dtype
-            dt = D.get_default_dtype().np
+            dt = _D.get_default_dtype().np
             rel_diff = abs_diff.astype(dt) / den.astype(dt)
         else:
             rel_diff = abs_diff / den
         rel_diff[m] = 0
-        i_rel = int(np.argmax(rel_diff))
+        i_rel = int(_np.argmax(rel_diff))
 
     def unravel(i):
-        return tuple(int(k) for k in np.unravel_index(i, matches.shape)) if matches.shape else ()
+        return tuple(int(k) for k in _np.unravel_index(i, matches.shape)) if matches.shape else ()
 
     return _mismatch_msg("Tensor-likes", extra, abs_diff[i_abs].item(), unravel(i_abs), atol,
                          rel_diff[i_rel].item(), unravel(i_rel), rtol)
@@ -154,7 +155,7 @@ class _NonePair(_Pair):
 
 class _BooleanPair(_Pair):
     def __init__(self, actual, expected, **kw):
-        if not all(isinstance(v, (bool, np.bool_)) for v in (actual, expected)):
+        if not all(isinstance(v, (bool, _np.bool_)) for v in (actual, expected)):
             raise _Unsupported
         super().__init__(*(bool(v) for v in (actual, expected)), **kw)
 
@@ -164,13 +165,13 @@ class _BooleanPair(_Pair):
 
 
 class _NumberPair(_Pair):
-    _DTYPES = {int: D.int64, float: D.float64, complex: D.complex128}
+    _DTYPES = {int: _D.int64, float: _D.float64, complex: _D.complex128}
 
     def __init__(self, actual, expected, *, id=(), rtol=None, atol=None, equal_nan=False,     # noqa: A002
                  check_dtype=False, **kw):
-        if not all(isinstance(v, (int, float, complex, np.number)) for v in (actual, expected)):
+        if not all(isinstance(v, (int, float, complex, _np.number)) for v in (actual, expected)):
             raise _Unsupported
-        actual, expected = (v.item() if isinstance(v, np.number) else v for v in (actual, expected))
+        actual, expected = (v.item() if isinstance(v, _np.number) else v for v in (actual, expected))
         super().__init__(actual, expected, id=id)
         self.rtol, self.atol = _tolerances(*[self._DTYPES[type(v)] for v in (actual, expected)],
                                            rtol=rtol, atol=atol, id=id)
@@ -182,10 +183,10 @@ class _NumberPair(_Pair):
             self._fail(AssertionError, f"The (d)types do not match: {type(a)} != {type(e)}.")
         if a == e:
             return
-        if self.equal_nan and cmath.isnan(a) and cmath.isnan(e):
+        if self.equal_nan and _cmath.isnan(a) and _cmath.isnan(e):
             return
         diff = abs(a - e)
-        if cmath.isfinite(diff) and diff <= self.atol + self.rtol * abs(e):
+        if _cmath.isfinite(diff) and diff <= self.atol + self.rtol * abs(e):
             return
         self._fail(AssertionError, _scalar_mismatch_msg(a, e, self.rtol, self.atol))
 
@@ -206,10 +207,10 @@ class _TensorLikePair(_Pair):
 
     @staticmethod
     def _to_tensor(x):
-        if isinstance(x, Tensor):
+        if isinstance(x, _Tensor):
             return x
         try:
-            return as_tensor(x)
+            return _as_tensor(x)
         except Exception:
             raise _Unsupported from None
 
@@ -229,9 +230,9 @@ class _TensorLikePair(_Pair):
             mismatch("dtype", a.dtype, e.dtype)
         if a.dtype != e.dtype:
             # (uint16/32/64 compare as int64: PyTorch's promotion has no rule for them)
-            wide = (D.uint16, D.uint32, D.uint64)
-            dt = D.promote_types(D.int64 if a.dtype in wide else a.dtype,
-                                 D.int64 if e.dtype in wide else e.dtype)
+            wide = (_D.uint16, _D.uint32, _D.uint64)
+            dt = _D.promote_types(_D.int64 if a.dtype in wide else a.dtype,
+                                 _D.int64 if e.dtype in wide else e.dtype)
             a, e = a.to(dt), e.to(dt)
         self._compare_values(a, e)
 
@@ -242,7 +243,7 @@ class _TensorLikePair(_Pair):
         if a.dim() == 0:
             msg = _scalar_mismatch_msg(a.item(), e.item(), self.rtol, self.atol)
         else:
-            msg = _tensor_mismatch_msg(a._data, e._data, np.asarray(matches), self.rtol, self.atol)
+            msg = _tensor_mismatch_msg(a._data, e._data, _np.asarray(matches), self.rtol, self.atol)
         self._fail(AssertionError, msg)
 
 
@@ -252,7 +253,7 @@ _PAIRS = (_NonePair, _BooleanPair, _NumberPair, _TensorLikePair)
 def _originate(actual, expected, *, id=(), **options):      # noqa: A002
     """The pairs to compare: nested sequences (not strings) and mappings are
     walked, everything else goes to the first pair type that takes it."""
-    seq = collections.abc.Sequence
+    seq = _abc.Sequence
     if (isinstance(actual, seq) and not isinstance(actual, str)
             and isinstance(expected, seq) and not isinstance(expected, str)):
         if len(actual) != len(expected):
@@ -260,7 +261,7 @@ def _originate(actual, expected, *, id=(), **options):      # noqa: A002
                                              f"{len(expected)}", id=id)
         return [p for i in range(len(actual))
                 for p in _originate(actual[i], expected[i], id=(*id, i), **options)]
-    if isinstance(actual, collections.abc.Mapping) and isinstance(expected, collections.abc.Mapping):
+    if isinstance(actual, _abc.Mapping) and isinstance(expected, _abc.Mapping):
         ak, ek = set(actual.keys()), set(expected.keys())
         if ak != ek:
             raise _ErrorMeta(AssertionError, f"The keys of the mappings do not match:\n"
@@ -268,7 +269,7 @@ def _originate(actual, expected, *, id=(), **options):      # noqa: A002
                                              f"Additional keys in the actual mapping: "
                                              f"{sorted(ak - ek)}", id=id)
         keys = ak
-        with contextlib.suppress(Exception):
+        with _contextlib.suppress(Exception):
             keys = sorted(keys)
         return [p for k in keys for p in _originate(actual[k], expected[k], id=(*id, k), **options)]
     for pair_type in _PAIRS:
@@ -337,30 +338,30 @@ def assert_allclose(actual, expected, rtol=None, atol=None, equal_nan=True, msg=
     """Deprecated (as in PyTorch): ``assert_close`` with NaNs equal, dtypes not
     checked and the older default tolerances (float16 1e-3/1e-3, float32
     1e-4/1e-5, float64 1e-5/1e-8)."""
-    warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed "
+    _warnings.warn("`torch.testing.assert_allclose()` is deprecated since 1.12 and will be removed "
                   "in a future release. Please use `torch.testing.assert_close()` instead. You can "
                   "find detailed upgrade instructions in "
                   "https://github.com/pytorch/pytorch/issues/61844.", FutureWarning, stacklevel=2)
-    if not isinstance(actual, Tensor):
-        actual = tensor(actual)
-    if not isinstance(expected, Tensor):
-        expected = tensor(expected, dtype=actual.dtype)
+    if not isinstance(actual, _Tensor):
+        actual = _tensor(actual)
+    if not isinstance(expected, _Tensor):
+        expected = _tensor(expected, dtype=actual.dtype)
     if rtol is None and atol is None:
         rtol, atol = _default_tolerances(
             actual.dtype, expected.dtype,
-            precisions={D.float16: (1e-3, 1e-3), D.float32: (1e-4, 1e-5), D.float64: (1e-5, 1e-8)})
+            precisions={_D.float16: (1e-3, 1e-3), _D.float32: (1e-4, 1e-5), _D.float64: (1e-5, 1e-8)})
     assert_close(actual, expected, rtol=rtol, atol=atol, equal_nan=equal_nan, check_device=True,
                  check_dtype=False, check_stride=False, msg=msg or None)
 
 
 # ------------------------------------------------------------------ make_tensor
-_INTS = (D.uint8, D.int8, D.int16, D.int32, D.int64, D.uint16, D.uint32, D.uint64)
-_FLOATS = (D.float16, D.bfloat16, D.float32, D.float64)
-_COMPLEX = (D.complex64, D.complex128)
+_INTS = (_D.uint8, _D.int8, _D.int16, _D.int32, _D.int64, _D.uint16, _D.uint32, _D.uint64)
+_FLOATS = (_D.float16, _D.bfloat16, _D.float32, _D.float64)
+_COMPLEX = (_D.complex64, _D.complex128)
 
 
 def _finfo(dtype):
-    return ml_dtypes.finfo(dtype.np) if dtype is D.bfloat16 else np.finfo(dtype.np)
+    return _ml_dtypes.finfo(dtype.np) if dtype is _D.bfloat16 else _np.finfo(dtype.np)
 
 
 def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
@@ -373,16 +374,16 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
     makes a strided view (of twice the last size, every other element),
     ``memory_format`` a copy in that layout, ``exclude_zero`` replaces zeros
     by 1 (bool and ints) or the dtype's smallest normal number."""
-    dtype = D.to_dtype(dtype)
-    bool_or_int = dtype is D.bool_ or dtype in _INTS
+    dtype = _D.to_dtype(dtype)
+    bool_or_int = dtype is _D.bool_ or dtype in _INTS
 
     def modify_low_high(low, high, lowest_inclusive, highest_exclusive, default_low, default_high):
         low = default_low if low is None else low
         high = default_high if high is None else high
-        if any(isinstance(v, float) and math.isnan(v) for v in (low, high)):
+        if any(isinstance(v, float) and _math.isnan(v) for v in (low, high)):
             raise ValueError(f"`low` and `high` cannot be NaN, but got low={low!r} and high={high!r}")
         elif low == high and dtype in _FLOATS + _COMPLEX:
-            warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or "
+            _warnings.warn("Passing `low==high` to `torch.testing.make_tensor` for floating or "
                           "complex types is deprecated since 2.1 and will be removed in 2.3. Use "
                           "`torch.full(...)` instead.", FutureWarning, stacklevel=3)
         elif low >= high:
@@ -393,10 +394,10 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
         low = min(max(low, lowest_inclusive), highest_exclusive)
         high = min(max(high, lowest_inclusive), highest_exclusive)
         if bool_or_int:
-            return math.ceil(low), math.ceil(high)
+            return _math.ceil(low), _math.ceil(high)
         return low, high
 
-    if len(shape) == 1 and isinstance(shape[0], collections.abc.Sequence):
+    if len(shape) == 1 and isinstance(shape[0], _abc.Sequence):
         shape = shape[0]
     shape = tuple(shape)
     if noncontiguous and memory_format is not None:
@@ -406,25 +407,25 @@ def make_tensor(*shape, dtype, device, low=None, high=None, requires_grad=False,
     if requires_grad and bool_or_int:
         raise ValueError(f"`requires_grad=True` is not supported for boolean and integral dtypes, "
                          f"but got dtype={dtype!r}")
-    noncontiguous = noncontiguous and math.prod(shape) > 1
+    noncontiguous = noncontiguous and _math.prod(shape) > 1
     if noncontiguous:
         shape = (*shape[:-1], 2 * shape[-1])
 
-    if dtype is D.bool_:
+    if dtype is _D.bool_:
         low, high = modify_low_high(low, high, 0, 2, 0, 2)
-        result = randint(low, high, shape, dtype=dtype, device=device)
+        result = _randint(low, high, shape, dtype=dtype, device=device)
     elif dtype in _INTS:
-        info = np.iinfo(dtype.np)
+        info = _np.iinfo(dtype.np)
         low, high = modify_low_high(low, high, int(info.min),
-                                    int(info.max) + (1 if dtype is not D.int64 else 0), -9, 10)
-        result = randint(low, high, shape, dtype=dtype, device=device)
+                                    int(info.max) + (1 if dtype is not _D.int64 else 0), -9, 10)
+        result = _randint(low, high, shape, dtype=dtype, device=device)
     elif dtype in _FLOATS + _COMPLEX:
         fi = _finfo(dtype.to_real())
         low, high = modify_low_high(low, high, float(fi.min), float(fi.max), -9, 9)
-        result = empty(shape, dtype=dtype, device=device)
+        result = _empty(shape, dtype=dtype, device=device)
         target = result
         if dtype in _COMPLEX:
-            target = view_as_real(result)
+            target = _view_as_real(result)
         if high - low >= float(fi.max):
             target.uniform_(low / 2, high / 2).mul_(2)
         else:

@@ -3,7 +3,7 @@ from . import rnn, stateless  # noqa: F401
 from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, \
     get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
-from . import parametrizations, parametrize
+from . import parametrizations, parametrize, prune  # noqa: F401   (prune: PyTorch imports it on demand)
 from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 

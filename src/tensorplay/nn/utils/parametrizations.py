@@ -1,21 +1,21 @@
 """Ready-made parametrizations (``torch.nn.utils.parametrizations``):
 ``orthogonal``, ``weight_norm`` and ``spectral_norm``, each registered with
 ``parametrize.register_parametrization``."""
-from enum import Enum, auto
+from enum import Enum as _Enum, auto as _auto
 
-import ml_dtypes
-import numpy as np
+import ml_dtypes as _ml_dtypes
+import numpy as _np
 
-from ... import _creation as C
+from ... import _creation as _C
 from ... import linalg as _linalg
-from ..._autograd.grad_mode import no_grad
-from ..._tensor import Tensor
-from ...ops.linalg import mv, vdot
-from ...ops.pointwise import add
-from ...ops.pointwise_more import allclose
-from ...ops.shape import cat
-from .. import functional as F
-from ..modules.module import Module
+from ..._autograd.grad_mode import no_grad as _no_grad
+from ..._tensor import Tensor as _Tensor
+from ...ops.linalg import mv as _mv, vdot as _vdot
+from ...ops.pointwise import add as _add
+from ...ops.pointwise_more import allclose as _allclose
+from ...ops.shape import cat as _cat
+from .. import functional as _F
+from ..modules.module import Module as _Module
 from . import parametrize
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
@@ -28,18 +28,18 @@ def _np_dtype(t):
 
 def _is_orthogonal(Q):
     n, k = Q.size(-2), Q.size(-1)
-    Id = C.eye(k, dtype=Q.dtype)
-    eps = 10. * n * float(ml_dtypes.finfo(_np_dtype(Q)).eps)
-    return allclose(Q.mH @ Q, Id, atol=eps)
+    Id = _C.eye(k, dtype=Q.dtype)
+    eps = 10. * n * float(_ml_dtypes.finfo(_np_dtype(Q)).eps)
+    return _allclose(Q.mH @ Q, Id, atol=eps)
 
 
 def _geqrf(A):
     """LAPACK's ``geqrf`` of a (batch of) matrices: the Householder reflectors
     below the diagonal and R on and above it, and the ``tau``s (unrecorded)."""
     a = A.detach().numpy()
-    h, tau = np.linalg.qr(a, mode="raw")     # h is the transposed (Fortran) layout
-    h = np.ascontiguousarray(np.swapaxes(h, -1, -2)).astype(a.dtype, copy=False)
-    return C.from_numpy(h), C.from_numpy(np.ascontiguousarray(tau.astype(a.dtype, copy=False)))
+    h, tau = _np.linalg.qr(a, mode="raw")     # h is the transposed (Fortran) layout
+    h = _np.ascontiguousarray(_np.swapaxes(h, -1, -2)).astype(a.dtype, copy=False)
+    return _C.from_numpy(h), _C.from_numpy(_np.ascontiguousarray(tau.astype(a.dtype, copy=False)))
 
 
 def _make_orthogonal(A):
@@ -49,13 +49,13 @@ def _make_orthogonal(A):
     return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
 
 
-class _OrthMaps(Enum):
-    matrix_exp = auto()
-    cayley = auto()
-    householder = auto()
+class _OrthMaps(_Enum):
+    matrix_exp = _auto()
+    cayley = _auto()
+    householder = _auto()
 
 
-class _Orthogonal(Module):
+class _Orthogonal(_Module):
     def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
         super().__init__()
         if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
@@ -75,13 +75,13 @@ class _Orthogonal(Module):
             # a skew-symmetric (skew-Hermitian) A from the lower triangle, mapped to Q
             X = X.tril()
             if n != k:
-                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+                X = _cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
             A = X - X.mH
             if self.orthogonal_map == _OrthMaps.matrix_exp:
                 Q = _linalg.matrix_exp(A)
             else:
-                Id = C.eye(n, dtype=A.dtype)
-                Q = _linalg.solve(add(Id, A, alpha=-0.5), add(Id, A, alpha=0.5))
+                Id = _C.eye(n, dtype=A.dtype)
+                Q = _linalg.solve(_add(Id, A, alpha=-0.5), _add(Id, A, alpha=0.5))
             if n != k:
                 Q = Q[..., :k]
         else:
@@ -98,7 +98,7 @@ class _Orthogonal(Module):
         return Q
 
     def right_inverse(self, Q):
-        with no_grad():
+        with _no_grad():
             if Q.shape != self.shape:
                 raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
                                  f"Got a tensor of shape {Q.shape}.")
@@ -123,11 +123,11 @@ class _Orthogonal(Module):
             if n == k:
                 Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
             else:
-                N = C.randn(*(tuple(Q.size()[:-2]) + (n, n - k)), dtype=Q.dtype)
-                Q = _make_orthogonal(cat([Q, N], dim=-1))
+                N = _C.randn(*(tuple(Q.size()[:-2]) + (n, n - k)), dtype=Q.dtype)
+                Q = _make_orthogonal(_cat([Q, N], dim=-1))
             self.base = Q
             # the X whose image is the identity (so the parametrized value is base)
-            neg_Id = C.zeros_like(Q_init)
+            neg_Id = _C.zeros_like(Q_init)
             neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.)
             return neg_Id
 
@@ -136,7 +136,7 @@ def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization
     """Parametrize ``module.<name>`` as an orthogonal (unitary) matrix or batch
     of matrices, through ``"matrix_exp"``, ``"cayley"`` or ``"householder"``."""
     weight = getattr(module, name, None)
-    if not isinstance(weight, Tensor):
+    if not isinstance(weight, _Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if weight.ndim < 2:
         raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} "
@@ -170,7 +170,7 @@ def _weight_norm(v, g, dim):
     return v * (g / _norm_except_dim(v, dim))
 
 
-class _WeightNorm(Module):
+class _WeightNorm(_Module):
     def __init__(self, dim=0):
         super().__init__()
         if dim is None:
@@ -203,7 +203,7 @@ def weight_norm(module, name="weight", dim=0):
 
 
 # ---------------------------------------------------------------- spectral norm
-class _SpectralNorm(Module):
+class _SpectralNorm(_Module):
     def __init__(self, weight, n_power_iterations=1, dim=0, eps=1e-12):
         super().__init__()
         ndim = weight.ndim
@@ -219,11 +219,11 @@ class _SpectralNorm(Module):
             self.n_power_iterations = n_power_iterations
             weight_mat = self._reshape_weight_to_matrix(weight)
             h, w = weight_mat.size()
-            with no_grad():
+            with _no_grad():
                 u = weight_mat.new_empty(h).normal_(0, 1)
                 v = weight_mat.new_empty(w).normal_(0, 1)
-                self.register_buffer("_u", F.normalize(u, dim=0, eps=self.eps))
-                self.register_buffer("_v", F.normalize(v, dim=0, eps=self.eps))
+                self.register_buffer("_u", _F.normalize(u, dim=0, eps=self.eps))
+                self.register_buffer("_v", _F.normalize(v, dim=0, eps=self.eps))
             self._power_method(weight_mat, 15)
 
     def _reshape_weight_to_matrix(self, weight):
@@ -233,23 +233,23 @@ class _SpectralNorm(Module):
 
     def _power_method(self, weight_mat, n_power_iterations):
         # updates the buffers u and v in place (unrecorded)
-        with no_grad():
+        with _no_grad():
             for _ in range(n_power_iterations):
-                self._u = F.normalize(mv(weight_mat, self._v), dim=0, eps=self.eps,
+                self._u = _F.normalize(_mv(weight_mat, self._v), dim=0, eps=self.eps,
                                       out=self._u)
-                self._v = F.normalize(mv(weight_mat.H, self._u), dim=0, eps=self.eps,
+                self._v = _F.normalize(_mv(weight_mat.H, self._u), dim=0, eps=self.eps,
                                       out=self._v)
 
     def forward(self, weight):
         if weight.ndim == 1:
-            return F.normalize(weight, dim=0, eps=self.eps)
+            return _F.normalize(weight, dim=0, eps=self.eps)
         weight_mat = self._reshape_weight_to_matrix(weight)
         if self.training:
             self._power_method(weight_mat, self.n_power_iterations)
         # copies: the next power iteration must not change what autograd saved
         u = self._u.clone()
         v = self._v.clone()
-        sigma = vdot(u, mv(weight_mat, v))
+        sigma = _vdot(u, _mv(weight_mat, v))
         return weight / sigma
 
     def right_inverse(self, value):
@@ -260,7 +260,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     """Parametrize ``module.<name>`` as ``W / sigma(W)``, the spectral norm
     estimated by power iteration (updated in training mode only)."""
     weight = getattr(module, name, None)
-    if not isinstance(weight, Tensor):
+    if not isinstance(weight, _Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
         from ..modules.conv import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d

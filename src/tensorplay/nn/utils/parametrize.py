@@ -10,16 +10,16 @@ the result in ``original`` (in place).  A ``right_inverse`` that returns a
 sequence of tensors makes the originals ``original0``, ``original1``, ...
 and the first parametrization then takes them all as arguments.
 """
-import collections.abc
-import copyreg
-from contextlib import contextmanager
-from copy import deepcopy
+import collections.abc as _abc
+import copyreg as _copyreg
+from contextlib import contextmanager as _contextmanager
+from copy import deepcopy as _deepcopy
 
-from ..._autograd.grad_mode import no_grad
-from ..._tensor import Tensor
-from ..modules.container import ModuleDict, ModuleList
-from ..modules.module import Module
-from ..parameter import Parameter
+from ..._autograd.grad_mode import no_grad as _no_grad
+from ..._tensor import Tensor as _Tensor
+from ..modules.container import ModuleDict as _ModuleDict, ModuleList as _ModuleList
+from ..modules.module import Module as _Module
+from ..parameter import Parameter as _Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
            "remove_parametrizations", "type_before_parametrizations",
@@ -29,7 +29,7 @@ _cache_enabled = 0
 _cache = {}
 
 
-@contextmanager
+@_contextmanager
 def cached():
     """Inside the context, each parametrized tensor is computed once (at its
     first read) and the same tensor is returned by the later reads."""
@@ -44,7 +44,7 @@ def cached():
 
 
 def _register_parameter_or_buffer(module, name, value):
-    if isinstance(value, Parameter):
+    if isinstance(value, _Parameter):
         module.register_parameter(name, value)
     else:
         module.register_buffer(name, value)
@@ -55,7 +55,7 @@ def _set_in_place(dest, src):
     dest.set_(src)
 
 
-class ParametrizationList(ModuleList):
+class ParametrizationList(_ModuleList):
     """The parametrizations of one tensor, and its original value(s)
     (``original`` or ``original0``, ``original1``, ...)."""
 
@@ -65,7 +65,7 @@ class ParametrizationList(ModuleList):
         super().__init__(modules)
         self.unsafe = unsafe
         shape, dtype = original.shape, original.dtype
-        with no_grad():
+        with _no_grad():
             new = original
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
@@ -73,10 +73,10 @@ class ParametrizationList(ModuleList):
                         new = module.right_inverse(new)
                     except NotImplementedError:
                         pass
-        if not isinstance(new, (Tensor, collections.abc.Sequence)):
+        if not isinstance(new, (_Tensor, _abc.Sequence)):
             raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors "
                              f"(list, tuple...). Got {type(new).__name__}")
-        self.is_tensor = isinstance(new, Tensor)
+        self.is_tensor = isinstance(new, _Tensor)
         self.ntensors = 1 if self.is_tensor else len(new)
         if self.is_tensor:
             if original.dtype != new.dtype:
@@ -87,22 +87,22 @@ class ParametrizationList(ModuleList):
                 raise ValueError(f"When `right_inverse` outputs one tensor, it may not change the "
                                  f"device.\noriginal.device: {original.device}\n"
                                  f"right_inverse(original).device: {new.device}")
-            with no_grad():
+            with _no_grad():
                 _set_in_place(original, new)
             _register_parameter_or_buffer(self, "original", original)
         else:
             for i, orig_i in enumerate(new):
-                if not isinstance(orig_i, Tensor):
+                if not isinstance(orig_i, _Tensor):
                     raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of "
                                      f"tensors (list, tuple...). Got element {i} of the sequence "
                                      f"with type {type(orig_i).__name__}.")
-                if isinstance(original, Parameter):
-                    orig_i = Parameter(orig_i, original.requires_grad)
+                if isinstance(original, _Parameter):
+                    orig_i = _Parameter(orig_i, original.requires_grad)
                 orig_i.requires_grad_(original.requires_grad)
                 _register_parameter_or_buffer(self, f"original{i}", orig_i)
         if not self.unsafe:
             Z = self()
-            if not isinstance(Z, Tensor):
+            if not isinstance(Z, _Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(Z).__name__}.")
             if Z.dtype != dtype:
                 raise ValueError(f"Registering a parametrization may not change the dtype of the "
@@ -115,7 +115,7 @@ class ParametrizationList(ModuleList):
 
     def right_inverse(self, value):
         """Store in the original(s) the value(s) whose parametrization is ``value``."""
-        with no_grad():
+        with _no_grad():
             for module in reversed(list(self)):
                 if hasattr(module, "right_inverse"):
                     value = module.right_inverse(value)
@@ -123,7 +123,7 @@ class ParametrizationList(ModuleList):
                     raise RuntimeError(f"parametrization {type(module).__name__} does not "
                                        f"implement right_inverse.")
             if self.is_tensor:
-                if not isinstance(value, Tensor):
+                if not isinstance(value, _Tensor):
                     raise ValueError(f"`right_inverse` should return a tensor. "
                                      f"Got {type(value).__name__}")
                 if value.dtype != self.original.dtype:
@@ -132,7 +132,7 @@ class ParametrizationList(ModuleList):
                                      f"{self.original.dtype}")
                 _set_in_place(self.original, value)
             else:
-                if not isinstance(value, collections.abc.Sequence):
+                if not isinstance(value, _abc.Sequence):
                     raise ValueError(f"'right_inverse' must return a sequence of tensors. "
                                      f"Got {type(value).__name__}.")
                 if len(value) != self.ntensors:
@@ -140,7 +140,7 @@ class ParametrizationList(ModuleList):
                                      f"{self.ntensors}. Got a sequence of length {len(value)}.")
                 for i, tensor in enumerate(value):
                     original_i = getattr(self, f"original{i}")
-                    if not isinstance(tensor, Tensor):
+                    if not isinstance(tensor, _Tensor):
                         raise ValueError(f"'right_inverse' must return a sequence of tensors or "
                                          f"reference-type opaques. Got element {i} of type "
                                          f"{type(tensor).__name__}.")
@@ -173,10 +173,10 @@ def _inject_new_class(module):
             return obj
         replica = self.__new__(self.__class__)
         memo[id(self)] = replica
-        replica.__dict__ = deepcopy(self.__dict__, memo)
-        for slot in copyreg._slotnames(self.__class__):
+        replica.__dict__ = _deepcopy(self.__dict__, memo)
+        for slot in _copyreg._slotnames(self.__class__):
             if hasattr(self, slot):
-                setattr(replica, slot, deepcopy(getattr(self, slot), memo))
+                setattr(replica, slot, _deepcopy(getattr(self, slot), memo))
         return replica
 
     def getstate(self):
@@ -220,7 +220,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         if not unsafe:
             Y = getattr(module, tensor_name)
             X = parametrization(Y)
-            if not isinstance(X, Tensor):
+            if not isinstance(X, _Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(X).__name__}.")
             if X.dtype != Y.dtype:
                 raise ValueError(f"Registering a parametrization may not change the dtype of the "
@@ -238,7 +238,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
                 except NotImplementedError:
                     pass
                 else:
-                    if not isinstance(Z, Tensor):
+                    if not isinstance(Z, _Tensor):
                         raise ValueError(f"parametrization.right_inverse must return a tensor. "
                                          f"Got: {type(Z).__name__}")
                     if Z.dtype != Y.dtype:
@@ -262,7 +262,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
         delattr(module, tensor_name)
         if not is_parametrized(module):
             _inject_new_class(module)
-            module.parametrizations = ModuleDict()
+            module.parametrizations = _ModuleDict()
         _inject_property(module, tensor_name)
         module.parametrizations[tensor_name] = plist
     else:
@@ -274,7 +274,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
 def is_parametrized(module, tensor_name=None):
     """Whether ``module`` has a parametrization (on ``tensor_name``, if given)."""
     parametrizations = getattr(module, "parametrizations", None)
-    if parametrizations is None or not isinstance(parametrizations, ModuleDict):
+    if parametrizations is None or not isinstance(parametrizations, _ModuleDict):
         return False
     if tensor_name is None:
         return len(parametrizations) > 0
@@ -291,12 +291,12 @@ def remove_parametrizations(module, tensor_name, leave_parametrized=True):
     if plist.is_tensor:
         original = plist.original
         if leave_parametrized:
-            with no_grad():
+            with _no_grad():
                 t = getattr(module, tensor_name)
                 _set_in_place(original, t)
     elif leave_parametrized:
         t = getattr(module, tensor_name)
-        original = Parameter(t) if t.requires_grad else t
+        original = _Parameter(t) if t.requires_grad else t
     else:
         raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that "
                          "is parametrized in terms of a sequence of tensors.")
@@ -323,7 +323,7 @@ def transfer_parametrizations_and_params(from_module, to_module, tensor_name=Non
         names = from_module.parametrizations if tensor_name is None else [tensor_name]
         for name in names:
             if not hasattr(to_module, name):
-                setattr(to_module, name, Parameter(getattr(from_module, name)))
+                setattr(to_module, name, _Parameter(getattr(from_module, name)))
             for param_func in from_module.parametrizations[name]:
                 register_parametrization(to_module, name, param_func)
             src = from_module.parametrizations[name]

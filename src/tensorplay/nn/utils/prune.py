@@ -4,15 +4,15 @@
 ``module.<name> = name_mask * name_orig`` before every call.  Pruning the
 same tensor again combines the methods in a ``PruningContainer`` (each new
 mask is computed on what the previous ones left)."""
-import numbers
-from abc import ABC, abstractmethod
-from collections.abc import Iterable
+import numbers as _numbers
+from abc import ABC as _ABC, abstractmethod as _abstractmethod
+from collections.abc import Iterable as _Iterable
 
-from ... import _creation as C
-from ..._autograd.grad_mode import no_grad
+from ... import _creation as _C
+from ..._autograd.grad_mode import no_grad as _no_grad
 from ...ops.pointwise import abs as _abs
 from ...ops.reduction import norm as _norm
-from ...ops.shape import cat
+from ...ops.shape import cat as _cat
 from ...ops.sorting import kthvalue as _kthvalue, topk as _topk
 
 __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured",
@@ -21,7 +21,7 @@ __all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructu
            "global_unstructured", "custom_from_mask", "remove", "is_pruned"]
 
 
-class BasePruningMethod(ABC):
+class BasePruningMethod(_ABC):
     """The base of the pruning methods: ``compute_mask`` gives the mask of a
     tensor; an instance is the forward pre-hook of the pruned module."""
     _tensor_name: str       # set by ``apply`` (an unapplied method has none, as in PyTorch)
@@ -29,7 +29,7 @@ class BasePruningMethod(ABC):
     def __call__(self, module, inputs):
         setattr(module, self._tensor_name, self.apply_mask(module))
 
-    @abstractmethod
+    @_abstractmethod
     def compute_mask(self, t, default_mask):
         """The new mask of ``t`` (``default_mask``: the mask it already has)."""
 
@@ -83,11 +83,11 @@ class BasePruningMethod(ABC):
             # first pruning of this tensor: the parameter moves to name_orig
             module.register_parameter(name + "_orig", orig)
             del module._parameters[name]
-            default_mask = C.ones_like(orig)
+            default_mask = _C.ones_like(orig)
         else:
             default_mask = getattr(module, name + "_mask").detach().clone()
         try:
-            with no_grad():
+            with _no_grad():
                 mask = method.compute_mask(importance_scores, default_mask=default_mask)
             module.register_buffer(name + "_mask", mask)
             setattr(module, name, method.apply_mask(module))
@@ -108,7 +108,7 @@ class BasePruningMethod(ABC):
                                      f"got {importance_scores.shape} vs {t.shape}")
         else:
             importance_scores = t
-        default_mask = default_mask if default_mask is not None else C.ones_like(t)
+        default_mask = default_mask if default_mask is not None else _C.ones_like(t)
         return t * self.compute_mask(importance_scores, default_mask=default_mask)
 
     def remove(self, module):
@@ -212,7 +212,7 @@ class RandomUnstructured(BasePruningMethod):
         _validate_pruning_amount(nparams_toprune, tensor_size)
         mask = default_mask.clone()
         if nparams_toprune != 0:
-            prob = C.rand_like(t)
+            prob = _C.rand_like(t)
             topk = _topk(prob.view(-1), k=nparams_toprune)
             mask.view(-1)[topk.indices] = 0
         return mask
@@ -262,9 +262,9 @@ class RandomStructured(BasePruningMethod):
         _validate_pruning_amount(nparams_toprune, tensor_size)
         if nparams_toprune == 0:
             return default_mask
-        prob = C.rand(tensor_size)
+        prob = _C.rand(tensor_size)
         threshold = _kthvalue(prob, k=nparams_toprune).values
-        mask = C.zeros_like(t)
+        mask = _C.zeros_like(t)
         slc = [slice(None)] * len(t.shape)
         slc[self.dim] = prob > threshold
         mask[tuple(slc)] = 1
@@ -297,7 +297,7 @@ class LnStructured(BasePruningMethod):
         topk = _topk(norm, k=nparams_tokeep, largest=True)
         if nparams_toprune == 0:
             return default_mask
-        mask = C.zeros_like(t)
+        mask = _C.zeros_like(t)
         slc = [slice(None)] * len(t.shape)
         slc[self.dim] = topk.indices
         mask[tuple(slc)] = 1
@@ -356,16 +356,16 @@ def ln_structured(module, name, amount, n, dim, importance_scores=None):
 def global_unstructured(parameters, pruning_method, importance_scores=None, **kwargs):
     """Prune the ``(module, name)`` pairs of ``parameters`` together, as one
     flat tensor, with the unstructured ``pruning_method(**kwargs)``."""
-    if not isinstance(parameters, Iterable):
+    if not isinstance(parameters, _Iterable):
         raise TypeError("global_unstructured(): parameters is not an Iterable")
     importance_scores = importance_scores if importance_scores is not None else {}
     if not isinstance(importance_scores, dict):
         raise TypeError("global_unstructured(): importance_scores must be of type dict")
     parameters = list(parameters)
-    with no_grad():
-        scores = cat([importance_scores.get((m, n), getattr(m, n)).reshape(-1)
+    with _no_grad():
+        scores = _cat([importance_scores.get((m, n), getattr(m, n)).reshape(-1)
                           for m, n in parameters])
-        default_mask = cat([getattr(m, n + "_mask", C.ones_like(getattr(m, n))).reshape(-1)
+        default_mask = _cat([getattr(m, n + "_mask", _C.ones_like(getattr(m, n))).reshape(-1)
                                 for m, n in parameters])
     container = PruningContainer()
     container._tensor_name = "temp"
@@ -375,7 +375,7 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
         raise TypeError(f'Only "unstructured" PRUNING_TYPE supported for the `pruning_method`. '
                         f'Found method {pruning_method} of type {method.PRUNING_TYPE}')
     container.add_pruning_method(method)
-    with no_grad():
+    with _no_grad():
         final_mask = container.compute_mask(scores, default_mask)
     pointer = 0
     for module, name in parameters:
@@ -412,16 +412,16 @@ def is_pruned(module):
 
 
 def _validate_pruning_amount_init(amount):
-    if not isinstance(amount, numbers.Real):
+    if not isinstance(amount, _numbers.Real):
         raise TypeError(f"Invalid type for amount: {amount}. Must be int or float.")
-    if (isinstance(amount, numbers.Integral) and amount < 0) or \
-            (not isinstance(amount, numbers.Integral) and (float(amount) > 1.0 or float(amount) < 0.0)):
+    if (isinstance(amount, _numbers.Integral) and amount < 0) or \
+            (not isinstance(amount, _numbers.Integral) and (float(amount) > 1.0 or float(amount) < 0.0)):
         raise ValueError(f"amount={amount} should either be a float in the range [0, 1] or a "
                          f"non-negative integer")
 
 
 def _validate_pruning_amount(amount, tensor_size):
-    if isinstance(amount, numbers.Integral) and amount > tensor_size:
+    if isinstance(amount, _numbers.Integral) and amount > tensor_size:
         raise ValueError(f"amount={amount} should be smaller than the number of parameters to "
                          f"prune={tensor_size}")
 
@@ -434,7 +434,7 @@ def _validate_structured_pruning(t):
 
 
 def _compute_nparams_toprune(amount, tensor_size):
-    if isinstance(amount, numbers.Integral):
+    if isinstance(amount, _numbers.Integral):
         return amount
     return round(amount * tensor_size)
 

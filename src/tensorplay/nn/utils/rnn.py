@@ -1,7 +1,7 @@
 """``pad_sequence`` / ``unpad_sequence``: variable-length sequences <-> one padded tensor."""
 from ... import _creation
-from ..._tensor import Tensor
-from ...ops.shape import cat, stack
+from ..._tensor import Tensor as _Tensor
+from ...ops.shape import cat as _cat, stack as _stack
 
 __all__ = ["pad_sequence", "unpad_sequence"]
 
@@ -9,7 +9,7 @@ __all__ = ["pad_sequence", "unpad_sequence"]
 def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="right"):
     """Stack tensors of shape (L_i, *) into (L_max, B, *) (or (B, L_max, *)),
     filling with ``padding_value`` on the ``padding_side``."""
-    if isinstance(sequences, Tensor):
+    if isinstance(sequences, _Tensor):
         sequences = sequences.unbind(0)
     sequences = list(sequences)
     if padding_side not in ("left", "right"):
@@ -25,8 +25,8 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
             rows.append(s)
             continue
         pad = _creation.full((max_len - n,) + tuple(s.shape[1:]), padding_value, dtype=s.dtype)
-        rows.append(cat([s, pad] if padding_side == "right" else [pad, s], 0))
-    return stack(rows, 0 if batch_first else 1)
+        rows.append(_cat([s, pad] if padding_side == "right" else [pad, s], 0))
+    return _stack(rows, 0 if batch_first else 1)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
