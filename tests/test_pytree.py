@@ -41,8 +41,15 @@ REPRS = [
 LEAVES = [[1], [None], ["s"], [1], [1, 2], [1, 2, 3], [1, 2, 3], [1, 2, None], [1, 2], [1],
           [1, 2], [], [], [], [], [1, 2, 3], [None, None]]
 
+
+class _Star:
+    def __repr__(self):
+        return "*"
+
+
 PPRINTS = ["*", "*", "*", "(*,)", "(*, *)", "[*, (*, *)]", "{'a': *, 'b': [*, *]}",
-           "Point(x=*, y=(*, *))", "OrderedDict([('b', *), ('a', *)])",
+           # (OrderedDict prints as Python prints it: dict-style from 3.12 on)
+           "Point(x=*, y=(*, *))", repr(OrderedDict([("b", _Star()), ("a", _Star())])),
            "defaultdict(<class 'list'>, {'a': *})", "deque([*, *], maxlen=3)", "[]", "{}", "()",
            "[[], {}]", "{'z': {'y': (*, [*, {'x': *}])}}", "[*, *]"]
 
