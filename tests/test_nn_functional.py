@@ -465,3 +465,23 @@ def test_class_target_checks(T, case):
         f()
     if case == 1:
         assert F(T).nll_loss(T.tensor([0.5, -1.0]), T.tensor([1])).item() == 1.0
+
+
+def test_bce_with_logits_is_exact_for_large_logits():
+    """Below x = -20 the loss is exp(x) (not 0: softplus's threshold cancelled it),
+    and the gradient (1 - y) sigmoid(x) - pos_weight y sigmoid(-x) keeps its digits
+    at both ends (the two-term form lost ~6 there)."""
+    import math
+    import tensorplay as tp
+    x = tp.tensor([-25.0, -21.0, 30.0], dtype=tp.float64, requires_grad=True)
+    t = tp.tensor([0.0, 0.0, 1.0], dtype=tp.float64)
+    loss = tp.nn.functional.binary_cross_entropy_with_logits(x, t, reduction="none")
+    want = [math.log1p(math.exp(-25.0)), math.log1p(math.exp(-21.0)), math.log1p(math.exp(-30.0))]
+    np.testing.assert_allclose(loss.detach().numpy(), want, rtol=1e-14)
+    (g,) = tp.autograd.grad(loss.sum(), x)
+    sig = lambda v: 1 / (1 + math.exp(-v))      # noqa: E731
+    np.testing.assert_allclose(g.numpy(), [sig(-25.0), sig(-21.0), -sig(-30.0)], rtol=1e-14)
+    geo = tp.distributions.Geometric(logits=tp.tensor(-25.0, dtype=tp.float64))
+    p = sig(-25.0)
+    exact = (-(1 - p) * math.log1p(-p) - p * math.log(p)) / p
+    assert abs(geo.entropy().item() - exact) < 1e-9

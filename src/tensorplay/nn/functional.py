@@ -1017,7 +1017,10 @@ def _same_dtype(w, like):
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     """``-(pos_weight * y * log sigmoid(x) + (1 - y) * log(1 - sigmoid(x)))``,
-    computed stably as ``(1 - y) x + (1 + (pos_weight - 1) y) softplus(-x)``."""
+    as ``-(1 - y) logsigmoid(-x) - pos_weight y logsigmoid(x)``: exact for every x,
+    and so is its gradient ``(1 - y) sigmoid(x) - pos_weight y sigmoid(-x)`` (the
+    usual ``(1 - y) x + softplus(-x)`` cancels: below x = -20 softplus's threshold
+    made the loss 0, and its two gradient terms lose ~6 digits there)."""
     reduction = _reduction(reduction, size_average, reduce)
     _refuse("log_sigmoid_cpu", _NOT_FLOAT, input)
     if target.shape != input.shape:
@@ -1025,12 +1028,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                          f"({input.shape})")
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
-    sp = _pw.softplus(-input)
+    neg = -_pw.logsigmoid(-input)         # softplus(x)
+    pos = -_pw.logsigmoid(input)          # softplus(-x)
     if pos_weight is not None:
-        lw = _same_dtype((pos_weight - 1) * target + 1, sp)
-        loss = (1 - target) * input + lw * sp
+        loss = (1 - target) * neg + _same_dtype(pos_weight * target, pos) * pos
     else:
-        loss = (1 - target) * input + sp
+        loss = (1 - target) * neg + target * pos
     if weight is not None:
         loss = loss * _same_dtype(weight, loss)
     return _reduce(loss, reduction)
