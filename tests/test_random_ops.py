@@ -352,3 +352,14 @@ def test_uniform_draws_never_reach_the_upper_bound(dtype):
     if not dt.is_complex:
         u = tp.empty(200_000, dtype=dt).uniform_(-9, 9)
         assert float(u.max()) < 9 and float(u.min()) >= -9
+
+
+@pytest.mark.parametrize("dtype,lo,hi", [("float32", 1e6, 1e6 + 1), ("float32", 100, 100.01),
+                                         ("float16", 1, 1.001), ("bfloat16", 1, 1.01), ("float32", -1, 0)])
+def test_uniform_range_is_half_open_after_rounding(dtype, lo, hi):
+    """A value of lo + (hi - lo) u that rounds up to hi in the tensor's dtype is the
+    number below it: [lo, hi) as PyTorch's."""
+    tp.manual_seed(4)
+    t = tp.empty(50_000, dtype=getattr(tp, dtype)).uniform_(lo, hi)
+    top = t.new_tensor(hi)
+    assert not bool((t >= top).any()) and bool((t >= t.new_tensor(lo)).all())

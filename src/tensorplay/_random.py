@@ -20,10 +20,11 @@ _DIGITS = {np.dtype(np.float16): 11}     # significand bits of the low-precision
 
 def uniform01(rng, shape, dtype):
     """Uniform samples in [0, 1) of NumPy ``dtype`` (a complex one: real and
-    imaginary parts each), never 1: a half or bfloat16 sample is a multiple of
-    2**-digits below 1, as PyTorch draws them (rounding a double to the nearest
-    half gave 1.0 about once in 4,000 draws); a float32 one that rounds up to 1
-    is the float below it (once in ~3e7).  The draws are NumPy's doubles."""
+    imaginary parts each), never 1, as PyTorch's: a half or bfloat16 sample is a
+    multiple of 2**-digits below 1 (rounding a double to the nearest half gave
+    1.0 about once in 4,000 draws; PyTorch's finer structure near 0 differs); a
+    float32 one that rounds up to 1 is the float below it (once in ~3e7).  The
+    draws are NumPy's doubles."""
     dt = np.dtype(dtype)
     if dt.kind == "c":
         part = np.float32 if dt == np.complex64 else np.float64
