@@ -34,8 +34,11 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
-        g = _standard_gamma(self.concentration.expand(shape))
-        return g / g.sum(-1, True)
+        c = self.concentration
+        # drawn and normalized in float64, as PyTorch's _sample_dirichlet: float32 draws of
+        # small concentrations underflow (both of Beta(0.01, 0.01)'s gave exactly 0.5, 18%)
+        g = _standard_gamma(c.double().expand(shape))
+        return (g / g.sum(-1, True)).to(c.dtype)
 
     def log_prob(self, value):
         if self._validate_args:
