@@ -853,3 +853,22 @@ def test_float32_beta_of_small_concentrations_is_symmetric():
     s = tp.distributions.Beta(tp.tensor([0.01]), tp.tensor([0.01])).sample((20000,)).numpy()
     assert s.dtype == np.float32
     assert (s == 0.5).mean() < 0.01 and abs((s < 0.5).mean() - 0.5) < 0.03
+
+
+def test_made_under_vmap_jacfwd_and_hessian_with_validation():
+    """Validation checks every sample at once under vmap (PyTorch's _is_all_true
+    batches), and log_probs with a special case use where, not a masked
+    assignment: vmap, jacfwd and hessian of them work."""
+    x = tp.tensor([0.3, 1.2], dtype=tp.float64)
+    f = lambda s: tp.distributions.Normal(0.0, s).log_prob(x).sum()      # noqa: E731
+    got = tp.func.vmap(f)(tp.tensor([[1.5, 2.5], [0.5, 1.0]], dtype=tp.float64))
+    want = tp.stack([f(tp.tensor([1.5, 2.5], dtype=tp.float64)), f(tp.tensor([0.5, 1.0], dtype=tp.float64))])
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-14)
+    with pytest.raises(ValueError, match="Expected parameter scale"):
+        tp.func.vmap(f)(tp.tensor([[1.5, -2.5]], dtype=tp.float64))
+    g = lambda p: tp.distributions.Geometric(probs=p).log_prob(tp.tensor([0.0, 2.0], dtype=tp.float64)).sum()  # noqa
+    np.testing.assert_allclose(tp.func.hessian(g)(tp.tensor([0.2, 0.4], dtype=tp.float64)).numpy(),
+                               [[-25.0, 0.0], [0.0, -11.805555555555557]], rtol=1e-12, atol=1e-12)
+    m = lambda p: tp.distributions.Multinomial(3, probs=p).log_prob(tp.tensor([1.0, 2.0], dtype=tp.float64))  # noqa
+    h = tp.func.hessian(m)(tp.tensor([0.2, 0.4], dtype=tp.float64))
+    np.testing.assert_allclose(h.numpy(), [[-50 / 3, 25 / 3], [25 / 3, -25 / 6]], rtol=1e-12)

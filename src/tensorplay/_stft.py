@@ -24,7 +24,7 @@ import numpy as np
 from ._creation import ones, tensor, zeros
 from ._tensor import Tensor
 from ._warn import warn_once as _warn_once
-from .func._vmap import BatchedTensor
+from .func._vmap import physical as _physical
 from .ops.complex_ops import view_as_real
 from .ops.fft_ops import fft, ifft, irfft, rfft
 from .ops.resample import pad as _pad
@@ -255,9 +255,7 @@ def _nola_fails(envelope):
     (PyTorch's NOLA check).  The envelope is read through any ``vmap`` levels (its
     batch, the whole of it: a window batched under ``vmap``, or the primal that
     ``jacfwd`` expands), as PyTorch's per-sample fallback reads each sample."""
-    while isinstance(envelope, BatchedTensor):
-        envelope = envelope._value
-    a = envelope._data
+    a = _physical(envelope)[0]._data
     if a.size == 0:
         raise RuntimeError("min(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.")

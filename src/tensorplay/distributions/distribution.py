@@ -4,12 +4,18 @@ import warnings
 from . import _tp
 from . import constraints
 from .utils import lazy_property
+from ..func._vmap import physical as _physical
 
 __all__ = ["Distribution"]
 
 
 def _is_all_true(valid):
-    return bool(valid.all()) if isinstance(valid, _tp.Tensor) else bool(valid)
+    """Whether every check holds, across every vmap level too (PyTorch's
+    ``_is_all_true`` batches: a distribution made under vmap, jacfwd or hessian
+    validates all its samples at once instead of failing on ``bool``)."""
+    if not isinstance(valid, _tp.Tensor):
+        return bool(valid)
+    return bool(_physical(valid)[0].all())
 
 
 class Distribution:

@@ -4,7 +4,7 @@ from numbers import Number
 from . import _tp
 from . import constraints
 from .constraints import _finfo
-from .distribution import Distribution
+from .distribution import Distribution, _is_all_true
 from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
@@ -33,7 +33,7 @@ class Geometric(Distribution):
             # add an extra check beyond unit_interval
             value = self.probs
             valid = value > 0
-            if not bool(valid.all()):
+            if not _is_all_true(valid):
                 invalid_value = value.data[~valid]
                 raise ValueError(
                     "Expected parameter probs "
@@ -83,8 +83,8 @@ class Geometric(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         value, probs = broadcast_all(value, self.probs)
-        probs = probs.clone()
-        probs[(probs == 1) & (value == 0)] = 0
+        # (a where, not a masked assignment: the same under vmap and jacfwd)
+        probs = _tp.where((probs == 1) & (value == 0), probs.new_zeros(()), probs)
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self):

@@ -90,9 +90,9 @@ class Multinomial(Distribution):
         if self._validate_args:
             self._validate_sample(value)
         logits, value = broadcast_all(self.logits, value)
-        logits = logits.clone()
         log_factorial_n = _tp.lgamma(value.sum(-1) + 1)
         log_factorial_xs = _tp.lgamma(value + 1).sum(-1)
-        logits[(value == 0) & (logits == -math.inf)] = 0
+        # (a where, not a masked assignment: the same under vmap and jacfwd)
+        logits = _tp.where((value == 0) & (logits == -math.inf), logits.new_zeros(()), logits)
         log_powers = (logits * value).sum(-1)
         return log_factorial_n - log_factorial_xs + log_powers
