@@ -76,3 +76,12 @@ def test_roll_refuses_floats_in_pytorchs_words():
         tp.roll(X, [1.0], [0])
     with pytest.raises(TypeError, match=r"argument 'dims' \(position 3\) must be tuple of ints, not float"):
         tp.roll(X, 1, 0.0)
+
+
+@pytest.mark.parametrize("call", [lambda d: tp.softmax(X, d), lambda d: X.argmax(d), lambda d: X.cumsum(d),
+                                  lambda d: X.logsumexp(d)])
+def test_a_float_tensor_or_bool_is_no_dimension_of_a_reduction(call):
+    """(a 0-d float tensor was truncated: softmax(x, tensor(0.9)) ran over dim 0)"""
+    for bad in (tp.tensor(0.9), True, np.bool_(True)):
+        with pytest.raises(TypeError):
+            call(bad)

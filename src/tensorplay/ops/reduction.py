@@ -56,7 +56,7 @@ def _one_dim(dim, ndim):
         return dim if dim >= 0 else dim + ndim
     if isinstance(dim, (list, tuple)) or isinstance(dim, float) or dim is None:
         raise TypeError(f"argument 'dim' must be int, not {type(dim).__name__}")
-    d = _wrap_dim(int(dim), ndim)
+    d = _wrap_dim(dim, ndim)        # (a float tensor or a bool: int_index refuses it)
     return None if ndim == 0 else d
 
 

@@ -763,9 +763,9 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
     if dim is None:
         dims = list(range(nd))
     elif isinstance(dim, (int, np.integer)):
-        dims = [_wrap_dim(int(dim), nd)]
+        dims = [_wrap_dim(dim, nd)]
     else:
-        dims = [_wrap_dim(int(d), nd) for d in dim]
+        dims = [_wrap_dim(d, nd) for d in dim]
         for d in dims:
             if dims.count(d) > 1:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
