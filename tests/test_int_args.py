@@ -85,3 +85,13 @@ def test_a_float_tensor_or_bool_is_no_dimension_of_a_reduction(call):
     for bad in (tp.tensor(0.9), True, np.bool_(True)):
         with pytest.raises(TypeError):
             call(bad)
+
+
+def test_numpy_ints_as_sections_and_powers():
+    x = tp.arange(12.0).reshape(2, 3, 2)
+    assert [tuple(t.shape) for t in tp.tensor_split(x, np.int64(2), dim=2)] == [(2, 3, 1), (2, 3, 1)]
+    a = tp.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for n in (np.int64(2), tp.tensor(2)):
+        np.testing.assert_array_equal(tp.linalg.matrix_power(a, n).numpy(), [[7.0, 10.0], [15.0, 22.0]])
+    with pytest.raises(TypeError, match="must be int, not float"):
+        tp.linalg.matrix_power(a, 2.0)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._autograd.grad_mode import state
 from .._creation import eye, ones
-from .._tensor import _wrap
+from .._tensor import _wrap, int_index
 from ._families import LINALG
 from ._registry import defop, public
 from .pointwise import where
@@ -197,7 +197,12 @@ def matrix_power(input, n):
     """The ``n``-th power of each square matrix (its inverse's for negative ``n``) by
     repeated squaring; the identity for ``n = 0``."""
     if not isinstance(n, int) or isinstance(n, bool):
-        raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
+        try:                        # (a NumPy int, an integer tensor of one element)
+            n = int_index(n, "n")
+        except TypeError:
+            pass
+        if type(n) is not int:
+            raise TypeError(f"matrix_power(): argument 'n' (position 2) must be int, not {type(n).__name__}")
     if input.dim() < 2 or input.shape[-1] != input.shape[-2]:
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
                            f"{input.shape[-2] if input.dim() > 1 else 1} by {input.shape[-1]} matrices")

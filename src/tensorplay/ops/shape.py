@@ -575,6 +575,8 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, "
                                f"but got {_tname(s._data.dtype)}")
         s = s.item() if s.dim() == 0 else s.tolist()
+    elif not isinstance(s, (list, tuple)):
+        s = int_index(s, "indices_or_sections")     # (a NumPy int)
     if isinstance(s, int):
         if s <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {s}")
