@@ -269,3 +269,11 @@ def test_broadcast_errors_are_pytorchs():
             "(4, 1, 2); but expected shape should be broadcastable to [1, 2, 3]")):
         tensorplay.broadcast_shapes((2, 3), (4, 1, 2))
     assert tensorplay.broadcast_shapes(2, (3, 1)) == (3, 2) and tensorplay.broadcast_shapes() == ()
+
+
+def test_size_arithmetic_gives_a_size():
+    import tensorplay
+    s = tensorplay.Size([2, 3])
+    for r in ((1,) + s, s * 2, 2 * s, s + s):
+        assert type(r) is tensorplay.Size
+    assert (1,) + s == (1, 2, 3) and s * 2 == (2, 3, 2, 3)

@@ -142,6 +142,14 @@ class Size(tuple):
     def __add__(self, other):
         return Size(tuple.__add__(self, other))
 
+    def __radd__(self, other):          # ((1,) + size: Python asks the subclass first)
+        return Size(tuple.__add__(tuple(other), self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
+
     def numel(self):
         n = 1
         for s in self:
