@@ -858,3 +858,21 @@ def test_leaf_node_is_reused_and_holds_the_leaf_weakly():
     gc.collect()
     assert ref() is None
     y.backward()                    # the gradient has nowhere to go: no error
+
+
+def test_a_derivative_that_is_not_implemented_fails_only_where_needed():
+    """PyTorch computes only the gradients asked for: asking for x's gradient of
+    gammainc(a, x) works although a's derivative is not implemented; asking for a's,
+    or a backward that reaches a, raises PyTorch's error."""
+    import pytest as _pytest
+    a = tp.tensor([1.5], dtype=tp.float64, requires_grad=True)
+    v = tp.tensor([0.7], dtype=tp.float64, requires_grad=True)
+    (gv,) = tp.autograd.grad(tp.special.gammainc(a, v).sum(), v)
+    assert abs(gv.item() - 0.46875) < 1e-4      # x^(a-1) e^-x / Gamma(a) at a = 1.5, x = 0.7
+    with _pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not implemented"):
+        tp.autograd.grad(tp.special.gammainc(a, v).sum(), a)
+    with _pytest.raises(NotImplementedError, match="igamma: input"):
+        tp.special.gammainc(a, v).sum().backward()
+    x = tp.tensor([3.0], requires_grad=True)
+    with _pytest.raises(RuntimeError, match="derivative for aten::floor_divide is not implemented"):
+        tp.autograd.grad(((x // 2) + x).sum(), x)

@@ -245,8 +245,34 @@ def run_backward(roots, root_grads, keep_graph, create_graph, targets=None, run_
     out = []
     for node, nr in targets:
         buf = captured.get(node)
-        out.append(None if buf is None else buf[nr])
+        g = None if buf is None else buf[nr]
+        if type(g) is DeferredError:
+            raise g.error
+        out.append(g)
     return out
+
+
+class DeferredError:
+    """A gradient that could not be computed (a derivative that is not
+    implemented), sent along its edge like any value: it raises its error
+    where it is used (a node's derivative reads it, it meets another gradient,
+    a leaf accumulates it, ``grad`` returns it), and is dropped unseen where
+    the pass needs no gradient (``grad`` of other inputs): PyTorch computes
+    only the gradients asked for, so asking for ``x``'s need not fail on
+    ``a``'s.  The engine never looks at it, except to raise at the end."""
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+    def __getattr__(self, name):
+        raise self.error
+
+    def _raise(self, *args):
+        raise self.error
+
+    __add__ = __radd__ = __mul__ = __rmul__ = __sub__ = __rsub__ = __neg__ = _raise
+    __truediv__ = __rtruediv__ = __matmul__ = __rmatmul__ = _raise
 
 
 def _sink_targets(target_nodes, root_nodes):

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _dtype as D
 from .._compat import kernel_signature
 from .._tensor import Tensor, TensorMeta, _wrap, _ndarray, _new, validate_grad, INFERENCE_VERSION
-from .._autograd.engine import FREED_MSG
+from .._autograd.engine import FREED_MSG, DeferredError
 from .._autograd.saved_hooks import DETACHED_MSG
 from .._out import call_with_out
 from ._util import F32 as _F32, star_by_keyword, dtype_error, number_arg
@@ -481,6 +481,16 @@ def spell(fn, *, method=True, inplace=False, operators=()):
 _MISSING = object()
 _VARARGS = 40           # a derivative reads a non-variadic op's ``*size`` (positions from n_pos on)
 _PARAM = -3             # a derivative of a variadic op reads a keyword parameter
+
+
+def not_implemented(error_type, message):
+    """The derivative of an input that PyTorch does not differentiate: a vjp that
+    sends an ``engine.DeferredError``, which raises ``error_type(message)`` only
+    where that gradient is used, so a pass that does not need it (``grad`` of
+    another input) goes through, as in PyTorch."""
+    def vjp(g):
+        return DeferredError(error_type(message))
+    return vjp
 
 
 def _zero_derivative(g, x):

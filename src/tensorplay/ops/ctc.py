@@ -40,7 +40,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ._families import OTHER
-from ._registry import defop, dispatch
+from ._registry import defop, dispatch, not_implemented
 from ._util import dtype_error
 from .pointwise import where as _where
 from .shape import stack as _stack
@@ -314,8 +314,7 @@ def _no_forward(name):
     return jvp
 
 
-def _no_double_backward(g):
-    raise RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+_no_double_backward = not_implemented(RuntimeError, "derivative for aten::_ctc_loss_backward is not implemented")
 
 
 ctc_loss_backward = defop(

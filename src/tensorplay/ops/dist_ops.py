@@ -20,7 +20,7 @@ import numpy as np
 from .._random import default_generator, sampling
 from .._tensor import Tensor, _wrap
 from ._families import ELEMENTWISE
-from ._registry import public
+from ._registry import not_implemented, public
 from ._special import digamma as _digamma, lgamma as _lgamma
 from ._util import _tname, dtype_error
 from .pointwise import binary as _binary
@@ -31,9 +31,7 @@ __all__ = ["poisson", "binomial"]
 
 
 def _not_implemented(what):
-    def vjp(g):
-        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
-    return vjp
+    return not_implemented(NotImplementedError, f"the derivative for '{what}' is not implemented.")
 
 
 def _gamma_grad_f64(a, x):

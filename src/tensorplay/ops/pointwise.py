@@ -18,7 +18,7 @@ from .._tensor import Tensor, _ndarray, _new
 from .._autograd.grad_mode import INFERENCE_THREADS, state
 from ._registry import (Op, REGISTRY, TRANSFORMS, dispatch, intercept, record, defop, public,
                         record_pointwise, by_tensor_arg, op_spelled, overload_node, _NO_ARG,
-                        _result_dtype, broadcast_error, real_float_kernel, _PLAIN)
+                        _result_dtype, broadcast_error, real_float_kernel, _PLAIN, not_implemented)
 from .._out import call_with_out
 from ._families import ELEMENTWISE
 from ._util import is_scalar, _tname, number_arg, no_complex_autodiff, overload_check, TT, NT, TN
@@ -462,9 +462,7 @@ div.fast, div.rfast = _div.fast, _rdiv
 true_divide = divide = _div
 
 def _no_derivative(name):
-    def vjp(g):
-        raise RuntimeError(f"derivative for aten::{name} is not implemented")
-    return vjp
+    return not_implemented(RuntimeError, f"derivative for aten::{name} is not implemented")
 
 
 def _int_safe(f):

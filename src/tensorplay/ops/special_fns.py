@@ -23,7 +23,7 @@ from .. import _dtype as _D
 from .._tensor import Tensor as _Tensor
 from ._families import ELEMENTWISE
 from ._registry import Spelling, defop as _defop, dispatch as _dispatch, overload_node, \
-    public as _public
+    public as _public, not_implemented
 from ._util import dtype_error, is_scalar, scalar_pair_check
 from . import _special as K
 from .inplace import inplace_method as _inplace_method
@@ -116,9 +116,7 @@ mvlgamma = _defop("mvlgamma", _mvlgamma_k, {"x": _mvlgamma_vjp}, float_only=True
 
 
 def _not_implemented(what):
-    def vjp(g):
-        raise NotImplementedError(f"the derivative for '{what}' is not implemented.")
-    return vjp
+    return not_implemented(NotImplementedError, f"the derivative for '{what}' is not implemented.")
 
 
 def _zeta_k(x, q):
