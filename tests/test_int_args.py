@@ -95,3 +95,16 @@ def test_numpy_ints_as_sections_and_powers():
         np.testing.assert_array_equal(tp.linalg.matrix_power(a, n).numpy(), [[7.0, 10.0], [15.0, 22.0]])
     with pytest.raises(TypeError, match="must be int, not float"):
         tp.linalg.matrix_power(a, 2.0)
+
+
+def test_floats_are_refused_where_an_int_is_a_count():
+    """(they were truncated: rot90(x, 1.5) returned x, kthvalue(x, tensor(2.9)) took k = 2)"""
+    x = tp.tensor([[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]])
+    with pytest.raises(TypeError, match=r"rot90\(\): argument 'k' \(position 2\) must be int, not float"):
+        tp.rot90(x, 1.5)
+    with pytest.raises(TypeError, match=r"kthvalue\(\): argument 'k' \(position 2\) must be int, not Tensor"):
+        tp.kthvalue(x[0], tp.tensor(2.9))
+    with pytest.raises(RuntimeError, match="start must be an 0-dim integral Tensor."):
+        x.narrow(1, tp.tensor(1.5), 2)
+    assert tp.kthvalue(x[0], np.int64(2)).values.item() == 1.0
+    assert tuple(tp.rot90(x, tp.tensor(1)).shape) == (3, 2)

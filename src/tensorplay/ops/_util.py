@@ -60,6 +60,19 @@ def int_list_arg(fname, argname, pos, v):
     return v
 
 
+def int_arg(fname, argname, pos, v):
+    """An ``int`` parameter as PyTorch's parser takes it: an int, a NumPy integer
+    or an integer tensor of one element; anything else (a float, a bool, a float
+    tensor) is its TypeError."""
+    if type(v) is int:
+        return v
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Tensor, np.integer)):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not {type(v).__name__}")
+    if isinstance(v, Tensor) and (v._data.size != 1 or v._data.dtype.kind not in "iu"):
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not Tensor")
+    return int(v._data.reshape(())) if isinstance(v, Tensor) else int(v)
+
+
 def star_ints_error(fname, argname, args):
     """The TypeError PyTorch gives for a method's ``*ints`` parameter (``x.flip(0,
     1)``, ``x.reshape(2, 3)``) given ``args`` it refuses; None if they are fine."""

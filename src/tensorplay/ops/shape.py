@@ -13,8 +13,8 @@ import numpy as np
 from .._tensor import Tensor, _wrap, _wrap_dim, int_index
 from ._families import VIEW, SHAPE
 from ._registry import defop, dispatch, dispatch_view, flat_kernel, public
-from ._util import (size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg, star_ints_error,
-                    function_of_method, method_of_function)
+from ._util import (size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg, int_arg,
+                    star_ints_error, function_of_method, method_of_function)
 from .indexing import _slice, _zeros
 from .._out import call_with_out, write_out
 from .._warn import warn as _warn_user
@@ -671,7 +671,9 @@ def narrow(input, dim, start, length):
     if input.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     if isinstance(start, Tensor):
-        start = int(start)
+        if start.dim() != 0 or start._data.dtype.kind not in "iu":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = int(start._data)
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
     if length < 0:
@@ -882,6 +884,7 @@ unflatten.as_method = method_of_function(unflatten)
 
 @public()
 def rot90(input, k=1, dims=(0, 1)):
+    k = int_arg("rot90", "k", 2, k)
     dims = list(int_list_arg("rot90", "dims", 3, dims))
     if len(dims) != 2:
         raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")

@@ -10,7 +10,7 @@ import numpy as np
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ._families import REDUCTION, ALONG_DIM, jvp_select_along
 from ._registry import defop as _defop, public as _public
-from ._util import _key, _isfloat, _tname, bool_arg
+from ._util import _key, _isfloat, _tname, bool_arg, int_arg
 from .pointwise import where as _where
 from .reduction import _return_type
 from .._out import call_with_out
@@ -161,7 +161,7 @@ _kthvalue = _defop("kthvalue", _kthvalue_k, {"x": _kthvalue_vjp}, meta=("x",), *
 def kthvalue(input, k, dim=-1, keepdim=False, *, out=None):
     if out is not None:
         return call_with_out('kthvalue', kthvalue, (input, k, dim, keepdim), {}, out)
-    return _kthvalue_rt(*_kthvalue(input, k, dim, keepdim))
+    return _kthvalue_rt(*_kthvalue(input, int_arg("kthvalue", "k", 2, k), dim, keepdim))
 
 
 def _median_all_k(x):
