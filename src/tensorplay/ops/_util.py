@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._autograd.grad_mode import state as _grad_state
-from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg, number_arg  # noqa: F401
+from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg, number_arg, int_index  # noqa: F401
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)   # (compared with ``is``)
 
@@ -66,11 +66,13 @@ def int_arg(fname, argname, pos, v):
     tensor) is its TypeError."""
     if type(v) is int:
         return v
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (Tensor, np.integer)):
+    try:
+        r = int_index(v, argname)           # (a bool or a float tensor: its TypeError)
+    except TypeError:
+        r = None
+    if type(r) is not int:
         raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not {type(v).__name__}")
-    if isinstance(v, Tensor) and (v._data.size != 1 or v._data.dtype.kind not in "iu"):
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not Tensor")
-    return int(v._data.reshape(())) if isinstance(v, Tensor) else int(v)
+    return r
 
 
 def star_ints_error(fname, argname, args):
