@@ -1029,8 +1029,8 @@ def int_index(v, argname):
     """An int parameter given as another integer, as PyTorch's parser takes it: a
     NumPy integer, or an integer tensor of one element (a tensor of more elements,
     or of floating point, is a TypeError; PyTorch takes a 1-d one for its ``int[]``
-    parameters only).  Anything else is returned as it is, for the caller's own
-    checks."""
+    parameters only).  A bool is a TypeError too, as in PyTorch (it is an int in
+    Python).  Anything else is returned as it is, for the caller's own checks."""
     if isinstance(v, Tensor):
         if v._data.size != 1 or v._data.dtype.kind not in "iu":
             raise TypeError(f"argument '{argname}' must be int, not Tensor")
