@@ -116,3 +116,15 @@ def vec_to_tril_matrix(vec, diag=0):
     mat = vec.new_zeros(tuple(vec.shape[:-1]) + (n, n))
     mat[..., _tril_mask(n, diag)] = vec
     return mat
+
+
+def _expand_probs_or_logits(src, new, shape):
+    """``expand``'s part for a distribution given by ``probs`` or ``logits``: each
+    of the two that ``src`` holds (both, once the other was computed), expanded
+    to ``shape``; ``_param`` is the last."""
+    if "probs" in src.__dict__:
+        new.probs = src.probs.expand(shape)
+        new._param = new.probs
+    if "logits" in src.__dict__:
+        new.logits = src.logits.expand(shape)
+        new._param = new.logits
