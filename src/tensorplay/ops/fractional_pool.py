@@ -34,7 +34,7 @@ from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import defop, dispatch
 from ._util import _tname
-from .pooling import _front, _max_pool_bwd_k, _pool_gather, _vol_strides, batch_merge_leading
+from .pooling import _front, _pool_gather, _vol_strides, batch_merge_leading, scatter_backward_op
 
 __all__ = []
 
@@ -134,12 +134,6 @@ def _fractional_batch(op, args, bdims):
     return tuple(o.reshape((size, n) + tuple(o.shape[1:])) for o in out), 0
 
 
-def _backward_kernel(nd):
-    def kernel(grad, x, indices):
-        return _max_pool_bwd_k(grad, indices, tuple(x.shape[-nd:]))
-    return kernel
-
-
 def _fractional_ops(nd):
     name = f"fractional_max_pool{nd}d"
     node = f"FractionalMaxPool{nd}D"
@@ -152,10 +146,7 @@ def _fractional_ops(nd):
 
     fwd = defop(name, _fractional_k, {"x": vjp}, n_in=2, nondiff_out=(1,), out_saved=(1,), family=OTHER,
                 upcast=False, node_name=node + "Backward0", method=False, batch=_fractional_batch, jvp=jvp)
-    bwd = defop(name + "_backward", _backward_kernel(nd),
-                {"grad": lambda h, indices: _pool_gather(h, indices, nd), "x": "zero"},
-                n_in=3, family=OTHER, linear=True, upcast=False, node_name=node + "BackwardBackward0",
-                method=False, batch=batch_merge_leading)
+    bwd = scatter_backward_op(name + "_backward", node + "BackwardBackward0", nd, upcast=False)
     return fwd, bwd
 
 

@@ -180,12 +180,16 @@ def _max_pool_vjp(g, result, x):
     return _max_pool_bwd(g[0], x, result[1].detach())
 
 
-def _max_pool_bwd2_k(grad, x, indices):
-    return _max_pool_bwd_k(grad, indices, x.shape[-2:])
-
-
-def _max_pool_bwd3_k(grad, x, indices):
-    return _max_pool_bwd_k(grad, indices, x.shape[-3:])
+def scatter_backward_op(name, node_name, nd, **kw):
+    """The backward op of a pool that picks input elements by flat index over its
+    last ``nd`` dimensions (max, adaptive max, fractional max pooling): the
+    gradient added back at the indices into a volume of ``x``'s shape; linear in
+    the gradient (its derivative the gather at the indices), ``"zero"`` in ``x``."""
+    def kernel(grad, x, indices):
+        return _max_pool_bwd_k(grad, indices, tuple(x.shape[-nd:]))
+    return defop(name, kernel, {"grad": lambda h, indices: _pool_gather(h, indices, nd), "x": "zero"},
+                 n_in=3, family=OTHER, linear=True, node_name=node_name, method=False,
+                 batch=batch_merge_leading, **kw)
 
 
 _max_pool = defop(
@@ -194,11 +198,8 @@ _max_pool = defop(
     batch=batch_merge_leading,
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1]), None))
 
-_max_pool_bwd = defop(
-    "max_pool2d_with_indices_backward", _max_pool_bwd2_k,
-    {"grad": lambda h, indices: _pool_gather(h, indices), "x": "zero"},
-    n_in=3, family=OTHER, linear=True, node_name="MaxPool2DWithIndicesBackwardBackward0", method=False,
-    batch=batch_merge_leading)
+_max_pool_bwd = scatter_backward_op("max_pool2d_with_indices_backward",
+                                    "MaxPool2DWithIndicesBackwardBackward0", 2)
 
 
 # ---------------------------------------------------------------- average pooling
@@ -358,11 +359,8 @@ _adaptive_max = defop(
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1]), None))
 
 
-_adaptive_max_bwd = defop(
-    "adaptive_max_pool2d_backward", _max_pool_bwd2_k,
-    {"grad": lambda h, indices: _pool_gather(h, indices), "x": "zero"},
-    n_in=3, family=OTHER, linear=True, node_name="AdaptiveMaxPool2DBackwardBackward0", method=False,
-    batch=batch_merge_leading)
+_adaptive_max_bwd = scatter_backward_op("adaptive_max_pool2d_backward",
+                                        "AdaptiveMaxPool2DBackwardBackward0", 2)
 
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
@@ -769,11 +767,8 @@ _max_pool3 = defop(
     batch=batch_merge_leading,
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1], 3), None))
 
-_max_pool3_bwd = defop(
-    "max_pool3d_with_indices_backward", _max_pool_bwd3_k,
-    {"grad": lambda h, indices: _pool_gather(h, indices, 3), "x": "zero"},
-    n_in=3, family=OTHER, linear=True, node_name="MaxPool3DWithIndicesBackwardBackward0", method=False,
-    batch=batch_merge_leading)
+_max_pool3_bwd = scatter_backward_op("max_pool3d_with_indices_backward",
+                                     "MaxPool3DWithIndicesBackwardBackward0", 3)
 
 
 def _divisor_nd(shape, out, k, s, p, count_include_pad, divisor_override):
@@ -914,11 +909,8 @@ _adaptive_max3 = defop(
     jvp=lambda op, args, tangents, result: (_pool_gather(tangents[0], result[1], 3), None))
 
 
-_adaptive_max3_bwd = defop(
-    "adaptive_max_pool3d_backward", _max_pool_bwd3_k,
-    {"grad": lambda h, indices: _pool_gather(h, indices, 3), "x": "zero"},
-    n_in=3, family=OTHER, linear=True, node_name="AdaptiveMaxPool3DBackwardBackward0", method=False,
-    batch=batch_merge_leading)
+_adaptive_max3_bwd = scatter_backward_op("adaptive_max_pool3d_backward",
+                                         "AdaptiveMaxPool3DBackwardBackward0", 3)
 
 
 # ---------------------------------------------------------------- 3-d: arguments (PyTorch's checks and words)
