@@ -20,18 +20,15 @@ import numpy as np
 from .._random import default_generator, sampling
 from .._tensor import Tensor, _wrap
 from ._families import ELEMENTWISE
-from ._registry import not_implemented, public
+from ._registry import public
 from ._special import digamma as _digamma, lgamma as _lgamma
+from .special_fns import _not_implemented
 from ._util import _tname, dtype_error
 from .pointwise import binary as _binary
 
 # (``_standard_gamma`` and ``_standard_gamma_grad`` are PyTorch's private names: they
 # stay in this module, for the distributions)
 __all__ = ["poisson", "binomial"]
-
-
-def _not_implemented(what):
-    return not_implemented(NotImplementedError, f"the derivative for '{what}' is not implemented.")
 
 
 def _gamma_grad_f64(a, x):
