@@ -309,3 +309,89 @@ def test_functions_under_vmap_and_jacobians():
         vmap(OldStyle.apply)(X)
     # jacrev batches only the backward (g * y), which needs no rule
     close(jacrev(OldStyle.apply)(X[0]), tp.diag(X[0].exp()))
+
+
+# ---------------------------------------------------------------- code that reads the primal
+# jacfwd/hessian map the forward pass over the tangents only: the primal is one
+# value, so code may branch on it, read it as a number and take shapes from it,
+# as under torch.func (each case's Jacobian is checked against jacrev's, which
+# runs the function on the plain primal, and against torch.func when installed)
+def _branch(T):
+    def f(x):
+        return x.sin() if x.sum() > 0 else x.cos()
+    return f
+
+
+def _cases(T):
+    return {
+        "branch": _branch(T),
+        "mask_index": lambda x: x[x > 0].sum() * x,
+        "item": lambda x: x * x.sum().item(),
+        "float": lambda x: x * float(x.max()),
+        "int_index": lambda x: x[int(x.argmax())] * x,
+        "tensor_index": lambda x: x[x.argmax()] * x,
+        "nonzero": lambda x: x[(x > 0).nonzero().squeeze(1)] * 2,
+        "masked_select": lambda x: x.masked_select(x > 0) ** 2,
+        "any": lambda x: (x * 3 if (x > 2).any() else x).exp(),
+        "masked_write": lambda x: T.zeros_like(x).index_put((x > 0,), x[x > 0] ** 2),
+        "unique": lambda x: T.unique(x.detach().round()).sum() * x,
+        "tolist": lambda x: x * x.tolist()[0],
+    }
+
+
+_X = [1.5, -2., 3., 0.5]
+
+
+@pytest.mark.parametrize("name", sorted(_cases(tp)))
+def test_jacfwd_reads_the_primal(name):
+    f = _cases(tp)[name]
+    x = tp.tensor(_X, dtype=tp.float64)
+    close(jacfwd(f)(x), jacrev(f)(x))
+    close(hessian(lambda x: f(x).sum())(x), jacrev(jacrev(lambda x: f(x).sum()))(x))
+    if torch is not None:
+        g = _cases(torch)[name]
+        xt = torch.tensor(_X, dtype=torch.float64)
+        close(jacfwd(f)(x), torch.func.jacfwd(g)(xt).numpy())
+        close(hessian(lambda x: f(x).sum())(x),
+              torch.func.hessian(lambda x: g(x).sum())(xt).numpy())
+
+
+def test_vmap_still_refuses_data_dependent_code():
+    # a batch of different values: no sample stands for the others
+    x = tp.tensor([[1., -2.], [3., 4.]])
+    with pytest.raises(RuntimeError, match="data-dependent control flow"):
+        vmap(lambda r: r.sin() if r.sum() > 0 else r)(x)
+    with pytest.raises(RuntimeError, match="calling .item"):
+        vmap(lambda r: r.sum().item())(x)
+    with pytest.raises(RuntimeError, match="dynamic shape"):
+        vmap(lambda r: r[r > 0])(x)
+    with pytest.raises(RuntimeError, match="Attempted to vmap over `mask`"):
+        vmap(lambda r: r.masked_select(r > 0))(x)
+
+
+def test_jacfwd_forgets_one_value_after_a_write_that_differs():
+    # random draws of their own per direction written into a copy of the primal
+    # (or into a view of it): its samples differ from then on
+    def into(view):
+        def f(x):
+            y = x * 1
+            assert bool(y.sum() > 0)            # one value: readable
+            target = y[1:] if view else y
+            target.add_(tp.rand_like(target))
+            with pytest.raises(RuntimeError, match="data-dependent control flow"):
+                bool(y.sum() > 0)
+            return y
+        return f
+    tp.manual_seed(0)
+    for view in (False, True):
+        jacfwd(into(view), randomness="different")(tp.tensor(_X))
+
+
+def test_masked_select_with_a_shared_mask_under_vmap():
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((3, 2, 4))
+    for mask in (xs[0, 0] > 0, (xs[0] > 0), (xs[0, :, :1] > 0)):
+        got = vmap(lambda r: r.masked_select(tp.tensor(mask)))(tp.tensor(xs))
+        want = np.stack([np.broadcast_to(x, np.broadcast_shapes(x.shape, mask.shape))[
+            np.broadcast_to(mask, np.broadcast_shapes(x.shape, mask.shape))] for x in xs])
+        close(got, want)

@@ -34,6 +34,7 @@ from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ..ops.inplace import _self_overlapping
 from ._pytree import tree_flatten, tree_unflatten
 from ..autograd.forward_ad import _Below
+from ..ops._batch_rules import batch_dynamic, batch_masked_select
 from ..ops._families import NoBatchRule, _batch_first, batch_elementwise, materialize, pad_rank
 
 __all__ = ["vmap", "BatchedTensor"]
@@ -80,8 +81,11 @@ _CONTROL_FLOW = ("vmap: It looks like you're attempting to use a Tensor in some 
 
 
 class BatchedTensor(Tensor):
-    """A tensor inside ``vmap``: logical shape outside, the batch inside."""
-    __slots__ = ("_value", "_level")
+    """A tensor inside ``vmap``: logical shape outside, the batch inside.
+
+    ``_same`` is None, or the version of the physical tensor at which every
+    sample is known to hold the same value (see ``same``)."""
+    __slots__ = ("_value", "_level", "_same")
 
     @property
     def requires_grad(self):
@@ -104,11 +108,18 @@ class BatchedTensor(Tensor):
         return self._value.is_leaf
 
     def detach(self):
-        return _wrap_batched(self._level, self._value.detach())
+        return self._like(self._value.detach())
 
     @property
     def data(self):
-        return _wrap_batched(self._level, self._value.data)
+        return self._like(self._value.data)
+
+    def _like(self, value):
+        """``value`` (physical, the same values as ours) batched as we are."""
+        t = _wrap_batched(self._level, value)
+        if same(self):
+            t._same = _version(value)
+        return t
 
     @property
     def _version(self):
@@ -137,13 +148,26 @@ class BatchedTensor(Tensor):
         it).  ``make(value)`` makes the physical tensor from the physical value."""
         return _wrap_batched(self._level, make(self._value))
 
+    def _sample0(self):
+        """The value every sample holds, when they hold the same (``same``)."""
+        if not same(self):
+            return None
+        with self._level.below():
+            return self._value.select(0, 0)
+
     def item(self):
+        v = self._sample0()
+        if v is not None:
+            return v.item()
         raise RuntimeError("vmap: It looks like you're calling .item() on a Tensor. We don't "
                            "support vmap over calling .item() on a Tensor, please try to rewrite "
                            "what you're doing with other operations. If error is occurring "
                            "somewhere inside PyTorch internals, please file a bug report.")
 
     def tolist(self):
+        v = self._sample0()
+        if v is not None:
+            return v.tolist()
         raise RuntimeError("vmap: It looks like you're calling .tolist() on a Tensor inside vmap, "
                            "which is not supported; rewrite it with tensor operations.")
 
@@ -151,12 +175,21 @@ class BatchedTensor(Tensor):
         raise RuntimeError("vmap: .numpy() of a batched tensor is not supported inside vmap.")
 
     def __bool__(self):
+        v = self._sample0()
+        if v is not None:
+            return bool(v)
         raise RuntimeError(_CONTROL_FLOW)
 
     def _scalar(self, kind):
+        v = self._sample0()
+        if v is not None:
+            return v._scalar(kind)
         raise RuntimeError(_CONTROL_FLOW)
 
     def __index__(self):
+        v = self._sample0()
+        if v is not None:
+            return v.__index__()
         raise RuntimeError(_CONTROL_FLOW)
 
     def backward(self, *a, **k):
@@ -229,7 +262,7 @@ def _wrap_batched(level, value):
             _LOGICAL.clear()
         lg = _LOGICAL[key] = _Logical(*key)
     t._data = lg
-    t._value, t._level = value, level
+    t._value, t._level, t._same = value, level, None
     t._rg = False
     t._gfn = None
     t._vc = t._base = None
@@ -238,6 +271,61 @@ def _wrap_batched(level, value):
 
 def _is_batched(x, level):
     return type(x) is BatchedTensor and x._level is level
+
+
+# ------------------------------------------------------------------ values the same in every sample
+# ``jacfwd`` (and ``hessian``) map a forward-mode pass over the basis of
+# tangents; the primal is one value, which the level's dual tensors carry
+# expanded over the batch (the forward level sits below the vmap level, see
+# ``sink_below_vmap``).  PyTorch keeps that primal unbatched, so code that
+# branches on it (``if x.sum() > 0``), reads it (``.item()``) or takes its
+# data-dependent shapes (``x[x > 0]``, ``nonzero``) works under ``jacfwd``.
+# Here a batched tensor remembers that its samples hold the same value
+# (``_same``, stamped with the physical tensor's version, so that a write into
+# it or into a view of it since then forgets it); ops whose batched arguments
+# all hold one value make outputs that do too; and where a batched tensor
+# cannot be used (a Python scalar, a mask, a dynamic shape) such a tensor is
+# used as its first sample.
+def _version(p):
+    while type(p) is BatchedTensor:
+        p = p._value
+    v = p._vc
+    return 0 if v is None else v[0]
+
+
+def same(t):
+    """Whether every sample of batched tensor ``t`` holds the same value."""
+    s = t._same
+    return s is not None and s == _version(t._value)
+
+
+def _mark_same(r, level):
+    """Stamp the outputs of ``level`` in ``r`` (a tensor or a tuple) as holding
+    one value in every sample."""
+    for o in (r if type(r) is tuple else (r,)):
+        if _is_batched(o, level):
+            o._same = _version(o._value)
+    return r
+
+
+def _constant(p):
+    """Whether physical tensor ``p`` carries no tangent and no history (the
+    same value in every sample can then stand for all of them)."""
+    while type(p) is BatchedTensor:
+        p = p._value
+    return not p._rg and not p.__dict__.get("_fw_grads")
+
+
+def _all_same(args, level):
+    """Whether every argument batched at ``level`` (lists included) holds one value."""
+    for a in args:
+        if type(a) is BatchedTensor:
+            if a._level is level and not same(a):
+                return False
+        elif type(a) in (list, tuple):
+            if not _all_same(a, level):
+                return False
+    return True
 
 
 # ------------------------------------------------------------------ the level
@@ -341,16 +429,42 @@ class VmapLevel:
     # -- the transform
     def process(self, op, args):
         bdims = None
-        for i, a in enumerate(args):
+        one = True                  # every batched argument holds one value (``same``)
+        given = args
+        for i, a in enumerate(given):
             if type(a) is BatchedTensor and a._level is self:
                 if bdims is None:
                     bdims, args = [None] * len(args), list(args)
                 bdims[i] = 0
                 args[i] = a._value
+                if one and (a._same is None or not same(a)):
+                    one = False
             elif type(a) in (list, tuple) and any(_is_batched(b, self) for b in a):
-                return self._fallback(op, args)
+                if _all_same(given, self):
+                    return _mark_same(self._fallback(op, given), self)
+                return self._fallback(op, given)
         if bdims is None:
             return dispatch(op, args)
+        if one:
+            return self._process_same(op, args, bdims)
+        return self._process(op, args, bdims)
+
+    def _process_same(self, op, args, bdims):
+        """``process`` for batched arguments that each hold one value: an op
+        of data-dependent shape runs on their first sample when they carry
+        no tangent or history (its result is every sample's); any other op's
+        outputs hold one value too."""
+        if op.batch is batch_dynamic or op.batch is batch_masked_select:
+            # an argument whose tangent and history do not matter here: its first sample
+            args, bdims = list(args), list(bdims)
+            for i, b in enumerate(bdims):
+                if b is not None and (not op.differentiable or _constant(args[i])):
+                    args[i], bdims[i] = args[i].select(0, 0), None
+            if all(b is None for b in bdims):
+                return dispatch(op, args)
+        return _mark_same(self._process(op, args, bdims), self)
+
+    def _process(self, op, args, bdims):
         rule = op.batch
         if rule is batch_elementwise and _aligned(args, bdims):
             # nothing to move or pad: the op on the physical tensors, by the fast
@@ -510,6 +624,10 @@ class VmapLevel:
             from .._creation import tensor          # a sequence of indices: an index tensor
             items = [tensor(np.asarray(list(k) if isinstance(k, range) else k))
                      if isinstance(k, (list, tuple, range, np.ndarray)) else k for k in items]
+        # an index tensor whose samples hold one value is that value (a shared
+        # mask, a shared index: what ``x[x > 0]`` and ``x[x.argmax()]`` use under jacfwd)
+        items = [k._sample0() if _is_batched(k, self) and same(k) and _constant(k._value) else k
+                 for k in items]
         if any(_is_batched(k, self) and k.dtype in (_bool, _uint8) for k in items):
             raise RuntimeError("vmap: We do not support batching operators that can support "
                                "dynamic shape. Attempting to batch over indexing with a boolean "
@@ -548,7 +666,7 @@ class VmapLevel:
         if any(not (isinstance(k, slice) and k == slice(None)) for k in basic):
             x = x[tuple(basic)]
         positions = [p for p, _ in tensors]
-        adjacent = positions == list(range(positions[0], positions[-1] + 1))
+        adjacent = not positions or positions == list(range(positions[0], positions[-1] + 1))
         return x, tensors, adjacent
 
     def _physical_key(self, tensors):
@@ -578,6 +696,8 @@ class VmapLevel:
         one advanced index on the physical tensor, whose result dimensions
         are put where the sample's own indexing puts them."""
         x, tensors, adjacent = self._plan(x, key if isinstance(key, tuple) else (key,))
+        if not tensors:                     # (the key's tensors stood for ints)
+            return x
         p0 = tensors[0][0]
         with self.below():
             xv = x._value if _is_batched(x, self) else materialize(x, None, self.size)
@@ -611,9 +731,12 @@ class VmapLevel:
         """``x[key] = value`` where ``key`` holds batched index tensors: the
         basic items as views of ``x``, then one write of the physical tensor
         (``_physical_key``), recorded by autograd as any in-place write."""
+        xs, tensors, adjacent = self._plan(x, key if isinstance(key, tuple) else (key,))
+        if not tensors:                     # (the key's tensors stood for ints)
+            xs[...] = value
+            return
         if not _is_batched(x, self):
             raise RuntimeError(_inplace_error("index_put_"))
-        xs, tensors, adjacent = self._plan(x, key if isinstance(key, tuple) else (key,))
         p0 = tensors[0][0]
         with self.below():
             pkey, rank = self._physical_key(tensors)
@@ -851,10 +974,13 @@ def _lift(t, levels, lift_plain):
     with lv.below():
         if _is_batched(t, lv):
             inner = t._value
+            one = same(t)
         else:
             inner = materialize(t, None, lv.size)
+            one = True
         inner = _lift(inner, levels[:-1], lift_plain)
-    return _wrap_batched(lv, inner)
+    out = _wrap_batched(lv, inner)
+    return _mark_same(out, lv) if one else out
 
 
 def physical(t):
@@ -1051,7 +1177,12 @@ def make_dual_below(primal, tangent, level, above):
     dual = forward_ad.make_dual(pp, _relayout(t, lt, both), level=level)
     if type(pp._data) is np.ndarray and _self_overlapping(pp._data):
         dual.__dict__["_expanded_primal"] = True     # (see VmapLevel.process_inplace)
-    return _wrap_levels(dual, both)
+    out = t = _wrap_levels(dual, both)
+    while type(t) is BatchedTensor:
+        if t._level not in lp:          # the primal, expanded: one value in every sample
+            t._same = _version(t._value)
+        t = t._value
+    return out
 
 
 def unpack_dual_below(t, level, above):

@@ -555,6 +555,21 @@ def batch_dynamic(op, args, bdims):
                        f"https://github.com/pytorch/pytorch/issues if you need this feature.")
 
 
+def batch_masked_select(op, args, bdims):
+    """A mask shared by the samples selects the same positions of each: the
+    batch stays in front, the selected elements after it.  A batched mask
+    would give each sample its own length (PyTorch's refusal)."""
+    if bdims[1] is not None:
+        raise RuntimeError("vmap: Attempted to vmap over `mask` in torch.masked_select(self, mask) "
+                           "We cannot support this because for each batch this would return a "
+                           "differently shaped Tensor. Please file an issue at "
+                           "https://github.com/pytorch/pytorch/issues if you need this feature.")
+    x, mask = _batch_first(args[0], bdims[0]), args[1]
+    shape = np.broadcast_shapes(tuple(x.shape[1:]), tuple(mask.shape))
+    x = pad_rank(x, len(shape)).expand((x.shape[0],) + shape)
+    return x[(slice(None), mask.expand(shape))], 0
+
+
 def batch_searchsorted(op, args, bdims):
     """One sorted sequence for every sample: the values keep their batch
     dimension.  Otherwise a sequence per sample: the batch becomes a leading
@@ -573,7 +588,7 @@ def batch_searchsorted(op, args, bdims):
 
 
 RULES = {
-    "nonzero": batch_dynamic, "masked_select": batch_dynamic, "unique": batch_dynamic,
+    "nonzero": batch_dynamic, "masked_select": batch_masked_select, "unique": batch_dynamic,
     "unique_consecutive": batch_dynamic, "bincount": batch_dynamic,
     "searchsorted": batch_searchsorted,
     "prod": batch_full_reduction("prod"), "max": batch_full_reduction("amax"),
