@@ -108,3 +108,62 @@ def test_floats_are_refused_where_an_int_is_a_count():
         x.narrow(1, tp.tensor(1.5), 2)
     assert tp.kthvalue(x[0], np.int64(2)).values.item() == 1.0
     assert tuple(tp.rot90(x, tp.tensor(1)).shape) == (3, 2)
+
+
+# int-list parameters: an element may be any int-like too (an integer tensor of
+# one element, of any rank); its int value here is 2
+LIST_CALLS = {
+    "pad": lambda d: tp.nn.functional.pad(X, (d, 1)),
+    "max_pool1d": lambda d: tp.nn.functional.max_pool1d(X, d),
+    "avg_pool1d": lambda d: tp.nn.functional.avg_pool1d(X, (d,)),
+    "conv1d_stride": lambda d: tp.nn.functional.conv1d(X, tp.ones(2, 3, 2, dtype=X.dtype), stride=d),
+    "interpolate_size": lambda d: tp.nn.functional.interpolate(X, size=d + 4),
+    "randint_high": lambda d: tp.randint(d, (50,)),
+    "slice_start": lambda d: X[:, d:],
+}
+LIST_KINDS = {"np.int64": lambda: np.int64(2), "0-d tensor": lambda: tp.tensor(2),
+              "1-d tensor": lambda: tp.tensor([2]), "uint8 tensor": lambda: tp.tensor(2, dtype=tp.uint8)}
+
+
+@pytest.mark.parametrize("kind", sorted(LIST_KINDS))
+@pytest.mark.parametrize("name", sorted(LIST_CALLS))
+def test_int_likes_in_int_lists(name, kind):
+    tp.manual_seed(0)
+    want = LIST_CALLS[name](2)
+    tp.manual_seed(0)
+    got = LIST_CALLS[name](LIST_KINDS[kind]())
+    _same(got, want)
+
+
+@pytest.mark.parametrize("name", ["pad", "max_pool1d", "conv1d_stride", "randint_high", "slice_start"])
+def test_float_tensors_are_no_int_in_int_lists(name):
+    with pytest.raises(TypeError):
+        LIST_CALLS[name](tp.tensor(2.0))
+
+
+def test_a_bool_is_an_int_in_a_slice():
+    # Python's rule, which PyTorch follows: True is 1 there (and a bool tensor too)
+    _same(X[:, True:], X[:, 1:])
+    _same(X[:False], X[:0])
+    _same(X[:, tp.tensor(True):], X[:, 1:])
+    with pytest.raises(TypeError, match="only integer tensors of a single element"):
+        X[:, tp.tensor(1.5):]           # (it was truncated to 1)
+    with pytest.raises(TypeError, match="only integer tensors of a single element"):
+        X[:, tp.tensor([1, 2]):]
+
+
+def test_bools_in_integer_division_are_refused_and_true_division_is_float32():
+    # PyTorch: no Bool kernel for the rounding divisions; True / True is the default dtype
+    for f in (lambda a, b: tp.floor_divide(a, b), lambda a, b: tp.remainder(a, b),
+              lambda a, b: tp.fmod(a, b), lambda a, b: tp.div(a, b, rounding_mode="floor"),
+              lambda a, b: tp.div(a, b, rounding_mode="trunc")):
+        for a, b in ((tp.tensor([True]), True), (tp.tensor(True), tp.tensor([False]))):
+            with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+                f(a, b)
+    for f in (tp.floor_divide, lambda a, b: tp.div(a, b, rounding_mode="floor")):
+        with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+            f(True, True)
+    assert tp.div(True, True).dtype == tp.float32
+    assert tp.true_divide(True, False).dtype == tp.float32
+    assert (tp.tensor([True]) % 2).dtype == tp.int64          # promoted: an int kernel
+    assert tp.equal(tp.tensor([True, False]) // 2, tp.tensor([0, 0]))

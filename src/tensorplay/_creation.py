@@ -7,7 +7,7 @@ import numpy as np
 from . import _dtype as D
 from ._autograd.grad_mode import state
 from ._random import default_generator, sampling, uniform01
-from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg, number_arg
+from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg, number_arg, int_arg
 from ._tensor import like_hook as _like_hook
 from ._out import call_with_out
 
@@ -296,10 +296,8 @@ def _randint_args(args, kw):
         raise TypeError(_RANDINT_FORMS)
     for pos, k in enumerate(names[:-1]):
         v = got[k]
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise TypeError(f"randint(): argument '{k}' (position {pos + 1}) must be int, not "
-                            f"{type(v).__name__}")
-    return int(got.get("low", 0)), int(got["high"]), got["size"]
+        got[k] = int_arg("randint", k, pos + 1, v)
+    return got.get("low", 0), got["high"], got["size"]
 
 
 @sampling()

@@ -1042,6 +1042,21 @@ def int_index(v, argname):
     return v
 
 
+def int_arg(fname, argname, pos, v):
+    """An ``int`` parameter as PyTorch's parser takes it: an int, a NumPy integer
+    or an integer tensor of one element; anything else (a float, a bool, a float
+    tensor) is its TypeError."""
+    if type(v) is int:
+        return v
+    try:
+        r = int_index(v, argname)           # (a bool or a float tensor: its TypeError)
+    except TypeError:
+        r = None
+    if type(r) is not int:
+        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not {type(v).__name__}")
+    return r
+
+
 def dims_arg(dim, ndim):
     """Normalise ``dim`` (None, int, or sequence) to a sorted tuple of
     non-negative axes, or None for "all"."""

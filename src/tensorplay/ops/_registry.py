@@ -1239,7 +1239,7 @@ def _prep(op, args):
             # numbers only (mul(2., 3)): PyTorch makes them tensors of their promoted
             # dtype, the default one for floats; NumPy would compute in float64
             for i in range(n_in):
-                if type(kargs[i]) in (int, float, complex):
+                if type(kargs[i]) in (int, float, complex, bool):
                     kargs[i] = np.asarray(kargs[i], npdt)
                     break
         _numpy_scalar_params(kargs, n_in)

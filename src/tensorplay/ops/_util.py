@@ -4,7 +4,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._autograd.grad_mode import state as _grad_state
-from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg, number_arg, int_index  # noqa: F401
+from .._tensor import Tensor, _wrap_dim, dims_arg, size_arg, number_arg, int_index, int_arg  # noqa: F401
 
 F32, F64 = np.dtype(np.float32), np.dtype(np.float64)   # (compared with ``is``)
 
@@ -42,6 +42,16 @@ def _isfloat(x):
     return x.dtype.kind == "f" or x.dtype.name == "bfloat16"
 
 
+def is_int(v):
+    """Whether PyTorch's argument parser takes ``v`` as an int: an int or a NumPy
+    integer (a bool is not one), or an integer tensor of one element."""
+    if type(v) is int:
+        return True
+    if isinstance(v, Tensor):
+        return v._data.size == 1 and v._data.dtype.kind in "iu"
+    return isinstance(v, np.integer)
+
+
 def _int_like(v):
     return type(v) is not bool and hasattr(v, "__index__") and not isinstance(v, np.bool_)
 
@@ -58,21 +68,6 @@ def int_list_arg(fname, argname, pos, v):
             raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be tuple of ints, but "
                             f"found element of type {type(e).__name__} at pos {i}")
     return v
-
-
-def int_arg(fname, argname, pos, v):
-    """An ``int`` parameter as PyTorch's parser takes it: an int, a NumPy integer
-    or an integer tensor of one element; anything else (a float, a bool, a float
-    tensor) is its TypeError."""
-    if type(v) is int:
-        return v
-    try:
-        r = int_index(v, argname)           # (a bool or a float tensor: its TypeError)
-    except TypeError:
-        r = None
-    if type(r) is not int:
-        raise TypeError(f"{fname}(): argument '{argname}' (position {pos}) must be int, not {type(v).__name__}")
-    return r
 
 
 def star_ints_error(fname, argname, args):

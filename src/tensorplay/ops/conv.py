@@ -38,7 +38,7 @@ from numpy.lib.stride_tricks import as_strided
 from .._tensor import Tensor
 from ._families import BILINEAR, OTHER
 from ._registry import defop, dispatch, public
-from ._util import _tname
+from ._util import _tname, is_int as _is_int
 from .pointwise import conj
 from .pooling import _front, batch_merge_leading
 from .._warn import warn as _warn_user
@@ -467,10 +467,6 @@ def _invalid_args(fname, sig, args, kwargs):
     got = ", ".join([tname(a) for a in args] + [f"{k}={tname(v)}" for k, v in kwargs.items()])
     return TypeError(f"{fname}() received an invalid combination of arguments - got ({got}), but "
                      f"expected one of:\n{_SIG[sig]}")
-
-
-def _is_int(v):
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
 def _int_list(v, n):

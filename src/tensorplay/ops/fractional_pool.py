@@ -33,7 +33,7 @@ from .._creation import rand as _rand
 from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import defop, dispatch
-from ._util import _tname
+from ._util import _tname, is_int as _is_int
 from .pooling import _front, _pool_gather, _vol_strides, batch_merge_leading, scatter_backward_op
 
 __all__ = []
@@ -184,12 +184,6 @@ _max_unpool3d = defop(
 
 
 # ---------------------------------------------------------------- arguments (PyTorch's checks and words)
-def _is_int(v):
-    if isinstance(v, Tensor):
-        return v.ndim == 0 and v._data.dtype.kind in "iu"
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
 def _int_list(fname, argname, pos, v):
     """An ``int[]`` argument as PyTorch's argument parser reads it: an int, or a
     sequence of ints (after the first element, bools pass as ints)."""

@@ -15,6 +15,8 @@ placement of the advanced dims (ints never take part in it, unlike NumPy).
 tensor's old value.
 """
 
+import operator
+
 import numpy as np
 
 from .. import _dtype as D
@@ -345,9 +347,11 @@ def _parse(key, ndim):
             items.append(k)
         elif isinstance(k, slice):
             for v in (k.start, k.stop, k.step):
-                if v is not None and not _is_int(v) and not (isinstance(v, Tensor) and v.numel() == 1):
+                if v is not None and not _is_int(v) and not isinstance(v, (bool, np.bool_, Tensor)):
                     raise TypeError("slice indices must be integers or None or have an __index__ method")
-            start, stop, step = (None if v is None else int(v) for v in (k.start, k.stop, k.step))
+            # (a bool is an int here; a tensor must be an integer one of one element)
+            start, stop, step = (None if v is None else operator.index(v)
+                                 for v in (k.start, k.stop, k.step))
             if step is not None and step == 0:
                 raise ValueError("slice step cannot be zero")
             if step is not None and step < 0:

@@ -430,11 +430,15 @@ def _int_div(x, y):
     return q + ((np.remainder(x, y) != 0) & ((np.asarray(x) < 0) != (np.asarray(y) < 0)))
 
 
+def _div_rounding_kernel_name(x, y, rounding_mode=None):
+    return f"div_{rounding_mode}_cpu"
+
+
 # rounded division is piecewise constant: its derivative is zero (``div`` sends
 # rounding_mode=None to the plain quotient below)
 _div_rounding = binary("div_rounding", _div_kernel, {"x": lambda g: _zl(g), "y": lambda g: _zl(g)},
                        node_name="DivBackward2", family=ELEMENTWISE, opmath=(1,),
-                       no_complex=lambda x, y, rounding_mode=None: f"div_{rounding_mode}_cpu")
+                       no_complex=_div_rounding_kernel_name, no_bool=_div_rounding_kernel_name)
 _div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
                                       "y": lambda g, x, y: -g * conj(x / (y * y))},
               float_only=True, family=ELEMENTWISE, inplace=True, opmath=(1,))
@@ -480,7 +484,7 @@ floor_divide = binary("floor_divide", _int_safe(np.floor_divide),
                       {"x": _no_derivative("floor_divide"), "y": _no_derivative("floor_divide")},
                       fast_kernel=np.floor_divide, family=ELEMENTWISE, inplace=True,
                       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
-                      no_complex="div_floor_cpu", opmath=(1,))
+                      no_complex="div_floor_cpu", no_bool="div_floor_cpu", opmath=(1,))
 remainder = binary("remainder", _int_safe(np.remainder),
                    # (the quotient as floor division computes it, which agrees with the
                    # remainder: floor(6 / 1.2f) is 5 in float32 but 6 % 1.2f leaves 1.2 of a 5th)
@@ -488,10 +492,11 @@ remainder = binary("remainder", _int_safe(np.remainder),
                    fast_kernel=np.remainder, family=ELEMENTWISE,
                    inplace=True, node_name="RemainderBackward1",
                    operators=("__mod__", "__rmod__", "__imod__"), no_complex="remainder_cpu",
+                   no_bool="remainder_cpu",
                    check=overload_check("remainder", (TT, NT, TN), marked=(1,)))
 fmod = binary("fmod", _int_safe(np.fmod), {"x": "grad", "y": lambda g, x, y: -g * (x / y).trunc()},
               fast_kernel=np.fmod, family=ELEMENTWISE, inplace=True, node_name="FmodBackward1",
-              no_complex="fmod_cpu", check=overload_check("fmod", (TT, TN)))
+              no_complex="fmod_cpu", no_bool="fmod_cpu", check=overload_check("fmod", (TT, TN)))
 def _by_scalar(op):
     """``op``'s node, or by a number as its second argument PyTorch's Scalar
     overload (``...Backward0``, one slot)."""

@@ -32,7 +32,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import defop, dispatch, public
-from ._util import _tname
+from ._util import _tname, is_int as _is_int
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
            "adaptive_max_pool1d", "max_pool3d"]
@@ -429,10 +429,6 @@ def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
 
 
 # ---------------------------------------------------------------- arguments (PyTorch's checks and words)
-def _is_int(v):
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-
-
 def _ints(fname, argname, v, pos):
     """A "tuple of ints" argument: an int, or a sequence of ints."""
     if _is_int(v):

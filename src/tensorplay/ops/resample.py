@@ -20,7 +20,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import defop, dispatch, overload_node
-from ._util import _tname
+from ._util import _tname, is_int as _is_int
 from .pooling import batch_merge_leading
 
 __all__ = ["constant_pad_nd"]
@@ -161,10 +161,6 @@ for _mode in ("reflect", "replicate", "circular"):
     _bwd.op.variants = (lambda c: lambda a: c[len(a[1])])(_cls)
     _PAD_OPS[_mode] = (_fwd, _bwd)
 del _mode, _name, _fwd, _bwd, _cls
-
-
-def _is_int(v):
-    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
 _SUPPORTED = ("Supported combinations for non-constant padding:\n"
