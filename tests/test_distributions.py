@@ -872,3 +872,25 @@ def test_made_under_vmap_jacfwd_and_hessian_with_validation():
     m = lambda p: tp.distributions.Multinomial(3, probs=p).log_prob(tp.tensor([1.0, 2.0], dtype=tp.float64))  # noqa
     h = tp.func.hessian(m)(tp.tensor([0.2, 0.4], dtype=tp.float64))
     np.testing.assert_allclose(h.numpy(), [[-50 / 3, 25 / 3], [25 / 3, -25 / 6]], rtol=1e-12)
+
+
+def test_poisson_and_binomial_draws_record_pytorchs_nodes():
+    # a draw is a function of its parameters whose gradient PyTorch defines as zero
+    # (poisson) or leaves unimplemented (binomial): the nodes exist either way, so
+    # a graph through a draw is not cut off
+    tp.manual_seed(0)
+    rate = tp.tensor([1.0, 2.5], requires_grad=True)
+    p = tp.poisson(rate)
+    assert p.requires_grad and p.grad_fn.name() == "PoissonBackward0"
+    (g,) = tp.autograd.grad((p * rate).sum(), rate)
+    np.testing.assert_array_equal(g.numpy(), p.detach().numpy())     # the product's term only
+    count = tp.tensor([5.0, 6.0], requires_grad=True)
+    prob = tp.tensor([0.3, 0.5], requires_grad=True)
+    b = tp.binomial(count, prob)
+    assert b.grad_fn.name() == "NotImplemented"
+    with pytest.raises(RuntimeError, match="derivative for aten::binomial is not implemented"):
+        tp.autograd.grad(b.sum(), prob)
+    # the draws themselves are unchanged by the node: same generator state, same values
+    tp.manual_seed(0)
+    np.testing.assert_array_equal(tp.poisson(rate.detach()).numpy(), p.detach().numpy())
+    assert tp.binomial(count.detach(), prob.detach()).grad_fn is None

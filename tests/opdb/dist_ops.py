@@ -1,6 +1,8 @@
 """Table entries for ops/dist_ops.py: ``_standard_gamma_grad`` (the implicit
 reparameterization gradient of a Gamma draw) and ``_standard_gamma_reparam``
-(a draw made differentiable in its concentration with it)."""
+(a draw made differentiable in its concentration with it); ``_poisson_draws``
+and ``_binomial_draws``, the nodes of poisson's and binomial's draws (a zero
+gradient for the rate; binomial's is not implemented, as in PyTorch)."""
 import numpy as np
 
 from . import E, OpCase, Sample, arr
@@ -26,6 +28,15 @@ def _sgg(T, alpha, x):
         return T._standard_gamma_grad(alpha, x)
     from tensorplay.ops.dist_ops import _standard_gamma_grad
     return _standard_gamma_grad(alpha, x)
+
+
+def _draws(name):
+    def fn(T, *args):
+        if T.__name__ == "torch":           # torch has no such op: the same value and gradient
+            return args[-1].detach() + 0 * sum(args[:-1])
+        from tensorplay.ops import dist_ops
+        return getattr(dist_ops, name)(*args)
+    return fn
 
 
 def _reparam(T, alpha, x):
@@ -55,4 +66,10 @@ CASES = [
                                "tests/test_distributions.py",
                   "against_torch": _APPROX,
                   "noncontig": "runs gradcheck: see gradcheck"}),
+    OpCase("_poisson_draws", fn=_draws("_poisson_draws"),
+           samples=[Sample([ALPHA, np.floor(DRAW)], grad=[0])], complex=False, low_precision=False,
+           float_only=False),
+    OpCase("_binomial_draws", fn=_draws("_binomial_draws"),
+           samples=[Sample([ALPHA * 3, ALPHA / 7, np.floor(DRAW)], grad=[0, 1])], differentiable=False,
+           complex=False, low_precision=False, float_only=False),
 ]

@@ -20,7 +20,7 @@ import numpy as np
 from .._random import default_generator, sampling
 from .._tensor import Tensor, _wrap
 from ._families import ELEMENTWISE
-from ._registry import public
+from ._registry import defop, not_implemented, public
 from ._special import digamma as _digamma, lgamma as _lgamma
 from .special_fns import _not_implemented
 from ._util import _tname, dtype_error
@@ -101,6 +101,32 @@ _standard_gamma_reparam = _binary(
     no_complex="gamma_cpu", no_int="gamma_cpu", no_bool="gamma_cpu")
 
 
+def _broadcast_sample(sample, *params):
+    shape = np.broadcast_shapes(np.shape(sample), *(np.shape(p) for p in params))
+    return np.array(np.broadcast_to(sample, shape))
+
+
+def _poisson_draws_k(input, sample):
+    return _broadcast_sample(sample, input)
+
+
+def _binomial_draws_k(count, prob, sample):
+    return _broadcast_sample(sample, count, prob)
+
+
+# the draws of poisson and binomial as ops of their parameters, as PyTorch records
+# them: the Poisson rate gets a zero gradient (PoissonBackward0), binomial's
+# parameters none ("not implemented", raised only where that gradient is needed)
+_poisson_draws = defop("_poisson_draws", _poisson_draws_k, {"input": "zero"}, n_in=2,
+                       family=ELEMENTWISE, method=False, node_name="PoissonBackward0")
+
+
+_BINOMIAL_GRAD = not_implemented(RuntimeError, "derivative for aten::binomial is not implemented")
+_binomial_draws = defop("_binomial_draws", _binomial_draws_k,
+                        {"count": _BINOMIAL_GRAD, "prob": _BINOMIAL_GRAD}, n_in=3,
+                        family=ELEMENTWISE, method=False, node_name="NotImplemented")
+
+
 def _float_input(name, kernel, t):
     if not isinstance(t, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
@@ -139,7 +165,7 @@ def poisson(input, generator=None):
     lam = d.astype(np.float64)
     if lam.size and not (lam >= 0).all():
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _wrap(_rng(generator).poisson(lam).astype(d.dtype))
+    return _poisson_draws(input, _wrap(_rng(generator).poisson(lam).astype(d.dtype)))
 
 
 @public(method=False)
@@ -155,4 +181,4 @@ def binomial(count, prob, generator=None):
     n, p = np.broadcast_arrays(count._data.astype(np.float64), prob._data.astype(np.float64))
     n = np.maximum(np.floor(n), 0).astype(np.int64)      # (PyTorch draws 0 for a negative count)
     r = _rng(generator).binomial(n, np.clip(p, 0.0, 1.0))
-    return _wrap(r.astype(count._data.dtype))
+    return _binomial_draws(count, prob, _wrap(r.astype(count._data.dtype)))
