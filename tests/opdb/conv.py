@@ -630,4 +630,21 @@ CASES = [
                      np.zeros((2, 3, 4, 5), np.int64), scale_factor=2, desc="long")]),
     OpCase("interpolate_area", lambda T, x: _f(T, "interpolate")(x, size=(3, 2), mode="area"), [Sample([INTERP])],
            covers=("adaptive_avg_pool2d", "adaptive_avg_pool2d_backward"), complex=False),
+    OpCase("interpolate_area_3d", lambda T, x: _f(T, "interpolate")(x, size=(1, 3, 2), mode="area"),
+           [Sample([INTERP[None]])],
+           covers=("adaptive_avg_pool3d", "adaptive_avg_pool3d_backward"), complex=False),
+    *[OpCase(f"interpolate_{mode}_aa",
+             (lambda m: lambda T, x, **kw: _f(T, "interpolate")(x, mode=m, antialias=True, **kw))(mode),
+             [Sample([INTERP], {"size": (2, 3)}, desc="down"),
+              Sample([INTERP], {"scale_factor": (0.45, 1.6)}, desc="down up"),
+              Sample([INTERP], {"scale_factor": 0.6, "recompute_scale_factor": True}, desc="recompute"),
+              *([Sample([INTERP], {"size": (2, 9), "align_corners": True}, desc="align corners")]
+                if mode != "lanczos" else [])],
+             op=f"_upsample_{mode}2d_aa", covers=(f"_upsample_{mode}2d_aa", f"_upsample_{mode}2d_aa_backward"),
+             complex=False, low_precision=False,
+             errors=[E(ValueError, "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
+                       "requires a 4-D tensor as input", f32(2, 4, 5), size=3, desc="3-d"),
+                     E(NotImplementedError, "\"compute_index_ranges_weights\" not implemented for 'Half'",
+                       f32(2, 3, 4, 5).astype(np.float16), size=3, desc="half")])
+      for mode in ("bilinear", "bicubic", "lanczos")],
 ]

@@ -371,6 +371,65 @@ def _cubic_bwd_k(grad, input_size, scales, align_corners):
     return grad
 
 
+@functools.lru_cache(maxsize=256)
+def _aa_weights(n, out, scale, align_corners, kind, dtype):
+    """The (out, n) matrix of antialiased resampling along one dimension, as
+    PyTorch's (PIL's) filter: a triangle (bilinear), a cubic with a = -0.5
+    (bicubic) or Lanczos-3, stretched over the source pixels one output pixel
+    covers when shrinking, each row normalized to sum 1."""
+    s = _scale(n, out, scale, align_corners, linear=True)
+    half = _AA_SUPPORT[kind]                            # the filter's support at scale 1
+    support = half * s if s >= 1 else half
+    inv = 1.0 / s if s >= 1 else 1.0
+    w = np.zeros((out, n))
+    for i in range(out):
+        center = s * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        hi = min(int(center + support + 0.5), n)
+        x = np.abs((np.arange(lo, hi) - center + 0.5) * inv)
+        if kind == "lanczos":
+            f = np.where(x < 3, np.sinc(x) * np.sinc(x / 3), 0.0)
+        elif kind == "bicubic":
+            a = -0.5
+            f = np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                         np.where(x < 2, (((x - 5) * x + 8) * x - 4) * a, 0.0))
+        else:
+            f = np.maximum(1 - x, 0.0)
+        total = f.sum()
+        w[i, lo:hi] = f / total if total != 0 else f
+    return w.astype(dtype)
+
+
+_AA_SUPPORT = {"bilinear": 1.0, "bicubic": 2.0, "lanczos": 3.0}
+
+
+def _aa_k(kind):
+    def k(x, output_size, scales, align_corners):
+        if x.dtype.kind != "f":
+            if x.dtype == np.uint8:
+                raise NotImplementedError("tensorplay: interpolate(antialias=True) of uint8 images is "
+                                          "not implemented")
+            raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for "
+                                      f"'{_tname(x.dtype)}'")
+        for i in reversed(range(2)):            # the width first
+            ax = x.ndim - 2 + i
+            w = _aa_weights(x.shape[ax], output_size[i], scales[i], align_corners, kind, x.dtype.str)
+            x = np.moveaxis(np.matmul(np.moveaxis(x, ax, -1), w.T), -1, ax)
+        return np.ascontiguousarray(x)
+    return k
+
+
+def _aa_bwd_k(kind):
+    def k(grad, input_size, scales, align_corners):
+        for i in range(2):
+            ax = grad.ndim - 2 + i
+            w = _aa_weights(input_size[i], grad.shape[ax], scales[i], align_corners, kind,
+                            grad.dtype.str)
+            grad = np.moveaxis(np.matmul(np.moveaxis(grad, ax, -1), w), -1, ax)
+        return np.ascontiguousarray(grad)
+    return k
+
+
 def _resample_ops(name, fwd, bwd, nodes, extra):
     """The op ``name`` and its adjoint ``name_backward``, each the other's vjp.
     ``extra`` names the parameters after the sizes and scales both take."""
@@ -409,6 +468,10 @@ _upsample_linear = _resample_ops("upsample_linear", _linear_k, _linear_bwd_k,
 
 _upsample_bicubic = _resample_ops("upsample_bicubic2d", _cubic_k, _cubic_bwd_k,
                                   {2: "UpsampleBicubic2D"}, True)
+
+_UPSAMPLE_AA = {kind: _resample_ops(f"_upsample_{kind}2d_aa", _aa_k(kind), _aa_bwd_k(kind),
+                                    {2: f"Upsample{kind.capitalize()}2DAa"}, True)
+                for kind in ("bilinear", "bicubic", "lanczos")}
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 _LINEAR = {"linear": 1, "bilinear": 2, "trilinear": 3}
@@ -461,12 +524,16 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         factors = [float(v) for v in _size_list(scale_factor, nd, "scale_factor", dims)]
         out = [int(np.floor(n * f)) for n, f in zip(dims, factors)]
         scales = [None] * nd if recompute_scale_factor else factors
-    if antialias:
-        raise NotImplementedError("tensorplay: interpolate(antialias=True) is not implemented")
-    if nd != 2 and mode == "bicubic" or \
-            nd not in (1, 2, 3) or mode not in ("nearest", "nearest-exact", "area", "bicubic", *_LINEAR):
-        if mode == "lanczos":
-            raise NotImplementedError(f"tensorplay: interpolate(mode={mode!r}) is not implemented")
+    if antialias and (mode not in ("bilinear", "bicubic", "lanczos") or input.ndim != 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and "
+                         "requires a 4-D tensor as input")
+    if mode == "lanczos" and input.ndim == 4:
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+    if nd != 2 and mode in ("bicubic", "lanczos") or nd not in (1, 2, 3) or \
+            mode not in ("nearest", "nearest-exact", "area", "bicubic", "lanczos", *_LINEAR):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.ndim}D) for the modes: {_MODES} (got {mode})")
     if mode in _LINEAR and _LINEAR[mode] != nd:
@@ -478,14 +545,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                            + ", ".join(f"{c}: {n}" for c, n in zip(names, out)) + ")")
     out = tuple(out)
     if mode == "area":
-        from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d
-        if nd == 3:
-            raise NotImplementedError("tensorplay: interpolate(mode='area') of 5-d inputs is not implemented")
-        return adaptive_avg_pool1d(input, out) if nd == 1 else adaptive_avg_pool2d(input, out)
+        from .pooling import adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d
+        return (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[nd - 1](input, out)
     if mode == "nearest":
         return _upsample_nearest(input, out, tuple(scales))
     if mode == "nearest-exact":
         return _upsample_nearest_exact(input, out, tuple(scales))
+    if antialias:
+        d = input._data.dtype
+        if d.kind == "f" and d.itemsize < 4 or d.name == "bfloat16":
+            raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for '{_tname(d)}'")
+        return _UPSAMPLE_AA[mode](input, out, tuple(scales), bool(align_corners))
     if mode == "bicubic":
         return _upsample_bicubic(input, out, tuple(scales), bool(align_corners))
     return _upsample_linear(input, out, tuple(scales), bool(align_corners))
