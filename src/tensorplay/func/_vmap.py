@@ -601,6 +601,17 @@ class VmapLevel:
         target._value, target._data = out._value, out._data
         return target
 
+    def shared_key(self, key):
+        """``key`` with each index tensor batched here whose samples hold one
+        value (and that needs no gradient) replaced by that value: a shared mask
+        or index, as ``x[x > 0]`` and ``x[x.argmax()]`` make under jacfwd."""
+        items = key if type(key) is tuple else (key,)
+        if not any(_is_batched(k, self) and same(k) for k in items):
+            return key
+        items = tuple(k._sample0() if _is_batched(k, self) and same(k) and _constant(k._value) else k
+                      for k in items)
+        return items if type(key) is tuple else items[0]
+
     def takes_key(self, x, key, value=None):
         """Whether this level handles ``x[key]`` (``= value``): the key holds a
         batched tensor (of any level) and this is the innermost level at which
@@ -624,10 +635,6 @@ class VmapLevel:
             from .._creation import tensor          # a sequence of indices: an index tensor
             items = [tensor(np.asarray(list(k) if isinstance(k, range) else k))
                      if isinstance(k, (list, tuple, range, np.ndarray)) else k for k in items]
-        # an index tensor whose samples hold one value is that value (a shared
-        # mask, a shared index: what ``x[x > 0]`` and ``x[x.argmax()]`` use under jacfwd)
-        items = [k._sample0() if _is_batched(k, self) and same(k) and _constant(k._value) else k
-                 for k in items]
         if any(_is_batched(k, self) and k.dtype in (_bool, _uint8) for k in items):
             raise RuntimeError("vmap: We do not support batching operators that can support "
                                "dynamic shape. Attempting to batch over indexing with a boolean "
@@ -731,12 +738,12 @@ class VmapLevel:
         """``x[key] = value`` where ``key`` holds batched index tensors: the
         basic items as views of ``x``, then one write of the physical tensor
         (``_physical_key``), recorded by autograd as any in-place write."""
+        if not _is_batched(x, self):
+            raise RuntimeError(_inplace_error("index_put_"))
         xs, tensors, adjacent = self._plan(x, key if isinstance(key, tuple) else (key,))
         if not tensors:                     # (the key's tensors stood for ints)
             xs[...] = value
             return
-        if not _is_batched(x, self):
-            raise RuntimeError(_inplace_error("index_put_"))
         p0 = tensors[0][0]
         with self.below():
             pkey, rank = self._physical_key(tensors)

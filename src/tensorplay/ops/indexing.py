@@ -472,7 +472,7 @@ def _getitem(self, key):
     if TRANSFORMS:
         for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
             h = getattr(t, "getitem", None)
-            if h is not None and t.takes_key(self, key):
+            if h is not None and t.takes_key(self, key := t.shared_key(key)):
                 return h(self, key)
     if d.ndim:
         if tk is slice:
@@ -610,7 +610,7 @@ def _setitem(self, key, value):
     if TRANSFORMS:
         for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
             h = getattr(t, "setitem", None)
-            if h is not None and t.takes_key(self, key, value):
+            if h is not None and t.takes_key(self, key := t.shared_key(key), value):
                 return h(self, key, value)
     items, free = _parse(key, d.ndim)
     skey = _setitem_key(d.shape, items, free)
@@ -677,7 +677,7 @@ def index_put(input, indices, values, accumulate=False):
     if TRANSFORMS:
         for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
             h = getattr(t, "index_put", None)
-            if h is not None and t.takes_key(input, tuple(indices), values):
+            if h is not None and t.takes_key(input, indices := t.shared_key(tuple(indices)), values):
                 return h(input, indices, values, accumulate)
     items, free = _parse(tuple(indices), input._data.ndim)
     return _index_put_op(input, values, _setitem_key(input._data.shape, items, free), accumulate)
