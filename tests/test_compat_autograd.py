@@ -529,3 +529,26 @@ def test_fill_overloads_have_pytorchs_node_names(T, call, node, slots):
     assert type(y.grad_fn).__name__ == node and len(y.grad_fn.next_functions) == slots
     (g,) = T.autograd.grad(y.sum(), a)
     assert g.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_a_leaf_frozen_after_the_forward_takes_no_grad(T):
+    # PyTorch's AccumulateGrad returns early for a variable that no longer
+    # requires grad: its .grad stays as it was and an optimizer leaves it alone
+    # (it used to accumulate, and SGD then moved a frozen parameter)
+    w = T.nn.Parameter(T.tensor([1.0, 2.0]))
+    b = T.nn.Parameter(T.tensor([0.5]))
+    opt = T.optim.SGD([w, b], lr=0.1)
+    loss = (w * 3).sum() + b.sum()
+    w.requires_grad_(False)
+    loss.backward()
+    opt.step()
+    assert w.grad is None and w.tolist() == [1.0, 2.0]
+    assert b.grad.tolist() == [1.0]
+    # its tensor hooks still see the gradient (they run before the node)
+    seen = []
+    x = T.tensor([3.0], requires_grad=True)
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    z = (x * 2).sum()
+    x.requires_grad_(False)
+    z.backward()
+    assert seen == [[2.0]] and x.grad is None

@@ -155,7 +155,7 @@ class AccumulateGrad(Node):
 
     def apply(self, grads):
         v = self._variable()
-        if v is not None:
+        if v is not None and v._rg:     # (a leaf frozen since the graph was made takes none)
             v._accumulate_grad(grads[0], state.enabled)
         return ()
 

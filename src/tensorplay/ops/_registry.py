@@ -631,6 +631,14 @@ class OpNode(Node):
         ids = {id(t) for _, _, t, k in self.versions if k is None}
         for i, a in enumerate(saved):
             if id(a) in ids and isinstance(a, Tensor):
+                if a.__dict__.get("_pre_write"):
+                    # the value an in-place op is about to overwrite: the hook gets a
+                    # copy of its own (it may keep the memory, as ``detach()`` does),
+                    # as ``ops.inplace._own_saved_copy`` gives one when no hook runs
+                    a._data = a._data.copy()
+                    a._vc = [0]
+                    self.versions = [(a._vc, 0, t, k) if t is a and k is None else (vl, e, t, k)
+                                     for vl, e, t, k in self.versions]
                 saved[i] = _Packed(run_pack_hook(pack, a), unpack, a,
                                    a._edge() if a._rg else None)
         self.args = saved

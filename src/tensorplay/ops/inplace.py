@@ -147,6 +147,7 @@ def _standin(self):
     if self._base is not None and self._view_version != self._vc[0]:
         self._refresh_history()
     src = _wrap(self._data)
+    src.__dict__["_pre_write"] = True       # (its memory is about to be written: see OpNode._pack)
     src._rg, src._gfn = self._rg, self._gfn
     if self._gfn is not None:
         src._out_nr = getattr(self, "_out_nr", 0)
