@@ -91,6 +91,8 @@ CASES = [
     OpCase("median", samples=[Sample([M]), Sample([V]), Sample([A]), Sample([S0], desc="0-d")],
            complex=False, ref=lambda x: np.sort(x, axis=None)[(x.size - 1) // 2] if x.size else np.nan,
            errors=[_not_for("median_cpu", "ComplexFloat", C64)]),
+    OpCase("_median_along", lambda T, x, dim: _along(T, "median", x, dim),
+           samples=[Sample([M], {"dim": 1}), Sample([A], {"dim": 0})], complex=False),
     OpCase("median_values", op="median", func="median",
            samples=[Sample([TIES], desc="ties"), Sample([NANS], desc="nan"), Sample([INT], desc="int")],
            complex=False, differentiable=False),
@@ -342,3 +344,12 @@ CASES = [
     OpCase("meshgrid_xy", lambda T, x, y, z: T.meshgrid([x, y, z], indexing="xy"),
            [Sample([V, arr(4, seed=3), S0])], covers=("expand",)),
 ]
+
+
+def _along(T, name, x, dim):
+    """The median along ``dim`` whose gradient is shared among ties (median()'s
+    batching rule); torch has no such op: its median(dim) agrees without ties."""
+    if T.__name__ == "torch":
+        return getattr(T, name)(x, dim).values
+    from tensorplay.ops import sorting, stats
+    return getattr(sorting if name == "median" else stats, f"_{name}_along")(x, dim)

@@ -2,6 +2,7 @@
 ldexp, frexp, nextafter, the trapezoid rule, cartesian_prod, combinations)."""
 import numpy as np
 
+from .more import _along
 from . import E, OpCase, Sample, arr
 
 A = arr(3, 4, seed=81)
@@ -112,6 +113,8 @@ CASES = [
            errors=[E(NotImplementedError, "\"median_cpu\" not implemented for 'ComplexDouble'",
                      A.astype(np.complex128), desc="complex"),
                    E(NotImplementedError, "\"median_cpu\" not implemented for 'Bool'", A > 0, desc="bool")]),
+    OpCase("_nanmedian_along", lambda T, x, dim: _along(T, "nanmedian", x, dim),
+           samples=[Sample([A], {"dim": 1}), Sample([AN], {"dim": 0}, desc="nan")], complex=False),
     OpCase("nanmedian_dim", _nanmedian_dim,
            [Sample([A]), Sample([AN], {"dim": 1}, desc="nan"), Sample([B], {"dim": -1, "keepdim": True},
                                                                      desc="keepdim"),

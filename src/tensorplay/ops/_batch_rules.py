@@ -592,7 +592,7 @@ RULES = {
     "unique_consecutive": batch_dynamic, "bincount": batch_dynamic,
     "searchsorted": batch_searchsorted,
     "prod": batch_full_reduction("prod"), "max": batch_full_reduction("amax"),
-    "min": batch_full_reduction("amin"), "median": batch_full_reduction("median"),
+    "min": batch_full_reduction("amin"),
     "argmax": batch_arg_reduction, "argmin": batch_arg_reduction, "aminmax": batch_aminmax,
     "sum_to_size": batch_sum_to_size,
     "expand": batch_expand, "view": batch_view, "_unsafe_view": batch_view,

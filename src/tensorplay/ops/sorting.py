@@ -8,7 +8,7 @@ it evenly among ties, as PyTorch does.
 import numpy as np
 
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
-from ._families import REDUCTION, ALONG_DIM, jvp_select_along
+from ._families import REDUCTION, ALONG_DIM, NoBatchRule, _batch_first, jvp_select_along
 from ._registry import defop as _defop, public as _public
 from ._util import _key, _isfloat, _tname, bool_arg, int_arg
 from .pointwise import where as _where
@@ -176,9 +176,33 @@ def _median_all_k(x):
     return np.asarray(s[(f.size - 1) // 2])
 
 
-def _median_all_vjp(g, result, x):       # PyTorch's evenly_distribute_backward
-    mask = x.isnan() if bool(result.isnan()) else (x == result)
-    return _where(mask, g / mask.sum(), 0.0)
+def evenly_distributed(g, result, x, dim=None):
+    """PyTorch's ``evenly_distribute_backward``: the gradient of a reduction's
+    value shared equally among the elements equal to it (among the NaNs, for a
+    NaN), over all of ``x`` or, with ``dim``, over each slice along it.  Tensor
+    operations only, so that it holds under vmap too."""
+    if dim is not None:
+        result, g = result.unsqueeze(dim), g.unsqueeze(dim)
+    mask = _where(result.isnan(), x.isnan(), x == result)
+    return _where(mask, g / (mask.sum() if dim is None else mask.sum(dim, keepdim=True)), 0.0)
+
+
+def _median_all_vjp(g, result, x):
+    return evenly_distributed(g, result, x)
+
+
+def along_flattened(op):
+    """The batching rule of a full reduction whose gradient is shared among
+    ties (median, nanmedian): ``op`` (its ``_along`` form) over each flattened
+    sample.  Reducing along a dimension with the op's ``dim`` form would give
+    the whole gradient to one index."""
+    def rule(_, args, bdims):
+        x = _batch_first(args[0], bdims[0])
+        x = x.reshape((x.shape[0], -1))
+        if x.shape[1] == 0:
+            raise NoBatchRule(op.name)
+        return op(x, 1), 0
+    return rule
 
 
 def _median_dim_k(x, dim, keepdim=False):
@@ -209,8 +233,14 @@ def _median_dim_vjp(g, result, x, dim, keepdim):
     return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
 
 
+def _median_along_k(x, dim):
+    return _median_dim_k(x, dim)[0]
+
+
+_median_along = _defop("_median_along", _median_along_k, {"x": evenly_distributed}, upcast=False,
+                       node_name="MedianBackward0", family=REDUCTION, dims=("dim",), method=False)
 _median_all = _defop("median", _median_all_k, {"x": _median_all_vjp}, upcast=False,
-                     node_name="MedianBackward0", family=REDUCTION,
+                     node_name="MedianBackward0", family=REDUCTION, batch=along_flattened(_median_along),
                      no_bool=lambda x: "median_cpu" if x.numel() else None)
 _median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=("x",),
                      **_BY_INDEX, upcast=False, node_name="MedianBackward1",

@@ -25,14 +25,13 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from .._warn import warn as _warn_user
-from ._batch_rules import batch_full_reduction
 from ._families import REDUCTION, ELEMENTWISE, batch_size, materialize
 from ._registry import defop as _defop, dispatch as _dispatch, public as _public
 from .shape import cat as _cat, stack as _stack
 from ._util import _key, _isfloat, _tname
 from .pointwise import binary as _binary, exp2 as _exp2, where as _where
 from .reduction import _return_type
-from .sorting import _argsort_np, _scatter_back, _BY_INDEX
+from .sorting import _argsort_np, _scatter_back, _BY_INDEX, along_flattened, evenly_distributed
 from .._out import call_with_out
 
 __all__ = ["quantile", "nanquantile", "nanmedian", "cov", "corrcoef", "isin", "gcd", "lcm", "nextafter",
@@ -147,9 +146,8 @@ def _nanmedian_all_k(x):
     return np.asarray(s[(f.size - 1) // 2])
 
 
-def _nanmedian_all_vjp(g, result, x):      # PyTorch's evenly_distribute_backward
-    mask = x.isnan() if bool(result.isnan()) else (x == result)
-    return _where(mask, g / mask.sum(), 0.0)
+def _nanmedian_all_vjp(g, result, x):
+    return evenly_distributed(g, result, x)
 
 
 def _nanmedian_dim_k(x, dim, keepdim=False):
@@ -184,9 +182,16 @@ def _nanmedian_dim_vjp(g, result, x, dim, keepdim):
     return _scatter_back(g[0], result[1].detach(), x.shape, _wrap_dim(dim, x.ndim), keepdim)
 
 
+def _nanmedian_along_k(x, dim):
+    return _nanmedian_dim_k(x, dim)[0]
+
+
+_nanmedian_along = _defop("_nanmedian_along", _nanmedian_along_k, {"x": evenly_distributed},
+                          upcast=False, node_name="NanmedianBackward0", family=REDUCTION, dims=("dim",),
+                          method=False)
 _nanmedian_all = _defop("nanmedian", _nanmedian_all_k, {"x": _nanmedian_all_vjp}, upcast=False,
                         node_name="NanmedianBackward0", family=REDUCTION,
-                        batch=batch_full_reduction("nanmedian"))
+                        batch=along_flattened(_nanmedian_along))
 _nanmedian_dim = _defop("nanmedian_dim", _nanmedian_dim_k, {"x": _nanmedian_dim_vjp}, meta=("x",),
                         **_BY_INDEX, upcast=False, node_name="NanmedianBackward1",
                         family=REDUCTION, dims=("dim",))
