@@ -395,3 +395,23 @@ def test_masked_select_with_a_shared_mask_under_vmap():
         want = np.stack([np.broadcast_to(x, np.broadcast_shapes(x.shape, mask.shape))[
             np.broadcast_to(mask, np.broadcast_shapes(x.shape, mask.shape))] for x in xs])
         close(got, want)
+
+
+# ---------------------------------------------------------------- shortcuts right to first order only
+# prod and cumprod have O(n) derivatives that hold only to first order at zeros;
+# forward over reverse differentiates the backward's values although grad mode
+# is off there, so the exact forms run (the Hessian used to miss terms, not
+# even symmetric: [[0, 1], [0, 0]] for cumprod at [0, 2])
+@pytest.mark.parametrize("f,x", [
+    (lambda v: v.cumprod(0).sum(), [0.0, 2.0]),
+    (lambda v: v.cumprod(1).sum(), [[1.0, 0.0, 2.0, 3.0], [0.0, 4.0, 0.0, 5.0]]),
+    (lambda v: v.cumprod(0).sum(), [[1.0, 0.0, 2.0, 3.0], [0.0, 4.0, 0.0, 5.0]]),
+    (lambda v: v.prod(), [0.0, 0.0, 5.0]),
+    (lambda v: (v.prod() * v).sum(), [0.0, 3.0, 0.0, 2.0]),
+])
+def test_forward_over_reverse_at_zeros_of_products(f, x):
+    x = tp.tensor(x, dtype=tp.float64)
+    want = jacrev(jacrev(f))(x)
+    close(hessian(f)(x), want)
+    v = randn(*x.shape, seed=3)
+    close(jvp(grad(f), (x,), (v,))[1], (want.reshape(x.numel(), x.numel()) @ v.reshape(-1)).reshape(x.shape))

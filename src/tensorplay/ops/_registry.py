@@ -1359,6 +1359,15 @@ def broadcast_error(a, b):
 TRANSFORMS = []
 
 
+def derivatives_recorded():
+    """Whether what a derivative computes now will be differentiated again:
+    grad mode is on (a backward with ``create_graph``) or a forward-mode level
+    is open (forward over reverse: the backward's values carry tangents).  A
+    derivative with a cheaper form that is right to first order only (a
+    shortcut at zeros of a product) takes it only when this is false."""
+    return state.enabled or any(getattr(t, "forward_level", False) for t in TRANSFORMS)
+
+
 def intercept(op, args):
     """Hand one op call to the innermost transform.  While it runs, that
     transform is off the stack, so the ops it calls reach the levels below it

@@ -23,9 +23,9 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
-from .._autograd.grad_mode import state as _state
 from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise, batch_size, materialize, pad_rank
 from ._registry import (broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
+                        derivatives_recorded as _recorded,
                         public as _public)
 from ._util import dtype_error
 from ._util import (dims_arg as _dims_arg, tensor_arg as _tensor_arg, _tname, F32 as _F32,
@@ -193,8 +193,8 @@ def _prod_grad(g, result, x, d):
     if not zeros:
         return g * _conj(result / x)
     if d is None:
-        if zeros > 1 and not _state.enabled:     # (PyTorch's shortcut: every product of the
-            return _zeros(x.shape, g)             # others has a zero; not when it records)
+        if zeros > 1 and not _recorded():         # (PyTorch's shortcut: every product of the
+            return _zeros(x.shape, g)             # others has a zero; not when it is differentiated)
         others = _prod_others(x.reshape(-1), 0).reshape(x.shape)
     else:
         others = _prod_others(x, d)
@@ -953,7 +953,7 @@ def _cumprod_vjp(g, result, x, dim):
     z = x == 0
     if not bool(z.any()):
         return _revcumsum(g * _conj(result), d) / _conj(x)
-    if not _state.enabled:
+    if not _recorded():
         # first-order only: O(n).  Before the first zero the ratio formula holds;
         # at the first zero, the products with that factor left out; after it, 0.
         zc = z.long().cumsum(d)
