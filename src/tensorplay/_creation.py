@@ -1,5 +1,6 @@
 """Factory functions.  They take ``dtype=`` and ``requires_grad=`` and are not
 affected by grad mode: what they make is a leaf."""
+import math
 import warnings
 
 import numpy as np
@@ -184,7 +185,9 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
     check_device(device)
     npdt = _space_dtype("linspace", start, end, dtype)
     start, end = _space_ends(start, end, npdt)
-    return _leaf(np.linspace(start, end, steps).astype(npdt), requires_grad)
+    if npdt.kind == "c":
+        return _leaf(np.linspace(start, end, steps).astype(npdt), requires_grad)
+    return _leaf(_space_points(start, end, steps, npdt).astype(npdt), requires_grad)
 
 
 def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_grad=False,
@@ -196,7 +199,51 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
     check_device(device)
     npdt = _space_dtype("logspace", start, end, dtype)
     start, end = _space_ends(start, end, npdt)
-    return _leaf(np.logspace(start, end, steps, base=base).astype(npdt), requires_grad)
+    if npdt.kind == "c":
+        return _leaf(np.logspace(start, end, steps, base=base).astype(npdt), requires_grad)
+    points = _space_points(start, end, steps, npdt, fused=False) if steps != 1 else \
+        np.array([float(start.item() if isinstance(start, Tensor) else start)])   # (not converted)
+    # (math.pow is the C library's pow, which PyTorch's kernel calls; NumPy's own
+    # differs from it in the last bit now and then)
+    return _leaf(np.array([math.pow(float(base), v) for v in points.tolist()], np.float64)
+                 .astype(npdt), requires_grad)
+
+
+def _space_points(start, end, steps, npdt, fused=True):
+    """The points of PyTorch's CPU linspace kernel, bit for bit: the ends
+    converted to the result's dtype first (an integer dtype truncates them),
+    the step in that dtype (double for integers; half and bfloat16 round every
+    operation), the first half counted up from ``start`` and the rest down from
+    ``end``, by fused multiply-adds where its vectorized loop uses them
+    (``fused``: linspace; logspace's loop is plain), as float64 values."""
+    start, end = (float(v.item()) if isinstance(v, Tensor) else float(v) for v in (start, end))
+    i = np.arange(steps)
+    if npdt.kind in "iu":
+        start, end = float(np.trunc(start)), float(np.trunc(end))
+        t, wide = np.float64, np.longdouble
+    elif npdt.itemsize <= 2:                        # half, bfloat16: each operation rounded
+        def h(x):
+            return np.asarray(x, np.float32).astype(npdt).astype(np.float32)
+        s0, e0 = h(start), h(end)
+        if steps == 1:
+            return s0.reshape(1)
+        step = h(h(e0 - s0) / h(np.float32(steps - 1)))
+        fi = i.astype(np.float32)
+        return np.where(i < steps // 2, h(s0 + h(step * h(fi))), h(e0 - h(step * h(steps - 1 - fi))))
+    else:
+        t = npdt.type
+        wide = np.float64 if t is np.float32 else np.longdouble
+    s0, e0 = t(start), t(end)
+    if steps == 1:
+        return np.array([s0], np.float64)
+    step = (e0 - s0) / t(steps - 1)
+    if fused:                                       # one rounding: a product exact in the wider type
+        lo = (wide(s0) + wide(step) * i).astype(t)
+        hi = (wide(e0) - wide(step) * (steps - 1 - i)).astype(t)
+    else:
+        lo = s0 + step * i.astype(t)
+        hi = e0 - step * (steps - 1 - i).astype(t)
+    return np.where(i < steps // 2, lo, hi).astype(np.float64)
 
 
 def _space_ends(start, end, npdt):

@@ -92,14 +92,14 @@ def to_dtype(d):
     """Accept a tensorplay dtype, a NumPy dtype, a Python type or a name."""
     if isinstance(d, dtype):
         return d
-    if d is float:
-        return get_default_dtype()
+    if d is float:                      # (Python's float is a double: PyTorch's float64,
+        return float64                  # whatever the default dtype)
     if d is int:
         return int64
     if d is bool:
         return bool_
     if d is complex:
-        return get_default_dtype().to_complex()
+        return complex128
     if isinstance(d, str) and d in ALIASES:
         return ALIASES[d]
     try:

@@ -229,10 +229,13 @@ def _scalar_type(v):
     return d
 
 
+_SEQUENCES = (list, tuple, range)     # (PyTorch takes any Python sequence; these are the usual)
+
+
 def _infer_dtype(data):
     """Walk nested sequences level by level: check they are rectangular and
     promote the scalar types of the elements."""
-    if not isinstance(data, (list, tuple)):
+    if not isinstance(data, _SEQUENCES):
         return _scalar_type(data)
     result = None
     level, dim = [data], 0
@@ -240,7 +243,7 @@ def _infer_dtype(data):
         n = None
         nxt = []
         for seq in level:
-            if isinstance(seq, (list, tuple)):
+            if isinstance(seq, _SEQUENCES):
                 if n is None:
                     n = len(seq)
                 elif len(seq) != n:
@@ -263,7 +266,7 @@ def _infer_dtype(data):
 def _to_nested(x):
     if isinstance(x, Tensor):
         return x._data
-    if isinstance(x, (list, tuple)):
+    if isinstance(x, _SEQUENCES):
         return [_to_nested(v) for v in x]
     return x
 

@@ -440,7 +440,7 @@ _div_rounding = binary("div_rounding", _div_kernel, {"x": lambda g: _zl(g), "y":
                        node_name="DivBackward2", family=ELEMENTWISE, opmath=(1,),
                        no_complex=_div_rounding_kernel_name, no_bool=_div_rounding_kernel_name)
 _div = binary("div", np.true_divide, {"x": lambda g, y: g / conj(y),
-                                      "y": lambda g, x, y: -g * conj(x / (y * y))},
+                                      "y": lambda g, x, y: -g * conj(x / y / y)},
               float_only=True, family=ELEMENTWISE, inplace=True, opmath=(1,))
 
 
