@@ -219,3 +219,42 @@ def test_is_view(T):
     a, b = T.ones(1, requires_grad=True), T.zeros(1, requires_grad=True)
     assert T.stack([a, b], dim=0).grad_fn._saved_dim == 0
     assert T.stack([a, b], 1).grad_fn._saved_dim == 1
+
+
+def test_a_function_may_define_vjp_instead_of_backward(T):
+    class Triple(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g * 3
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    Triple.apply(x).sum().backward()
+    assert x.grad.tolist() == [3.0, 3.0]
+
+    class Both(Triple):
+        @staticmethod
+        def backward(ctx, g):
+            return g * 4
+    with pytest.raises(RuntimeError, match="Implementing both 'backward' and 'vjp'"):
+        Both.apply(x).sum().backward()
+
+
+def test_a_complex_gradient_for_a_real_input_is_refused(T):
+    # (it used to be cut to its real part without a word)
+    class Rotate(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * (2 + 3j)
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"input_is_complex == grad_is_complex"):
+        Rotate.apply(x).sum().backward()
+    z = T.tensor([1 + 1j, 2 + 0j], requires_grad=True)
+    Rotate.apply(z).abs().sum().backward()          # a complex input takes it
+    assert z.grad.dtype == z.dtype

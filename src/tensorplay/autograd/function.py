@@ -72,7 +72,17 @@ class BackwardCFunction(Node, FunctionCtx):
     _materialize_non_diff_grads = True      # (PyTorch's private switch, which some code sets)
     _nondiff_outs = ()     # indices of the outputs marked non-differentiable
 
-    validate = validate_grad     # gradients are tensors: fit them as op nodes do
+    def validate(self, g, i):
+        """Fit gradient ``g`` to input ``i`` as op nodes do, except that a complex
+        gradient for a real input is PyTorch's error here (a registered op's
+        derivatives take the real part on purpose; a user's backward that
+        returns a complex gradient for a real input has a bug)."""
+        if getattr(g, "_data", None) is not None and g._data.dtype.kind == "c" and \
+                self.input_meta[2 * i + 1].kind != "c":
+            raise RuntimeError("Expected isFloatingType(grad.scalar_type()) || (input_is_complex == "
+                               "grad_is_complex) to be true, but got false.  (Could this error message "
+                               "be improved?  If so, please report an enhancement request to PyTorch.)")
+        return validate_grad(self, g, i)
 
     # -- what backward reads
     _fw_saved = None       # while jvp runs: what forward saved with save_for_forward
@@ -120,7 +130,7 @@ class BackwardCFunction(Node, FunctionCtx):
             keep = () if self._materialize_non_diff_grads else self._nondiff_outs
             grads = [_wrap(np.zeros(shape, dt)) if g is None and dt is not None and i not in keep
                      else g for i, (g, (shape, dt)) in enumerate(zip(grads, self._out_meta))]
-        res = self._forward_cls.backward(self, *grads)
+        res = _user_backward(self._forward_cls)(self, *grads)
         if not isinstance(res, tuple):
             res = (res,)
         n = self.num_inputs
@@ -140,6 +150,18 @@ class BackwardCFunction(Node, FunctionCtx):
             return res
         # as in PyTorch, the node's edges are those of its tensor inputs only
         return tuple(r for r, t in zip(res, is_tensor) if t)
+
+
+def _user_backward(cls):
+    """The Function's backward: ``backward`` or, as PyTorch allows, ``vjp``
+    (not both)."""
+    backward, vjp = cls.backward, cls.vjp
+    if getattr(vjp, "__func__", vjp) is Function.vjp.__func__:
+        return backward
+    if backward is not Function.backward:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                           "allowed. You should only implement one of them.")
+    return vjp
 
 
 class FunctionMeta(type):

@@ -826,7 +826,7 @@ def _generated_vmap(level, cls, args, kwargs):
     """``generate_vmap_rule=True``: the Function applied to the physical
     tensors by a Function whose forward and backward are the original ones
     vmapped (each in a level of its own)."""
-    from ..autograd.function import Function
+    from ..autograd.function import Function, _user_backward
     size = level.size
     dims = tuple(0 if _is_batched(a, level) else None for a in args)
 
@@ -848,7 +848,7 @@ def _generated_vmap(level, cls, args, kwargs):
             inner = VmapLevel(size, level.randomness)
             with _open(inner):
                 gw = [_wrap_batched(inner, g) if isinstance(g, Tensor) else g for g in grads]
-                res = cls.backward(_CtxProxy(ctx, inner), *gw)
+                res = _user_backward(cls)(_CtxProxy(ctx, inner), *gw)
                 single = not isinstance(res, tuple)
                 res = (res,) if single else res
                 out = []
