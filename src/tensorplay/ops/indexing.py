@@ -23,12 +23,12 @@ from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim, int_index
 from .._autograd.grad_mode import state as _state
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW, batch_size, materialize
-from ._registry import TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
+from ._registry import REGISTRY, TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
 from ._util import F32 as _F32, tensor_arg
 from .core import expand, unsqueeze
 from .inplace import apply_inplace, _self_overlapping, _SELF_OVERLAP
 from .._out import call_with_out
-from .._warn import warn as _warn_user
+from .._warn import warn as _warn_user, warn_once as _warn_once
 
 __all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_along_dim", "take",
            "index_select", "index_add", "index_fill", "index_copy", "masked_fill", "masked_select",
@@ -772,9 +772,7 @@ def _src_part(src, index_shape):
     return src[tuple(slice(0, s) for s in index_shape)]
 
 
-def _scatter_k(x, dim, index, src, reduce=None):
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_reduce")
+def _scatter_k(x, dim, index, src):
     if isinstance(src, np.ndarray) and src.dtype != x.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     d, key, idx = _scatter_prep(x, dim, index, src if isinstance(src, np.ndarray) else None, "scatter")
@@ -811,13 +809,11 @@ def _scatter_vjp_src(g, dim, index, src):
 
 _scatter = defop("scatter", _scatter_k, {"x": _scatter_vjp_x, "src": _scatter_vjp_src}, n_in=4,
                  meta=("x", "src"), upcast=False, node_name="ScatterBackward0",
-                 family=INDEXING, dims=("dim",), linear=True, kwonly=("reduce",))
+                 family=INDEXING, dims=("dim",), linear=True)
 # the value is a Python number: affine in x, not linear
 _scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=1, meta=("x",),
                        upcast=False, node_name="ScatterBackward1", family=INDEXING, dims=("dim",),
-                       kwonly=("reduce",), fits=("src",),
-                       jvp=lambda x_t, dim, index, src, reduce: _scatter_value(
-                           x_t, dim, index, src if reduce == "multiply" else 0, reduce=reduce))
+                       fits=("src",), jvp=lambda x_t, dim, index, src: _scatter_value(x_t, dim, index, 0))
 
 
 @public(inplace=True)
@@ -833,9 +829,27 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise TypeError("scatter() missing required argument 'src' or 'value'")
     _check_index_tensor(index, "scatter", ("int64", "int32"),
                         "scatter(): Expected dtype int32/int64 for index")
+    if reduce is not None:
+        return _scatter_legacy_reduce(input, dim, index, src, reduce)
     if isinstance(src, Tensor):
-        return _scatter(input, dim, index, src, reduce=reduce)
-    return _scatter_value(input, dim, index, src, reduce=reduce)
+        return _scatter(input, dim, index, src)
+    return _scatter_value(input, dim, index, src)
+
+
+def _scatter_legacy_reduce(input, dim, index, src, reduce):
+    """``scatter(..., reduce='add' | 'multiply')``, PyTorch's older form of
+    ``scatter_reduce`` (sum or prod, the input included), which it computes;
+    its derivatives are scatter_reduce's (PyTorch has none for this form)."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor):
+        _warn_once("The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+                   "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+                   "reduction options.")
+    else:
+        src = _wrap(np.full(np.shape(index._data), src, input._data.dtype))
+    return dispatch(REGISTRY["scatter_reduce"],
+                    [input, dim, index, src, "sum" if reduce == "add" else "prod", True])
 
 
 def _scatter_add_k(x, dim, index, src):
@@ -880,6 +894,9 @@ def take_along_dim(input, indices, dim=None, *, out=None):
                            f"of dimensions, but got {input.dim()} dimensions for input, and "
                            f"{indices.dim()} dimensions for indices")
     d = _wrap_dim(dim, input.dim())
+    idata = indices._data                   # (negative indices count from the end, as PyTorch's)
+    if type(idata) is not np.ndarray or (idata.size and idata.min() < 0):
+        indices = (indices + input.shape[d]).where(indices < 0, indices)
     si, sx = list(indices.shape), list(input.shape)
     si[d] = sx[d] = 1
     b = list(_bshape(tuple(sx), tuple(si)))

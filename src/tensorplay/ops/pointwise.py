@@ -257,11 +257,24 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             out._make_inference()
         return out
 
-    if len(op.names) == 2:
+    second = op.names[1] if op.names[1] not in ("y", "other") else None
+    if len(op.names) == 2 and second is None:
         def fn(input, other, *, out=None):
             if out is not None:         # (the operators call ``fast``: no cost for them)
                 return call_with_out(name, fast, (input, other), {}, out)
             return fast(input, other)
+    elif len(op.names) == 2:
+        def fn(input, *args, out=None, **kwargs):
+            # (the second parameter has a name of its own in PyTorch: pow's exponent)
+            if kwargs:
+                if args or list(kwargs) != [second]:
+                    op.bind((input,) + args, kwargs, name)      # (its TypeError)
+                args = (kwargs[second],)
+            if len(args) != 1:
+                op.bind((input,) + args, {}, name)
+            if out is not None:
+                return call_with_out(name, fast, (input, args[0]), {}, out)
+            return fast(input, args[0])
     else:
         def fn(input, other, *args, **kwargs):
             if not args and not kwargs:
@@ -508,52 +521,52 @@ remainder.op.variants = _by_scalar(remainder.op)
 fmod.op.variants = _by_scalar(fmod.op)
 
 
-def _pow_vjp_x(g, x, e):
-    if isinstance(e, Tensor):
-        return where(e == 0, 0.0, g * conj(e * x ** (e - 1)))
-    if e == 0:
+def _pow_vjp_x(g, x, exponent):
+    if isinstance(exponent, Tensor):
+        return where(exponent == 0, 0.0, g * conj(exponent * x ** (exponent - 1)))
+    if exponent == 0:
         return _zl(g)
-    if e == 2:      # a square's: x ** 1 is x, so one op fewer and PyTorch's values bit for bit
+    if exponent == 2:      # a square's: x ** 1 is x, so one op fewer and PyTorch's values bit for bit
         return g * conj(x * 2)      # ((g * 2) * x would overflow 2g where g (2x) does not)
-    return g * conj(e * x ** (e - 1))
+    return g * conj(exponent * x ** (exponent - 1))
 
 
-def _pow_vjp_e(g, result, x, e):
+def _pow_vjp_e(g, result, x, exponent):
     if isinstance(x, Tensor):
         if x.dtype != result.dtype:     # log in the result's precision (not a half base's), and
             x = x.to(result.dtype)      # a real negative base with a complex result: a complex log
         ge = g * conj(result * x.log())
         # 0**e has slope 0 in e for a real e >= 0 (PyTorch: a complex e counts when it is real)
-        nonneg = ((e.imag == 0) & (e.real >= 0)) if e.is_complex() else e >= 0
+        nonneg = ((exponent.imag == 0) & (exponent.real >= 0)) if exponent.is_complex() else exponent >= 0
         return where((x == 0) & nonneg, 0.0, ge)
-    if type(x) is complex or e.is_complex():
+    if type(x) is complex or exponent.is_complex():
         logx = complex(np.log(complex(x)))
     else:                       # a real exponent: log of a negative base is nan, as in torch
         logx = math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
     ge = g * conj(result * logx)
-    return where(e >= 0, 0.0, ge) if x == 0 else ge
+    return where(exponent >= 0, 0.0, ge) if x == 0 else ge
 
 
-def _pow_kernel(x, e):
+def _pow_kernel(x, exponent):
     if type(x) is _ndarray and x.dtype.kind == "b":     # (to a bool power: NumPy answers in int8)
-        return np.power(x, e).astype(np.bool_)
+        return np.power(x, exponent).astype(np.bool_)
     try:
-        return np.power(x, e)
+        return np.power(x, exponent)
     except ValueError:
-        if np.result_type(x, e).kind not in "iu":
+        if np.result_type(x, exponent).kind not in "iu":
             raise
     # NumPy refuses integers to negative integer powers; PyTorch computes them
     # (tensor exponents): 1 ** -n == 1, (-1) ** -n == +-1, any other base gives 0
-    neg = e < 0
-    r = np.power(x, np.where(neg, 0, e))
-    sign = 1 - 2 * (e & 1)
+    neg = exponent < 0
+    r = np.power(x, np.where(neg, 0, exponent))
+    sign = 1 - 2 * (exponent & 1)
     return np.where(neg, np.where(x == 1, 1, np.where(x == -1, sign, 0)), r).astype(r.dtype, copy=False)
 
 
-def _pow_check(x, e):
+def _pow_check(x, exponent):
     """PyTorch refuses an integer tensor to a negative *number* (not tensor) power."""
-    if (type(e) is int or isinstance(e, np.integer)) and e < 0 and isinstance(x, Tensor) \
-            and x._data.dtype.kind in "biu":
+    if (type(exponent) is int or isinstance(exponent, np.integer)) and exponent < 0 and \
+            isinstance(x, Tensor) and x._data.dtype.kind in "biu":
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
@@ -563,18 +576,18 @@ _POW_SIGNATURES = ("(Tensor input, Tensor exponent, *, Tensor out = None)",
 _pow_numbers = overload_check("pow", _POW_SIGNATURES)
 
 
-def _pow_checks(x, e):
-    _pow_numbers(x, e)
-    _pow_check(x, e)
+def _pow_checks(x, exponent):
+    _pow_numbers(x, exponent)
+    _pow_check(x, exponent)
 
 
-pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "e": _pow_vjp_e}, node_name="PowBackward1",
+pow = binary("pow", _pow_kernel, {"x": _pow_vjp_x, "exponent": _pow_vjp_e}, node_name="PowBackward1",
              family=ELEMENTWISE, inplace=True, check=_pow_checks,
              # (an exponent number must fit an integer, half or bfloat16 base's dtype)
-             fits=("e",), fits_skip=_FAST,
+             fits=("exponent",), fits_skip=_FAST,
              operators=("__pow__", "__rpow__", "__ipow__"),
              # (a bool tensor to a number power computes: PyTorch short-cuts 0 and 1)
-             no_bool=lambda x, e: "pow" if isinstance(e, Tensor) else None)
+             no_bool=lambda x, exponent: "pow" if isinstance(exponent, Tensor) else None)
 # PyTorch's overloads: tensor ** number is PowBackward0, number ** tensor PowBackward2,
 # each with the one edge of its tensor argument
 _POW_TS = overload_node(pow.op, "PowBackward0", hidden=(1,))

@@ -812,6 +812,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         rd = r._data.reshape(-1)
         if (rd < 0).any():
             raise RuntimeError("repeats can not be negative")
+        if output_size is not None and int(rd.sum()) != output_size:
+            raise RuntimeError("allocated size does not match required size")
         return _wrap(np.repeat(np.arange(rd.size, dtype=rd.dtype), rd))     # (in repeats' dtype)
     if dim is None:
         input, d = input.reshape(-1), 0
@@ -836,6 +838,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
         rd = np.full(n, int(repeats))
+    if output_size is not None and int(rd.sum()) != output_size:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {int(rd.sum())} but got "
+                           f"{output_size}")
     idx = _wrap(np.repeat(np.arange(n, dtype=np.int64), rd))
     if input.ndim == 0:
         input = input.reshape(1)
