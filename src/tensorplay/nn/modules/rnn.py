@@ -4,7 +4,10 @@
 Each layer and direction projects the whole input sequence with one matmul
 (both biases folded in where the gate allows it), then loops over the time
 steps with one matmul of the hidden state per step; gates are computed on
-the packed (batch, gates * hidden) tensor and split into views.
+the packed (batch, gates * hidden) tensor and split into views.  A
+``PackedSequence`` input runs the same steps on the rows still running at each
+step (``_run_packed``), built from slicing and ``cat`` only, so autograd
+differentiates it like the padded path.
 """
 import math
 import warnings
@@ -14,6 +17,7 @@ from ...ops.nn_ops import linear as _linear
 from ...ops.shape import cat as _cat, stack as _stack
 from .. import functional as F
 from .. import init
+from ..utils.rnn import PackedSequence
 from ._common import empty_param, factory_dtype
 from .module import Module
 
@@ -206,6 +210,128 @@ class RNNBase(Module):
                 layer_input = F.dropout(layer_input, self.dropout, True)
         return layer_input, _stack(h_n, 0), (_stack(c_n, 0) if mode == "LSTM" else None)
 
+    def _run_packed(self, data, batch_sizes, hx, cx):
+        """The packed twin of ``_run``: ``data`` (sum(batch_sizes), I) holds, step
+        after step, the rows of the sequences still running (longest first);
+        hx (layers*dirs, B, H_out) with B = batch_sizes[0].  The forward
+        direction drops the rows of finished sequences as it goes (their
+        hidden state is final there); the reverse one starts each sequence at
+        its own last step with its row of ``hx``.  Returns the packed output
+        (sum(batch_sizes), dirs*H_out) and the stacked final states."""
+        mode = self.mode
+        dirs = 2 if self.bidirectional else 1
+        bs = [int(b) for b in batch_sizes.tolist()]
+        offsets = [0]
+        for b in bs:
+            offsets.append(offsets[-1] + b)
+        steps = len(bs)
+        layer_input = data
+        h_n, c_n = [], []
+        lstm = mode == "LSTM"
+        for layer in range(self.num_layers):
+            outs = []
+            for d in range(dirs):
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, d)
+                idx = layer * dirs + d
+                h0 = hx[idx]
+                c0 = cx[idx] if lstm else None
+                if mode == "GRU":
+                    xg = _linear(layer_input, w_ih, b_ih)
+                else:
+                    b = None if b_ih is None else b_ih + b_hh
+                    xg = _linear(layer_input, w_ih, b)
+                hs = [None] * steps
+                if d == 0:
+                    h, c = h0, c0
+                    done_h, done_c = [], []         # final states of finished rows
+                    for t in range(steps):
+                        n = bs[t]
+                        if n < h.shape[0]:
+                            done_h.append(h[n:])
+                            h = h[:n]
+                            if lstm:
+                                done_c.append(c[n:])
+                                c = c[:n]
+                        h, c = self._step(xg[offsets[t]:offsets[t + 1]], h, c,
+                                          w_hh, b_hh, w_hr)
+                        hs[t] = h
+                    done_h.append(h)
+                    h_fin = _cat(done_h[::-1], 0) if len(done_h) > 1 else h
+                    if lstm:
+                        done_c.append(c)
+                        c_fin = _cat(done_c[::-1], 0) if len(done_c) > 1 else c
+                else:
+                    h = c = None
+                    for t in range(steps - 1, -1, -1):
+                        n = bs[t]
+                        have = 0 if h is None else h.shape[0]
+                        if n > have:                # sequences whose last step is t
+                            h = h0[have:n] if h is None else _cat([h, h0[have:n]], 0)
+                            if lstm:
+                                c = c0[have:n] if c is None else _cat([c, c0[have:n]], 0)
+                        h, c = self._step(xg[offsets[t]:offsets[t + 1]], h, c,
+                                          w_hh, b_hh, w_hr)
+                        hs[t] = h
+                    h_fin, c_fin = h, c
+                h_n.append(h_fin)
+                if lstm:
+                    c_n.append(c_fin)
+                outs.append(_cat(hs, 0))
+            layer_input = outs[0] if dirs == 1 else _cat(outs, 1)
+            if self.dropout and self.training and layer < self.num_layers - 1:
+                layer_input = F.dropout(layer_input, self.dropout, True)
+        return layer_input, _stack(h_n, 0), (_stack(c_n, 0) if lstm else None)
+
+    def _step(self, xg, h, c, w_hh, b_hh, w_hr):
+        mode = self.mode
+        if mode == "LSTM":
+            return _lstm_step(xg, h, c, w_hh, w_hr)
+        if mode == "GRU":
+            return _gru_step(xg, h, w_hh, b_hh), None
+        return _rnn_step(xg, h, w_hh, mode == "RNN_RELU"), None
+
+    def _check_dtype(self, input):
+        w = self._flat_weights[0]
+        if input.dtype != w.dtype:
+            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype "
+                             f"({w.dtype}). Convert input: input.to({w.dtype}), or convert model: "
+                             f"model.to({input.dtype})")
+
+    def _forward_packed(self, packed, hx):
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        lstm = self.mode == "LSTM"
+        if lstm:
+            h0, c0 = (None, None) if hx is None else hx
+        else:
+            h0, c0 = hx, None
+        batch = int(batch_sizes[0])
+        out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if h0 is not None and sorted_indices is not None:
+            h0 = h0.index_select(1, sorted_indices)
+            c0 = None if c0 is None else c0.index_select(1, sorted_indices)
+        self._check_dtype(data)
+        if data.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.ndim}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {data.shape[-1]}")
+        if h0 is None:
+            h0 = self._zeros_state(data, batch, out_size)
+        else:
+            self._check_hidden(h0, batch, out_size, "Expected hidden[0] size" if lstm else
+                               "Expected hidden size")
+        if lstm:
+            if c0 is None:
+                c0 = self._zeros_state(data, batch, self.hidden_size)
+            else:
+                self._check_hidden(c0, batch, self.hidden_size, "Expected hidden[1] size")
+        output, h_n, c_n = self._run_packed(data, batch_sizes, h0, c0)
+        if unsorted_indices is not None:
+            h_n = h_n.index_select(1, unsorted_indices)
+            c_n = None if c_n is None else c_n.index_select(1, unsorted_indices)
+        output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return (output, (h_n, c_n)) if lstm else (output, h_n)
+
     def _zeros_state(self, input, batch, size):
         dirs = 2 if self.bidirectional else 1
         return _creation.zeros(self.num_layers * dirs, batch, size, dtype=input.dtype)
@@ -217,6 +343,8 @@ class RNNBase(Module):
             raise RuntimeError(f"{label} {want}, got {list(t.shape)}")
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         lstm = self.mode == "LSTM"
         if lstm:
             h0, c0 = (None, None) if hx is None else hx
