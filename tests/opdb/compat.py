@@ -60,9 +60,7 @@ CASES = [
     OpCase("scatter_reduce_prod_zeros", lambda T, x, s, i: x.scatter_reduce(0, i, s, "prod"),
            [Sample([np.where(np.arange(12).reshape(3, 4) % 5 == 0, 0.0, A),
                     np.where(np.arange(8).reshape(2, 4) % 3 == 0, 0.0, SRC), I])],
-           # second derivatives through a zero factor: the weights' where() has no
-           # derivative of its own there (first derivatives are right)
-           covers=("scatter_reduce",), complex=False, gradgrad=False),
+           covers=("scatter_reduce",), complex=False),
     # src larger than index: only its leading block is read (its gradient is padded)
     OpCase("scatter_reduce_src_larger", lambda T, x, s, i: x.scatter_reduce(1, i, s, "amax"),
            [Sample([A, arr(3, 4, seed=6), II])], covers=("scatter_reduce",), complex=False,

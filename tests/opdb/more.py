@@ -139,10 +139,12 @@ CASES = [
     OpCase("logaddexp", samples=[Sample([B, M]), Sample([B * 40, M * 40], desc="large"),
                                  Sample([B, arr(5, seed=6)], desc="broadcast")],
            ref=np.logaddexp, errors=[_not_for("logaddexp_cpu", "Long", I64, I64)]),
-    OpCase("logit", samples=[Sample([P01]), Sample([P01], {"eps": 0.2}, desc="eps"), Sample([S0], desc="0-d")],
+    OpCase("logit", samples=[Sample([P01]), Sample([P01], {"eps": 0.2}, desc="eps"), Sample([S0], desc="0-d"),
+                             Sample([P01], {"eps": 0.6}, desc="eps above 0.5")],
            complex=False,
-           ref=lambda x, eps=None: np.log(np.clip(x, eps, 1 - eps) / (1 - np.clip(x, eps, 1 - eps)))
-           if eps is not None else np.log(x / (1 - x)),
+           # (PyTorch's clamp: below eps is eps, else above 1 - eps is 1 - eps)
+           ref=lambda x, eps=None: (lambda z: np.log(z / (1 - z)))(
+               x if eps is None else np.where(x < eps, eps, np.where(x > 1 - eps, 1 - eps, x))),
            errors=[_not_for("logit_cpu", "ComplexFloat", C64)]),
     OpCase("deg2rad", samples=[Sample([M]), Sample([S0], desc="0-d")], complex=False, ref=np.deg2rad,
            errors=[E(RuntimeError, "deg2rad is not supported for complex tensors.", C64, desc="complex")]),

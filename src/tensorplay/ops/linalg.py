@@ -700,8 +700,13 @@ def _einsum_vjp(g, arrays, equation):
         reduced = "".join(c for c in target if c in present)
         r = _einsum_raw(",".join(in_subs) + "->" + reduced, operands)
         full = tuple(sizes[c] for c in subs[k])
-        if len(reduced) != len(target):     # subscripts only operand k had: broadcast back
-            r = r.reshape(tuple(sizes[c] if c in present else 1 for c in target)).expand(full)
+        # subscripts only operand k had, or that the others have with size 1 (broadcast
+        # against k's): the gradient is the same along them, so broadcast it back
+        sized = tuple(r.shape[reduced.index(c)] if c in present else 1 for c in target)
+        if len(reduced) != len(target):
+            r = r.reshape(sized)
+        if sized != full:
+            r = r.expand(full)
         if full != tuple(x.shape):
             r = r.sum_to_size(tuple(x.shape))
         grads.append(r)
@@ -753,6 +758,27 @@ def _sublist_equation(args):
     return eq, ops
 
 
+def _einsum_dtype(ops, subs, out):
+    """The result dtype of an einsum of operands of several dtypes, or PyTorch's error.
+    PyTorch contracts the operands left to right, pair by pair: a pair that sums a
+    subscript both sides have with a size other than 1 is a batched matmul, which wants
+    one dtype ("expected scalar type Float but found Double"); any other pair is a
+    broadcast multiply (after summing the subscripts one side has alone), which
+    promotes."""
+    lab = [{c for c, n in zip(s, t.shape) if n != 1} for s, t in zip(subs, ops)]
+    run, rdt = lab[0], ops[0].dtype
+    for k in range(1, len(ops)):
+        rest = set(out).union(*lab[k + 1:])
+        summed = (run | lab[k]) - rest
+        dt = ops[k].dtype
+        if dt is not rdt and any(c in run and c in lab[k] for c in summed):
+            raise RuntimeError(f"expected scalar type {_SCALAR_NAMES[rdt.name]} but found "
+                               f"{_SCALAR_NAMES[dt.name]}")
+        rdt = D.promote_types(rdt, dt)
+        run = (run | lab[k]) - summed
+    return rdt
+
+
 @public(method=False)
 def einsum(*args):
     """``einsum(equation, *operands)`` or ``einsum(equation, [operands])``, or the
@@ -769,10 +795,10 @@ def einsum(*args):
     for i, t in enumerate(ops):
         if not isinstance(t, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 1, but got {type(t).__name__}")
-    for t in ops[1:]:
-        if not _same(t, ops[0]):
-            raise RuntimeError(f"expected scalar type {_sname(ops[0])} but found {_sname(t)}")
     subs, out, sizes, keep = _plan(equation, tuple(tuple(t.shape) for t in ops))
+    if any(not _same(t, ops[0]) for t in ops[1:]):
+        rdt = _einsum_dtype(ops, subs, out)
+        ops = [t if t.dtype is rdt else t.to(rdt) for t in ops]
     summed = set("".join(subs)) - set(out)
     if len(ops) == 1:
         kind = "sum" if summed else "permute"

@@ -149,13 +149,27 @@ copysign.op.variants = by_tensor_arg(1, copysign.op.node_cls,
                                      overload_node(copysign.op, "CopysignBackward1", hidden=(1,)))
 
 
+# (z cos z - sin z) / z^2 = sum_{n>=1} (-1)^n 2n z^(2n-1) / (2n+1)!: its terms up to z^15,
+# enough for float64 precision for |z| < 1 (the closed form loses ~1/z^2 of it to cancellation
+# there, and z*z underflows for tiny z)
+_SINC_D1 = tuple((-1) ** n * 2 * n / math.factorial(2 * n + 1) for n in range(1, 9))
+
+
 def _sinc_vjp(g, x):
-    # d/dx sin(pi x) / (pi x) = pi (pi x cos(pi x) - sin(pi x)) / (pi x)^2; at 0 it is 0,
-    # written as -(pi^2 / 3) x there so that its own derivative (for double backward)
-    # is sinc''(0) = -pi^2 / 3 (PyTorch's is NaN there)
-    z = _where(x == 0, 1.0, x * math.pi)
-    d = (z * z.cos() - z.sin()) / (z * z) * math.pi
-    return g * _conj(_where(x == 0, (0 - x) * (math.pi ** 2 / 3), d))
+    # d/dx sin(pi x) / (pi x) = pi (cos z - sin(z) / z) / z with z = pi x, and near 0 its
+    # series (odd in z, so 0 at 0 and its own derivative -pi^2 / 3 there, for double
+    # backward; PyTorch's is NaN at 0).  Each branch sees only its own inputs, so the
+    # other's derivative cannot turn into NaN.
+    z = x * math.pi
+    small = z.abs() < 1.0
+    zs = _where(small, z, 0.0)
+    w = zs * zs
+    p = _SINC_D1[-1]
+    for c in _SINC_D1[-2::-1]:
+        p = w * p + c
+    ze = _where(small, 1.0, z)
+    d = _where(small, p * zs, (ze.cos() - ze.sin() / ze) / ze)
+    return g * _conj(d * math.pi)
 
 
 sinc = _unary("sinc", np.sinc, {"x": _sinc_vjp}, family=ELEMENTWISE, inplace=True)
@@ -189,20 +203,34 @@ nan_to_num.as_method = method_of_function(nan_to_num)
 def _logit_k(x, eps=None):
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"logit_cpu\" not implemented for '{_tname(x.dtype)}'")
+    dt = x.dtype
     with np.errstate(divide="ignore", invalid="ignore"):
-        if eps is not None:
-            x = np.clip(x, eps, 1 - eps)
+        if eps is not None and eps >= 0:
+            # PyTorch's clamp: below lo is lo, else above hi is hi (so with eps > 0.5,
+            # lo > hi, everything below lo is lo and the rest hi); NaN stays NaN.  lo and
+            # hi are in x's own dtype (half's 0.6 for a half x)
+            lo = np.asarray(eps).astype(dt)
+            hi = np.asarray(1, dt) - lo
+            x = np.where(x < lo, lo, np.where(x > hi, hi, x))
+        if dt.itemsize == 2:                # half/bfloat16: each step rounded to it, as PyTorch
+            f = np.float32
+            q = (x.astype(f) / (1 - x.astype(f)).astype(dt).astype(f)).astype(dt)
+            return np.log(q.astype(f)).astype(dt)
         return np.log(x / (1 - x))
 
 
 def _logit_vjp(g, x, eps):
-    d = g / (x * (1 - x))
-    if eps is None:
-        return d
+    # PyTorch's logit_backward: with no eps (or a negative one) NaN outside [0, 1] and
+    # g / (x (1 - x)) inside (+inf for g > 0 at both ends, -0.0 included: the "+ 0.0"
+    # makes the denominator's -0.0 a +0.0); with eps, 0 outside [eps, 1 - eps]
+    d = g / (x * (1 - x) + 0.0)
+    if eps is None or eps < 0:
+        return _where((x < 0) | (x > 1), math.nan, d)
     return _where((x < eps) | (x > 1 - eps), 0.0, d)
 
 
-logit = _defop("logit", _logit_k, {"x": _logit_vjp}, float_only=True, node_name="LogitBackward0",
+logit = _defop("logit", _logit_k, {"x": _logit_vjp}, float_only=True, upcast=False,
+               node_name="LogitBackward0",
                family=ELEMENTWISE, inplace=True, numbers=("eps:float",))
 logit.as_method = method_of_function(logit)
 

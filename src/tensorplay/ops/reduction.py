@@ -393,7 +393,7 @@ argmin = _make_arg("argmin", np.argmin)
 
 
 # ------------------------------------------------------------------ var / std
-def _var_core(name, x, dim, correction, keepdim):
+def _var_core(name, x, dim, correction, keepdim, root=False):
     if x.dtype.kind in "biu":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     axes = _axes(dim, x.ndim)
@@ -402,11 +402,30 @@ def _var_core(name, x, dim, correction, keepdim):
     if dof <= 0:
         _warn_user(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                    f"than the reduction factor (input numel divided by output numel).")
+    # float32/complex64 (and half/bfloat16, which arrive as float32) in double precision,
+    # rounded once, as PyTorch accumulates them: no overflow of the squares of values
+    # past 1.8e19, no underflow of those below 1e-23, no loss of the deviations' digits
+    rdt = x.real.dtype
+    if rdt == _F32:
+        x = x.astype(np.complex128 if x.dtype.kind == "c" else _F64)
     with np.errstate(all="ignore"):
         m = np.mean(x, axis=axes, keepdims=True) if x.size else np.zeros_like(x)
         dev = x - m
         sq = dev.real * dev.real + dev.imag * dev.imag if x.dtype.kind == "c" else dev * dev
-        return np.sum(sq, axis=axes, keepdims=keepdim) / np.asarray(dof, sq.dtype)
+        r = np.sum(sq, axis=axes, keepdims=keepdim) / np.asarray(dof, sq.dtype)
+        if root:
+            r = np.sqrt(r)
+        return np.asarray(r).astype(rdt, copy=False)
+
+
+def _mean_acc(x, axes, keepdim):
+    """``x.mean(axes)``, for float32/complex64/half/bfloat16 accumulated in double and
+    rounded once to x's dtype, as PyTorch's var/std (and their ``*_mean``) do."""
+    dt = x._data.dtype
+    if dt.kind in "fc" and dt.itemsize <= (8 if dt.kind == "c" else 4):
+        wide = D.complex128 if dt.kind == "c" else D.float64
+        return x.to(wide).mean(axes, keepdim=keepdim).to(x.dtype)
+    return x.mean(axes, keepdim=keepdim)
 
 
 def _var_grad(g, x, dim, correction, keepdim):
@@ -419,7 +438,7 @@ def _var_grad(g, x, dim, correction, keepdim):
     n = x.numel() if axes is None else int(np.prod([x.shape[a] for a in axes]))
     dof = n - correction
     gr = _restore(g, x.shape, axes, keepdim)
-    m = x.mean(axes, keepdim=True)
+    m = _mean_acc(x, axes, True)
     if dof <= 0 and (dim is None or x.ndim == 0):
         return gr * _where(x == m, _math.nan, _math.inf)
     scale = 2.0 / dof if dof else _math.inf
@@ -439,7 +458,7 @@ _var = _defop("var", lambda x, dim=None, correction=1, keepdim=False:
               _var_core("var", x, dim, correction, keepdim), {"x": _var_vjp},
               node_name="VarBackward0", family=REDUCTION, dims=("dim",))
 _std = _defop("std", lambda x, dim=None, correction=1, keepdim=False:
-              np.sqrt(_var_core("std", x, dim, correction, keepdim)), {"x": _std_vjp},
+              _var_core("std", x, dim, correction, keepdim, True), {"x": _std_vjp},
               node_name="StdBackward0", family=REDUCTION, dims=("dim",))
 
 
@@ -481,14 +500,14 @@ def _floating_moments(name, input):
 def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "var_mean")
     _floating_moments("var_mean", input)
-    return _var(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
+    return _var(input, dim, c, keepdim), _mean_acc(input, _axes(dim, input.ndim), keepdim)
 
 
 @_public(method=False)
 def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     dim, c = _correction(dim, unbiased, correction, "std_mean")
     _floating_moments("std_mean", input)
-    return _std(input, dim, c, keepdim), input.mean(_axes(dim, input.ndim), keepdim=keepdim)
+    return _std(input, dim, c, keepdim), _mean_acc(input, _axes(dim, input.ndim), keepdim)
 
 
 # ------------------------------------------------------------------ mode

@@ -17,8 +17,9 @@ from .._tensor import Tensor, _wrap_dim
 from ._families import INDEXING
 from ._registry import defop, public
 from .indexing import (_check_index_tensor, _title, _pad_to, _scatter_add, _scatter_prep, _scatter_value,
-                       _src_part, gather)
+                       _src_part, gather, take)
 from .pointwise import conj, where
+from .shape import cat, stack
 from .._warn import warn as _warn_user
 
 __all__ = ["scatter_reduce", "index_reduce"]
@@ -100,20 +101,84 @@ def _weights(x, dim, index, src, reduce, include_self, result):
     if reduce in ("amax", "amin"):
         at = gather(result, dim, index)
         m_src = (s == at).to(s.dtype)
-        m_x = own * (x == result).to(x.dtype)
-        n = _scatter_add(m_x, dim, index, m_src)        # how many inputs reach the extreme
-        return m_x / n, m_src / gather(n, dim, index)
+        hit_x = (x == result).to(x.dtype)
+        # how many inputs reach the extreme: PyTorch counts x's own value when it equals
+        # the result even when include_self=False leaves it out (its gradient is then 0
+        # and the others' shares do not add up to 1)
+        n = _scatter_add(hit_x, dim, index, m_src)
+        return own * hit_x / n, m_src / gather(n, dim, index)
     # prod: the derivative by one factor is the product of the others (zeros counted apart)
     x_eff = where(own > 0, x, 1.0)
     x_zero = x_eff == 0
     s_zero = s == 0
+    zeros = _scatter_add(x_zero.to(x.dtype), dim, index, s_zero.to(s.dtype))
+    if bool((zeros._data >= 2).any()):
+        # two zeros or more reach one position: its weights are 0 but their own derivatives
+        # (products of the factors other than two) are not, so build them as products
+        return _prod_others(x_eff, own, dim, index, s)
     x_nz, s_nz = where(x_zero, 1.0, x_eff), where(s_zero, 1.0, s)
     prod_nz = _scatter_reduce(x_nz, dim, index, s_nz, "prod", True)
-    zeros = _scatter_add(x_zero.to(x.dtype), dim, index, s_zero.to(s.dtype))
     other_nz = where(zeros == 1, prod_nz, 0.0)
     w_x = own * where(x_zero, other_nz, result / x_nz)
     w_s = where(s_zero, gather(other_nz, dim, index), gather(result, dim, index) / s_nz)
     return w_x, w_s
+
+
+def _segments(shape, d, index):
+    """The factors of a prod reduction laid out by output position.  The factors are
+    x's elements (flat, first) then the src part's (flat, in index's shape); returns
+    ``(P, Q, width)``: ``P[p, j]`` the j-th factor reaching flat position p (``N``, one
+    past the last factor, where p has fewer than ``width``), and ``Q[f]`` factor f's
+    place in ``P`` (flat)."""
+    nx = int(np.prod(shape, dtype=np.int64))
+    idx = np.asarray(index, np.int64)
+    coords = list(np.indices(idx.shape, dtype=np.int64))
+    coords[d] = idx
+    tgt = np.concatenate([np.arange(nx, dtype=np.int64),
+                          np.ravel_multi_index(coords, shape).reshape(-1)])
+    order = np.argsort(tgt, kind="stable")
+    counts = np.bincount(tgt, minlength=nx)
+    width = int(counts.max()) if nx else 1
+    start = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    t_sorted = tgt[order]
+    pos = np.arange(tgt.size) - start[t_sorted]
+    p = np.full((nx, width), tgt.size, np.int64)
+    p[t_sorted, pos] = order
+    q = np.empty(tgt.size, np.int64)
+    q[order] = t_sorted * width + pos
+    return p, q, width
+
+
+def _prod_others(x_eff, own, dim, index, s):
+    """(w_x, w_s) of a prod reduction as products of all the other factors, built from
+    running products from both ends of each position's factors: exact with any number of
+    zeros, to every order of derivative (each step is a product)."""
+    shape = tuple(x_eff.shape)
+    if not shape:                                       # 0-d: as 1-d
+        w_x, w_s = _prod_others(x_eff.reshape(1), own.reshape(1), 0, index.reshape(-1),
+                                s.reshape(-1))
+        return w_x.reshape(()), w_s.reshape(tuple(s.shape))
+    d = _wrap_dim(dim, len(shape))
+    p, q, width = _segments(shape, d, index._data)
+    factors = cat([x_eff.reshape(-1), s.reshape(-1), x_eff.new_ones((1,))])
+    m = take(factors, index.new_tensor(p))              # (positions, width), padded with 1
+    cols = [m[:, j] for j in range(width)]
+    before = [None] * width                             # product of the factors before j
+    after = [None] * width                              # and of those after it
+    acc = None
+    for j in range(width):
+        before[j] = acc
+        acc = cols[j] if acc is None else acc * cols[j]
+    acc = None
+    for j in range(width - 1, -1, -1):
+        after[j] = acc
+        acc = cols[j] if acc is None else acc * cols[j]
+    ones = x_eff.new_ones((m.shape[0],))
+    w = stack([ones if b is None and a is None else b if a is None else a if b is None else b * a
+               for b, a in zip(before, after)], 1)
+    w = take(w, index.new_tensor(q))
+    nx = x_eff.numel()
+    return own * w[:nx].reshape(shape), w[nx:].reshape(tuple(s.shape))
 
 
 def _sr_vjp_x(g, x, dim, index, src, reduce, include_self, result):
