@@ -58,3 +58,14 @@ def test_take_along_dim_counts_negative_indices_from_the_end(T):
     x = T.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert T.take_along_dim(x, T.tensor([[-1, 0]]), 1).tolist() == [[2.0, 1.0], [4.0, 3.0]]
     assert T.take_along_dim(x, T.tensor([[-1, 0]]), 0).tolist() == [[3.0, 2.0]]
+
+
+def test_tensor_repeats_with_a_wrong_output_size(T):
+    with pytest.raises(RuntimeError, match="allocated size does not match required size"):
+        T.repeat_interleave(T.tensor([1, 2]), T.tensor([1, 2]), output_size=5)
+
+
+def test_keyword_names_of_addcmul_and_isclose(T):
+    x = T.tensor([1.0, 2.0])
+    assert T.addcmul(x, tensor1=x, tensor2=x, value=2).tolist() == [3.0, 10.0]
+    assert T.isclose(x, other=x).tolist() == [True, True]

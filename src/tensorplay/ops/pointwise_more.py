@@ -27,12 +27,12 @@ def _check_same_dtype(x, y):
         raise RuntimeError(f"{_tname(x.dtype)} did not match {_tname(y.dtype)}")
 
 
-def _isclose_k(x, y, rtol=1e-05, atol=1e-08, equal_nan=False):
-    _check_same_dtype(x, y)
+def _isclose_k(x, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _check_same_dtype(x, other)
     # (a tolerance beyond half's range is inf there, as in PyTorch; NumPy's overflow
     # warning would come from its own module, which tensorplay's filter does not cover)
     with np.errstate(over="ignore"):
-        return np.isclose(_key(x), _key(y), rtol=rtol, atol=atol, equal_nan=equal_nan)
+        return np.isclose(_key(x), _key(other), rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
 def _tensor_pair(fname, second):
@@ -251,18 +251,18 @@ rad2deg = _unary("rad2deg", _angle_k(1 / _D2R, "rad2deg"), {"x": lambda g: g * (
                  node_name="Rad2DegBackward0", family=ELEMENTWISE, linear=True, inplace=True)
 
 
-def _addcmul_k(x, a, b, value=1):
+def _addcmul_k(x, tensor1, tensor2, value=1):
     value = number_arg("addcmul", "value", value)   # (a Scalar: no part in the promotion)
     if x.dtype.kind in "iu" and type(value) in (int, float):
         # PyTorch's Scalar in the integer dtype: 2.5 is 2, -1 wraps into uint8, 300 does not fit
         value = int(_D.check_fits(value, x.dtype))
-    return x + value * a * b
+    return x + value * tensor1 * tensor2
 
 
 addcmul = _defop("addcmul", _addcmul_k,
                  {"x": "grad",
-                  "a": lambda g, b, value: g * _conj(b * value),
-                  "b": lambda g, a, value: g * _conj(a * value)},
+                  "tensor1": lambda g, tensor2, value: g * _conj(tensor2 * value),
+                  "tensor2": lambda g, tensor1, value: g * _conj(tensor1 * value)},
                  n_in=3, promote=True, node_name="AddcmulBackward0", family=ELEMENTWISE,
                  inplace=True, kwonly=("value",))
 

@@ -839,6 +839,8 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
             raise RuntimeError("Repeats must be non-negative")
         rd = np.full(n, int(repeats))
     if output_size is not None and int(rd.sum()) != output_size:
+        if isinstance(repeats, Tensor):     # (PyTorch's index form's words, which it runs then)
+            raise RuntimeError("allocated size does not match required size")
         raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {int(rd.sum())} but got "
                            f"{output_size}")
     idx = _wrap(np.repeat(np.arange(n, dtype=np.int64), rd))
