@@ -222,7 +222,9 @@ def test_promotion_examples():
 
 
 def test_to_dtype_spellings():
-    assert tp.ones(1, dtype=float).dtype == tp.float32
+    # Python's float is a double (PyTorch: float64 whatever the default dtype)
+    assert tp.ones(1, dtype=float).dtype == tp.float64
+    assert tp.ones(1, dtype=complex).dtype == tp.complex128
     assert tp.ones(1, dtype=int).dtype == tp.int64
     assert tp.ones(1, dtype=bool).dtype == tp.bool
     assert tp.ones(1, dtype=np.float64).dtype == tp.float64
