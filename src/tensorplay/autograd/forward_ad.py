@@ -25,10 +25,17 @@ it a new tangent rather than writing the old tangent's memory (so the tangent
 a user passed to ``make_dual`` is never modified, and a tangent that requires
 grad can take part in in-place ops).  A view's tangent is kept equal to the
 same view of its base's tangent by remaking it after every in-place op.
+
+A tangent keeps its own dtype, as in PyTorch (``make_dual`` of a float32
+primal with a float64 or complex tangent; see ``_tangent_dtype`` for what ops
+give).  Where PyTorch's element-wise formulas of a real input drop a complex
+tangent's imaginary part (``sin``, ``exp``, ``neg``...: its
+``handle_r_to_c``), it is kept here, as its ``mul``, ``add`` and reductions keep it.
 """
 import weakref
 from typing import NamedTuple, Optional
 
+from .. import _dtype
 from .._autograd.grad_mode import _DecoratorContextManager
 from .._tensor import Tensor
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
@@ -130,18 +137,23 @@ class DualLevel:
         if rule is None:
             raise _no_rule(op)
         out_t = rule(op, args, tangents, result)
+        want = None
+        for i, t in enumerate(tangents):
+            if t is not None and t._data.dtype != args[i]._data.dtype:
+                want = _tangent_dtype(op, args, tangents)   # a tangent not in its primal's dtype
+                break
         if type(result) is tuple:
             if type(out_t) not in (tuple, list) or len(out_t) != len(result):
                 raise RuntimeError(f"{op.name}: the forward rule returned {type(out_t).__name__}, "
                                    f"not one tangent per output ({len(result)})")
             for k, (o, t) in enumerate(zip(result, out_t)):
                 if t is not None and k not in op.nondiff_out:
-                    self._attach(op, o, t)
+                    self._attach(op, o, t, want)
         elif out_t is not None:
-            self._attach(op, result, out_t)
+            self._attach(op, result, out_t, want)
         return result
 
-    def _attach(self, op, out, t):
+    def _attach(self, op, out, t, want=None):
         od, td = out._data, t._data
         if od.dtype.kind not in "fc":
             return
@@ -151,7 +163,21 @@ class DualLevel:
             except RuntimeError:
                 raise RuntimeError(f"{op.name}: the forward rule gave a tangent of shape "
                                    f"{list(td.shape)} for an output of shape {list(od.shape)}") from None
-        if td.dtype != od.dtype:
+        if want is not None:            # (see _tangent_dtype)
+            want, extra = want
+            if not op.linear:
+                want = _dtype.promote_types(want, out.dtype)
+            if want.is_complex and not extra and od.dtype.kind != "c":
+                want = _real_of(want)   # a real output of complex inputs (abs): a real tangent
+                if td.dtype.kind == "c":
+                    t = t.real
+                    td = t._data
+            if t.dtype is not want:
+                if td.dtype.kind == "c" and not want.is_complex:
+                    raise RuntimeError(f"{op.name}: the forward rule gave a complex tangent for a "
+                                       f"real output")
+                t = t.to(want)
+        elif td.dtype != od.dtype:
             if td.dtype.kind == "c" and od.dtype.kind != "c":
                 raise RuntimeError(f"{op.name}: the forward rule gave a complex tangent for a real "
                                    f"output")
@@ -215,14 +241,18 @@ class DualLevel:
                     root_t = root.new_zeros(root.shape)
                 if new is None:
                     new = self_t.new_zeros(self_t.shape)
-                root_t = copy_slices(root_t, _fit_dtype(new, root), chain)
+                root_t = copy_slices(root_t, _fit_dtype(new, root_t), chain)   # (in its dtype)
             else:
                 root = self_t
+                old = self.tangent(self_t)
                 if new is None:
-                    if self.tangent(self_t) is None:
+                    if old is None:
                         return
                     new = self_t.new_zeros(self_t.shape)
-                root_t = _fit_dtype(new, self_t)
+                # as PyTorch: a tangent not in its primal's dtype (make_dual's) keeps its
+                # dtype when the op writes it in place, and gives it to a tensor without one
+                root_t = _fit_dtype(new, old if old is not None else
+                                    new if new.dtype != out.dtype else self_t)
             self.set_tangent(root, root_t)
             self._remake_views(root, root_t)
 
@@ -331,6 +361,31 @@ def _track_view(src, result):
         views.add(o)
 
 
+def _tangent_dtype(op, args, tangents):
+    """The dtype of an output's tangent when an input's tangent is not in its
+    primal's dtype (``make_dual`` keeps the tangent's dtype, as PyTorch does):
+    a linear op's tangent is the op applied to the tangents, in their common
+    dtype (float16 tangents of float32 inputs give float16 tangents, a complex
+    tangent of a real input a complex one); any other op's mixes the tangents
+    with values in the primals' dtype, so it is that common dtype promoted
+    with the primals' and the output's (float64 tangents of a float32 input
+    give float64 tangents).  The imaginary part of a complex tangent is never dropped."""
+    dts = [t.dtype for t in tangents if t is not None]
+    if not op.linear:
+        dts.extend(a.dtype for a, t in zip(args, tangents) if t is not None)
+    want = dts[0]
+    for d in dts[1:]:
+        want = _dtype.promote_types(want, d)
+    # a complex tangent of a real primal makes a real output's tangent complex
+    extra = any(t is not None and t.is_complex() and not a.is_complex()
+                for a, t in zip(args, tangents))
+    return want, extra
+
+
+def _real_of(dt):
+    return _dtype.float64 if dt is _dtype.complex128 else _dtype.float32
+
+
 def _fit_dtype(t, like):
     if t._data.dtype != like._data.dtype:
         if t._data.dtype.kind == "c" and like._data.dtype.kind != "c":
@@ -408,7 +463,8 @@ def make_dual(tensor, tangent, *, level=None):
                            f"gradient at the same level {level} is not supported.")
     with lv.below():
         dual = dispatch(REGISTRY["alias"], [tensor])
-        tangent = _fit_dtype(tangent, tensor)
+    # the tangent keeps its dtype, as in PyTorch (a complex tangent of a real
+    # primal, a float64 tangent of a float32 one: see _tangent_dtype)
     dual.__dict__["_fw_view"] = None        # a root for forward mode: its in-place ops stay its own
     lv.set_tangent(dual, tangent)
     return dual

@@ -117,6 +117,18 @@ def _lower_aux(level, aux, keep_graph):
     return tree_map(one, aux)
 
 
+def _check_aux(aux):
+    """PyTorch's refusal of an ``aux`` that is not (a tree of) tensors, made
+    where the other transforms make it (``_lower_aux``)."""
+    def one(x):
+        if not isinstance(x, Tensor):
+            if isinstance(x, tuple):
+                return tree_map(one, tuple(x))
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+        return x
+    tree_map(one, aux)
+
+
 def _grad_and_value(func, argnums, has_aux, args, kwargs):
     with Level() as level:
         args, flat, spec = _lift_args(level, args, argnums)
@@ -284,6 +296,7 @@ def _jvp(func, primals, tangents, argnums, strict, has_aux):
         aux = None
         if has_aux:
             out, aux = _split_aux(out, _JVP)
+            _check_aux(aux)
         flat_out, out_spec = tree_flatten(out)
         _check_outputs(flat_out, _JVP)
         prims, tans = [], []

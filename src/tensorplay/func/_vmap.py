@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _dtype
 from .._autograd.grad_mode import state
-from .._random import draw_guards
+from .._random import draw_guards, get_rng_state, set_rng_state
 from .._tensor import Tensor, _new, contiguous_format
 from ..ops._registry import REGISTRY, TRANSFORMS, dispatch
 from ..ops.inplace import _self_overlapping
@@ -1339,10 +1339,15 @@ def _vmap_call(func, in_dims, out_dims, randomness, chunk_size, args, kwargs):
                          f"dimension, got sizes {sizes} for the mapped dimension")
     size = sizes[0]
     if chunk_size is not None and chunk_size < size:
+        # with randomness='same' every chunk draws what one unchunked call draws:
+        # PyTorch restores the default generator's state before each chunk
+        rng = get_rng_state() if randomness == "same" else None
         chunks = []
         for start in range(0, size, chunk_size):
             part = [a.narrow(d, start, min(chunk_size, size - start)) if d is not None else a
                     for a, d in zip(flat_args, dims)]
+            if rng is not None:
+                set_rng_state(rng)
             chunks.append(_run(func, part, spec, dims, out_dims, randomness, kwargs))
         return _cat_chunks(chunks, out_dims)
     return _run(func, flat_args, spec, dims, out_dims, randomness, kwargs)

@@ -25,7 +25,7 @@ from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise, batch_size, materialize, pad_rank
 from ._registry import (broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
-                        derivatives_recorded as _recorded,
+                        derivatives_recorded as _recorded, not_implemented as _not_implemented,
                         public as _public)
 from ._util import dtype_error
 from ._util import (dims_arg as _dims_arg, tensor_arg as _tensor_arg, _tname, F32 as _F32,
@@ -1393,13 +1393,53 @@ def _bincount_k(x, weights=None, minlength=0):
     return r.astype(np.float32) if weights.dtype == np.float32 else r   # (PyTorch keeps float32 only)
 
 
+# with weights, PyTorch's bincount has no derivative: a gradient reaching the
+# weights raises (its NotImplemented node), and so does forward mode
+
+
+def _bincount_jvp(op, args, tangents, result):
+    raise NotImplementedError("Trying to use forward AD with aten::bincount that does not support "
+                              "it.")
+
+
+def _bincount_batch(op, args, bdims):
+    """Weights batched over a shared input: each sample's counts have the same
+    length (PyTorch loops over the samples); a batched input is its refusal
+    of dynamic shapes."""
+    x, w, minlength = args
+    if bdims[0] is not None:
+        raise RuntimeError("vmap: We do not support batching operators that can output dynamic "
+                           "shape. Attempted to vmap over aten::bincount. Please file an issue at "
+                           "https://github.com/pytorch/pytorch/issues if you need this feature.")
+    w = w.movedim(bdims[1], 0) if bdims[1] else w
+    n = int(x._data.max()) + 1 if x._data.size else 0
+    length = _b.max(n, minlength)
+    if w.shape[0] == 0:
+        raise RuntimeError("Batching rule not implemented for aten::bincount. The fallback path "
+                           "does not support vmap over dims of size 0.")
+    rows = [_dispatch(op, [x, w[i], length]).unsqueeze(0) for i in range(w.shape[0])]
+    return _cat(rows, 0), 0
+
+
 _bincount = _defop("bincount", _bincount_k, None, upcast=False)
+# bincount with tensor weights: its node (PyTorch's NotImplemented) has the
+# weights' edge, so a gradient reaching them raises rather than being zero
+_bincount_weighted = _defop(
+    "_bincount_weighted", _bincount_k,
+    {"weights": _not_implemented(RuntimeError, "derivative for aten::bincount is not implemented")},
+    n_in=2, upcast=False, node_name="NotImplemented", jvp=_bincount_jvp, batch=_bincount_batch,
+    method=False)
 
 
 @_public()
 def bincount(input, weights=None, minlength=0):
     """How often each non-negative integer occurs in the 1-d ``input`` (the sum of
-    ``weights`` at its occurrences, with weights).  Not differentiable."""
-    if weights is not None:
-        weights = weights._data if isinstance(weights, _Tensor) else np.asarray(weights)
-    return _bincount(input, weights, minlength)
+    ``weights`` at its occurrences, with weights).  Not differentiable: a
+    gradient reaching ``weights`` raises, as in PyTorch."""
+    if isinstance(weights, _Tensor):
+        # weights a gradient, a tangent or a batch reaches: the op with their edge
+        if weights.requires_grad or type(weights._data) is not np.ndarray \
+                or weights.__dict__.get("_fw_grads"):
+            return _bincount_weighted(input, weights, minlength)
+        weights = weights._data
+    return _bincount(input, None if weights is None else np.asarray(weights), minlength)

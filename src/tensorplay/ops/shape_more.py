@@ -158,7 +158,7 @@ def _slice_scatter_k(x, src, dim=0, start=None, end=None, step=1):
 
 def _slice_scatter_vjp_x(g, dim, start, end, step):
     key = _slice_key(g.ndim, dim, start, end, step)
-    z = _zeros(g._data[key].shape, g._data.dtype)
+    z = _zeros(g[key].shape, g._data.dtype)       # (g may be batched: its shape, not its data's)
     return _slice_scatter(g, z, dim, start, end, step)
 
 

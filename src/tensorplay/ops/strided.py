@@ -63,15 +63,28 @@ def _index_tensor(a):
     return _wrap(np.ascontiguousarray(a, np.int64).reshape(-1))
 
 
-def _storage_maps(x, size, stride, storage_offset):
-    """(positions the input reads, positions the output reads, storage length,
-    how often the input reads each position or None when it never repeats one)."""
-    offset0, strides0 = storage_geometry(x._data)[1:] if isinstance(x, Tensor) else x.geometry
-    p_in = _positions(x.shape, strides0, offset0)
+def _geometry(x):
+    """(offset, strides) of ``x`` in its storage, in elements."""
+    if not isinstance(x, Tensor):
+        return x.geometry
+    if type(x._data) is np.ndarray:
+        return storage_geometry(x._data)[1:]
+    return x.storage_offset(), tuple(x.stride())    # batched: where each sample lies
+
+
+def _maps(shape, strides0, offset0, size, stride, storage_offset):
+    p_in = _positions(shape, strides0, offset0)
     p_out = _positions(size, stride, storage_offset)
     n = int(max(p_in.max(initial=-1), p_out.max(initial=-1))) + 1
     counts = np.bincount(p_in.reshape(-1), minlength=n)
     return p_in, p_out, n, (counts if (counts > 1).any() else None)
+
+
+def _storage_maps(x, size, stride, storage_offset):
+    """(positions the input reads, positions the output reads, storage length,
+    how often the input reads each position or None when it never repeats one)."""
+    offset0, strides0 = _geometry(x)
+    return _maps(x.shape, strides0, offset0, size, stride, storage_offset)
 
 
 def _as_strided_vjp(g, x, size, stride, storage_offset):
@@ -83,24 +96,40 @@ def _as_strided_vjp(g, x, size, stride, storage_offset):
 
 
 def _as_strided_jvp(x_t, x, size, stride, storage_offset):
-    p_in, p_out, n, counts = _storage_maps(x, size, stride, storage_offset)
-    store = index_add(x_t.new_zeros((n,)), 0, _index_tensor(p_in), x_t.reshape(-1))
+    offset0, strides0 = _geometry(x)
+    shape, size = tuple(x.shape), tuple(size)
+    # leading dimensions of stride 0 in both the input and the view, of the same
+    # length, are samples each with a tangent of its own (vmap's batch dimension
+    # over a primal expanded along it: jacfwd): the view reads the same
+    # positions in each, and each keeps its own tangent
+    k = 0
+    while k < min(len(shape), len(size)) and strides0[k] == 0 and stride[k] == 0 \
+            and shape[k] == size[k]:
+        k += 1
+    p_in, p_out, n, counts = _maps(shape[k:], strides0[k:], offset0, size[k:], stride[k:],
+                                   storage_offset)
+    nb = int(np.prod(shape[:k], dtype=np.int64))
+    store = index_add(x_t.new_zeros((nb, n)), 1, _index_tensor(p_in),
+                      x_t.reshape((nb, p_in.size)))
     if counts is not None:          # an overlapping input holds one value per position
         store = store / _wrap(np.maximum(counts, 1).astype(x_t._data.dtype.type(0).real.dtype))
-    return take(store, _index_tensor(p_out)).reshape(tuple(size))
+    return store.index_select(1, _index_tensor(p_out)).reshape(size)
 
 
 def _as_strided_batch(op, args, bdims):
     """Under vmap, as PyTorch's rule: sample ``i`` is the same view of its own
     memory, i.e. ``storage_offset`` is the first sample's and each next one starts
     a batch stride further.  That needs the batch dimension outermost in memory
-    and each sample's view inside its own sample's memory."""
+    and each sample's view inside its own sample's memory.  Samples that share
+    their memory (batch stride 0: an input expanded along the batch, as the
+    primal under ``jacfwd``) all give the same view of it, with batch stride 0."""
     x, size, stride, offset = args
     x = x if bdims[0] == 0 else x.movedim(bdims[0], 0)
     bstride = x.stride(0)
     inner = sorted((st, n) for st, n in zip(x.stride()[1:], x.shape[1:]) if n > 1)
     span = sum((n - 1) * st for st, n in inner) + 1
-    if x.shape[0] > 1 and (any(st >= bstride for st, _ in inner) or bstride < span):
+    if x.shape[0] > 1 and bstride != 0 and (any(st >= bstride for st, _ in inner)
+                                            or bstride < span):
         raise RuntimeError("vmap: Calling Tensor.as_strided is not supported unless the batch dims being "
                            "vmapped over are at the front of the tensor (in memory layout).")
     first = x.storage_offset()
