@@ -17,7 +17,7 @@ from .. import _dtype as _D
 from .._autograd.grad_mode import no_grad as _no_grad, state as _grad_state
 from .._random import default_generator as _default_generator, sampling as _sampling, uniform01 as _uniform01
 from .._tensor import Tensor as _Tensor, _wrap, like_hook as _like_hook
-from .._creation import arange as _arange, zeros as _zeros
+from .._creation import arange as _arange, zeros as _zeros, ones_like as _ones_like
 from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
 from ..ops.core import matmul as _matmul
@@ -26,6 +26,7 @@ from ..ops.linalg import _cname
 from ..ops._util import tensor_arg as _tensor_arg, refuse as _refuse, NOT_FLOAT as _NOT_FLOAT
 from ..ops._util import number_arg as _number_arg, int_list_arg as _int_list_arg
 from ..ops._util import _tname as _dtype_name
+from ..ops._registry import broadcast_error as _broadcast_error
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
                              _functional_softmax as _softmax_fn)
@@ -435,6 +436,26 @@ def _channel_shape(input):
     return (1, input.shape[1]) + (1,) * (input.ndim - 2)
 
 
+def _check_param_dtypes(input, *params):
+    """PyTorch's CPU dtype rules for a normalisation's parameters (in its order:
+    weight, bias, then the running statistics): if the first one given has the
+    input's dtype, all must have it; otherwise ("mixed") all must be float32,
+    and only for a half or bfloat16 input."""
+    given = [p for p in params if p is not None]
+    if not given:
+        return
+    dt = input._data.dtype
+    if given[0]._data.dtype != dt:
+        if any(p._data.dtype != _np.float32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if dt not in _D.LOW_PRECISION:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return
+    for p in given:
+        if p._data.dtype != dt:
+            raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(p)}")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch statistics over every dimension but 1 when ``training`` (updating
@@ -447,6 +468,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _not_differentiable(running_mean, "native_batch_norm", "running_mean")
         _not_differentiable(running_var, "native_batch_norm", "running_var")
     c = input.shape[1]
+    if not training:
+        if running_mean is None:
+            raise RuntimeError("running_mean must be defined in evaluation mode")
+        if running_var is None:
+            raise RuntimeError("running_var must be defined in evaluation mode")
+    _check_param_dtypes(input, weight, bias, running_mean, running_var)
     if training:
         size = input.numel() // c
         if size == 1:
@@ -464,8 +491,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype),
                                                         alpha=momentum)
         return _affine(xhat, weight, bias, _channel_shape(input))
-    if running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
     shape = _channel_shape(input)
     scale = (running_var.to(input.dtype) + eps).rsqrt()
     if weight is not None:
@@ -524,6 +549,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
                                f"{what} of shape {list(t.shape)} and normalized_shape = "
                                f"{list(normalized_shape)}")
     _refuse("LayerNormKernelImpl", _NOT_FLOAT, input)
+    _check_param_dtypes(input, weight, bias)
     xhat = _nn.native_normalize(input, dims, eps)[0]
     return _affine(xhat, weight, bias)
 
@@ -537,6 +563,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and num_groups={num_groups}")
     _refuse("GroupNormKernelImpl", _NOT_FLOAT, input)
+    _check_param_dtypes(input, weight, bias)
     grouped = input.reshape(n, num_groups, (c // num_groups) * _math.prod(input.shape[2:]))
     xhat = _nn.native_normalize(grouped, (2,), eps)[0].reshape(input.shape)
     return _affine(xhat, weight, bias, _channel_shape(input))
@@ -555,8 +582,23 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out.to(input.dtype) if low else out
 
 
+def _empty_inf_norm(input, p, dim):
+    """The (empty) +-inf norm of an empty ``input`` over ``dim``, as PyTorch's
+    vector_norm gives it: refused only where a reduced dimension is empty."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    for d in dims:
+        if input.shape[d] == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on the dimension {d}because "
+                               f"this dimension is empty and the operation does not have an identity")
+    a = input.abs()
+    return a.amax(dims, keepdim=True) if p > 0 else a.amin(dims, keepdim=True)
+
+
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    if isinstance(p, (int, float)) and _math.isinf(p) and isinstance(input, _Tensor) and input.numel() == 0:
+        denom = _empty_inf_norm(input, p, dim).clamp_min(eps).expand_as(input)
+    else:
+        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
     return out.copy_(input / denom)
@@ -820,19 +862,27 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
-    """``x1 . x2 / max(|x1| |x2|, eps)``, as PyTorch computes it (each norm
-    clamped by ``sqrt(eps)``)."""
+    """``(x1 / max(|x1|, eps)) . (x2 / max(|x2|, eps))``, as PyTorch computes it:
+    each norm is clamped in place under no_grad, so the clamp is not
+    differentiated (the norm's own gradient flows through it unchanged, also
+    where it is below ``eps``)."""
     _tensor_arg("cosine_similarity", "x1", 1, x1)
     _tensor_arg("cosine_similarity", "x2", 2, x2)
     dt = _D.promote_types(x1.dtype, x2.dtype)
     if not dt.is_floating_point:
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{_dtype_name(dt.np)}")
+    # (an integer or bool operand in the common dtype: the norm takes floating point only)
+    x1, x2 = (x if x.is_floating_point() or x.is_complex() else x.to(dt) for x in (x1, x2))
+
     def norm(x):        # (in half precision computed in float32, as PyTorch's norm: x * x
         #                 overflows from 256, then rounded to half like PyTorch's result)
         w = x.float() if x._data.dtype in _D.LOW_PRECISION else x
-        n = (w * w).sum(dim, keepdim=True).clamp_min(eps * eps).sqrt()
-        return n.to(x.dtype) if w is not x else n
+        n = w.norm(2, dim, keepdim=True)
+        n = n.to(x.dtype) if w is not x else n.clone()     # (a copy: the norm's backward saves its result)
+        with _no_grad():
+            n.clamp_min_(eps)
+        return n
     return ((x1 / norm(x1)) * (x2 / norm(x2))).sum(dim)
 
 
@@ -891,6 +941,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     big = ad >= delta               # (as in smooth_l1_loss)
     dq = _pw.where(big, 0.0, d)
     loss = _pw.where(big, delta * (ad - 0.5 * delta), 0.5 * dq * dq)
+    if input.is_floating_point() and loss.dtype != input.dtype:
+        loss = loss.to(input.dtype)     # (PyTorch's loss has the input's dtype, computed in the common one)
     return _weighted(loss, weight, reduction, input, mean_by_weight=False)
 
 
@@ -1076,21 +1128,33 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
 
 
 def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
-    if not isinstance(var, _Tensor):
-        var = input.new_full((), float(var))
-    if var.shape != input.shape:
+    """``0.5 * (log(var) + (input - target)**2 / var)`` with ``var`` clamped at
+    ``eps`` in place under no_grad (the clamp is not differentiated), and
+    PyTorch's checks in its order: negative entries, then the size of ``var``
+    (the input's size, that without its last dim, or the input's with
+    mismatched dims only where ``var``'s sizes add up to 1), then ``reduction``."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _ones_like(input)
+    elif not isinstance(var, _Tensor):
+        raise TypeError(f"any() received an invalid combination of arguments - got ({type(var < 0).__name__}), "
+                        f"but expected one of:\n * (Tensor input, *, Tensor out = None)\n"
+                        f" * (Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None)\n"
+                        f" * (Tensor input, int dim, bool keepdim = False, *, Tensor out = None)\n")
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
         if tuple(input.shape[:-1]) == tuple(var.shape):
             var = var.unsqueeze(-1)
-        elif not (tuple(input.shape[:-1]) == tuple(var.shape[:-1]) and var.shape[-1] == 1) \
-                and var.ndim:
+        elif not (input.ndim == var.ndim
+                  and sum(b for a, b in zip(input.shape, var.shape) if a != b) == 1):
             raise ValueError("var is of incorrect size")
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(reduction + " is not valid")
-    if bool((var < 0).any()):
-        raise ValueError("var has negative entry/entries")
+    var = var.clone()
     with _no_grad():
-        clamped = var.clamp_min(eps)
-    var = var + (clamped - var).detach()          # clamp without blocking the gradient
+        var.clamp_(min=eps)
     loss = 0.5 * (var.log() + (input - target) ** 2 / var)
     if full:
         loss = loss + 0.5 * _math.log(2 * _math.pi)
@@ -1122,8 +1186,11 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     z = -(target * input)       # (-target would refuse a bool target)
     if not (z.is_floating_point() or z.is_complex()):
         raise RuntimeError(f"result type Float can't be cast to the desired output type {_tname(z)}")
-    # log(1 + exp(z)): softplus has no complex kernel, PyTorch's loss computes it for complex too
-    return _reduce((z.exp() + 1).log() if z.is_complex() else _pw.softplus(z), reduction)
+    if input.is_floating_point() and z.dtype != input.dtype:
+        z = z.to(input.dtype)       # (PyTorch's loss has the input's dtype: the product rounded to it)
+    # log(1 + exp(z)) as PyTorch's loss computes it, exp then log1p in the input's dtype (an
+    # exp that overflows gives inf and a NaN gradient, as there); complex: log(exp(z) + 1)
+    return _reduce((z.exp() + 1).log() if z.is_complex() else _pw.log1p(z.exp()), reduction)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,
@@ -1206,7 +1273,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
         raise RuntimeError("argument #2 'target' is out of range")
     valid = (t >= 0).long().cumprod(1) > 0          # (the indices before the first -1)
     ti = _pw.where(valid, t, 0)
-    is_target = _zeros(n, c).scatter_add(1, ti, valid.float()) > 0
+    is_target = _zeros(n, c, dtype=_D.int64).scatter_add(1, ti, valid.long()) > 0    # (any default dtype)
     h = _pw.relu(1 - x.gather(1, ti).unsqueeze(2) + x.unsqueeze(1))      # (n, target k, class i)
     counted = valid.unsqueeze(2) & ~is_target.unsqueeze(1)
     loss = _pw.where(counted, h, 0.0).sum((1, 2)) / c
@@ -1249,6 +1316,44 @@ def _bias_from_mask(mask, dtype):
     return mask
 
 
+def _matmul_shape(a, b):
+    """The shape of ``A @ B`` for shapes of at least 2 dims, with the errors
+    PyTorch's matmul raises (batch dims broadcast first, then the inner sizes:
+    mm's message for matrices, bmm's, with the batch flattened, otherwise)."""
+    if len(a) == 2 and len(b) == 2:
+        if a[1] != b[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a[0]}x{a[1]} and {b[0]}x{b[1]})")
+        return (a[0], b[1])
+    try:
+        batch = tuple(_np.broadcast_shapes(a[:-2], b[:-2]))
+    except ValueError:
+        raise _broadcast_error(a[:-2], b[:-2]) from None
+    if a[-1] != b[-2]:
+        n = int(_np.prod(batch, dtype=_np.int64))
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {a[-1]}] "
+                           f"but got: [{n}, {b[-2]}].")
+    return batch + (a[-2], b[-1])
+
+
+def _check_attention_shapes(query, key, value, attn_mask):
+    """PyTorch's errors for query, key, value and mask shapes that do not fit
+    (those of its math kernel: the products and the mask's in-place addition)."""
+    qs, ks, vs = tuple(query.shape), tuple(key.shape), tuple(value.shape)
+    if min(len(qs), len(ks), len(vs)) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got "
+                           f"query.dim: {len(qs)} key.dim: {len(ks)} and value.dim: {len(vs)} instead.")
+    scores = _matmul_shape(qs, ks[:-2] + (ks[-1], ks[-2]))
+    if attn_mask is not None:
+        ms = tuple(attn_mask.shape)
+        try:
+            full = tuple(_np.broadcast_shapes(scores, ms))
+        except ValueError:
+            raise _broadcast_error(scores, ms) from None
+        if full != scores:
+            raise RuntimeError(f"output with shape {list(scores)} doesn't match the broadcast shape {list(full)}")
+    _matmul_shape(scores, vs)
+
+
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
                                  scale=None, enable_gqa=False):
     """``softmax(q k^T * scale + bias) v``, one fused op (the scores softmaxed in
@@ -1267,7 +1372,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                "when is_causal=True")
     elif attn_mask is not None:
         md = attn_mask._data.dtype
-        if md != _np.bool_ and md != query._data.dtype:
+        if md != _np.bool_ and md != _np.float32 and md != query._data.dtype:     # (float: float32)
             raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, "
                                f"but got attn_mask.dtype: {_cname(attn_mask)} and  query.dtype: "
                                f"{_cname(query)} instead.")
@@ -1276,6 +1381,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         rep = query.shape[-3] // key.shape[-3]
         key = key.repeat_interleave(rep, -3)
         value = value.repeat_interleave(rep, -3)
+    _check_attention_shapes(query, key, value, attn_mask)
     return _attention(query, key, value, bias, dropout_p, scale, is_causal, True)[0]
 
 
@@ -1313,6 +1419,37 @@ def _merge_masks(attn_mask, key_padding_mask, dtype, bsz, num_heads, src_len):
     return bias
 
 
+def _check_mha_inputs(query, key, value, in_proj_weight, in_proj_bias, q_proj_weight, k_proj_weight,
+                      v_proj_weight, batch_first):
+    """PyTorch's assertions on key and value (shapes named as (L, N, E) even
+    with ``batch_first``, as PyTorch transposes before it checks) and, with
+    separate projections, on the projection weights and biases."""
+    size = type(key.shape)
+
+    def seq_first(t):
+        sh = tuple(t.shape)
+        return size((sh[1], sh[0]) + sh[2:]) if batch_first else size(sh)
+    ks, vs = seq_first(key), seq_first(value)
+    if in_proj_weight is not None:
+        if ks != vs:
+            raise AssertionError(f"key shape {ks} does not match value shape {vs}")
+        return
+    if ks[:2] != vs[:2]:
+        raise AssertionError(f"key's sequence and batch dims {size(ks[:2])} do not match value's {size(vs[:2])}")
+    for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
+        if w is None:
+            raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+    eq, ek, ev = query.shape[-1], key.shape[-1], value.shape[-1]
+    for name, w, want in (("query", q_proj_weight, (eq, eq)), ("key", k_proj_weight, (eq, ek)),
+                          ("value", v_proj_weight, (eq, ev))):
+        if tuple(w.shape) != want:
+            raise AssertionError(f"expecting {name} weights shape of {want}, but got {w.shape}")
+    if in_proj_bias is not None:
+        for name, b in zip(("query", "key", "value"), in_proj_bias.chunk(3)):
+            if tuple(b.shape) != (eq,):
+                raise AssertionError(f"expecting {name} bias shape of {(eq,)}, but got {b.shape}")
+
+
 def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
          dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights,
          attn_mask, q_proj_weight, k_proj_weight, v_proj_weight, average_attn_weights, is_causal,
@@ -1324,6 +1461,8 @@ def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bia
     for mask, name in ((attn_mask, "attn_mask"), (key_padding_mask, "key_padding_mask")):
         if mask is not None and not (mask.dtype == _D.bool_ or mask.is_floating_point()):
             raise AssertionError(f"only bool and floating types of {name} are supported")
+    _check_mha_inputs(query, key, value, in_proj_weight, in_proj_bias, q_proj_weight, k_proj_weight,
+                      v_proj_weight, batch_first)
     if batch_first:
         bsz, tgt_len, embed_dim = query.shape
         src_len = key.shape[1]
@@ -1386,8 +1525,11 @@ def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bia
         key_padding_mask = _pad_last(key_padding_mask)
     src_len = k.shape[2]
     if key_padding_mask is not None and tuple(key_padding_mask.shape) != (bsz, src_len):
-        raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                             f"{key_padding_mask.shape}")
+        if key_padding_mask.shape[0] != bsz:
+            raise AssertionError(f"Expected key_padded_mask.shape[0] to be {bsz}, but got "
+                                 f"{key_padding_mask.shape[0]}")
+        raise AssertionError(f"Expected key_padded_mask.shape[1] to be {src_len}, but got "
+                             f"{key_padding_mask.shape[1]}")
     if not training:
         dropout_p = 0.0
     if is_causal and attn_mask is None and key_padding_mask is None:
@@ -1845,14 +1987,21 @@ def _reflect(x, lo2, hi2):
     return _pw.where(_pw.remainder(flips, 2) == 0, extra + low, span - extra + low)
 
 
+def _clip_coord(x, size):
+    """``x`` clipped to [0, size - 1] as PyTorch's grid sampler clips it: the
+    bounds themselves count as outside, so the gradient is 0 there (``clamp``'s
+    passes it), and NaN becomes 0 (PyTorch's CPU kernel), with gradient 0."""
+    return _pw.where(x > 0, _pw.where(x < size - 1, x, float(size - 1)), 0.0)
+
+
 def _source_coord(g, size, padding_mode, align_corners):
     """Normalised grid coordinates [-1, 1] to pixel coordinates of an axis of ``size``."""
     x = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
     if padding_mode == "border":
-        x = x.clamp(0, size - 1)
+        x = _clip_coord(x, size)
     elif padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        x = x.clamp(0, size - 1)
+        x = _clip_coord(x, size)
     return x
 
 
@@ -1893,10 +2042,10 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
 
     def pick(xi, yi):
         """input at integer points (xi, yi) (N, Ho, Wo), zero outside."""
-        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)
-        at = (yi.clamp(0, h - 1) * w + xi.clamp(0, w - 1)).long().reshape(n, 1, ho * wo).expand(n, c, ho * wo)
+        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)     # (NaN: outside)
+        at = _pw.where(inside, yi * w + xi, 0.0).long().reshape(n, 1, ho * wo).expand(n, c, ho * wo)
         v = flat.gather(2, at).view(n, c, ho, wo)
-        return v * inside.to(input.dtype).unsqueeze(1)
+        return _pw.where(inside.unsqueeze(1), v, 0.0)
 
     if mode == "nearest":       # (the grid on the graph, with a zero gradient, as in PyTorch)
         none = _pw.where(_zeros(1, dtype=_D.bool_), x + y, 0.0).unsqueeze(1)
