@@ -451,11 +451,25 @@ class RNNCellBase(Module):
         batched = input.ndim == 2
         if not batched:
             input = input.unsqueeze(0)
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected "
+                               f"{self.input_size}")
         if hx is None:
             hx = _creation.zeros(input.shape[0], self.hidden_size, dtype=input.dtype)
-        elif not batched:
-            hx = hx.unsqueeze(0)
+        else:
+            if not batched:
+                hx = hx.unsqueeze(0)
+            self._check_hidden(input, hx, 0)
         return input, hx, batched
+
+    def _check_hidden(self, input, hx, k):
+        """PyTorch's checks of hidden state ``k`` (an LSTMCell's c is 1)."""
+        if hx.shape[-1] != self.hidden_size:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {hx.shape[-1]}, expected "
+                               f"{self.hidden_size}")
+        if hx.shape[0] != input.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size "
+                               f"{hx.shape[0]}")
 
 
 class RNNCell(RNNCellBase):
@@ -487,8 +501,10 @@ class LSTMCell(RNNCellBase):
         input, h0, batched = self._prepare(input, h0)
         if c0 is None:
             c0 = h0.new_zeros(tuple(h0.shape))
-        elif not batched:
-            c0 = c0.unsqueeze(0)
+        else:
+            if not batched:
+                c0 = c0.unsqueeze(0)
+            self._check_hidden(input, c0, 1)
         xg = _linear(input, self.weight_ih, self.bias_ih)
         if self.bias_hh is not None:
             xg = xg + self.bias_hh
