@@ -169,3 +169,62 @@ def test_pad_sequence_matches_torch(batch_first, side):
         if side == "right" else None
     if back is not None:
         assert [tuple(b.shape) for b in back] == [(3, 2), (1, 2), (4, 2)]
+
+
+# ---------------------------------------------------------------- init draws are the tensor's own
+def test_init_of_complex_tensors_draws_both_parts():
+    # (the imaginary part was left at 0: a complex Linear's weights were all x+0j)
+    tp.manual_seed(0)
+    w = tp.zeros(60000, dtype=tp.complex64)
+    tp.nn.init.normal_(w)
+    assert 0.68 < float(w.real.std()) < 0.73 and 0.68 < float(w.imag.std()) < 0.73
+    tp.nn.init.uniform_(w, -1, 1)
+    assert float(w.imag.abs().max()) > 0.9 and float(w.imag.abs().max()) <= 1
+    lin = tp.nn.Linear(8, 8, dtype=tp.complex64)
+    assert float(lin.weight.imag.abs().max()) > 0
+
+
+def test_uniform_init_never_reaches_the_upper_bound():
+    # (a double draw rounded to half or bfloat16 reached b: 34 of 100000 halves were 1.0)
+    tp.manual_seed(0)
+    for dtype in (tp.float16, tp.bfloat16):
+        t = tp.empty(100000, dtype=dtype)
+        tp.nn.init.uniform_(t, 0, 1)
+        assert int((t == 1).sum()) == 0 and float(t.min()) >= 0
+    t = tp.empty(100000)
+    tp.nn.init.uniform_(t, 1e6, 1e6 + 1)
+    assert int((t == 1e6 + 1).sum()) == 0
+
+
+@pytest.mark.parametrize("f", ["uniform_", "normal_", "xavier_uniform_", "kaiming_normal_", "trunc_normal_",
+                               "orthogonal_", "sparse_"])
+def test_random_init_refuses_integer_tensors(f):
+    args = (0.5,) if f == "sparse_" else ()
+    for dtype in (tp.int64, tp.bool):
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            getattr(tp.nn.init, f)(tp.zeros(4, 3, dtype=dtype), *args)
+
+
+def test_init_argument_errors_are_pytorchs():
+    with pytest.raises(RuntimeError, match=r"uniform_ expects to return a \[from, to\) range"):
+        tp.nn.init.uniform_(tp.zeros(3), 1, 0)
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+        tp.nn.init.normal_(tp.zeros(3), 0, -1)
+
+
+def test_complex_draws_shift_both_parts():
+    # PyTorch draws a complex tensor's real view: uniform_(a, b) puts each part in
+    # [a, b) and normal_(mean, std) gives each part mean ``mean`` and std std/sqrt(2)
+    # (the imaginary part was [0, b - a) and had mean 0)
+    tp.manual_seed(0)
+    w = tp.zeros(100000, dtype=tp.complex128)
+    w.uniform_(2, 3)
+    for part in (w.real, w.imag):
+        assert 2 <= float(part.min()) and float(part.max()) < 3
+    w.normal_(1, 2)
+    for part in (w.real, w.imag):
+        assert abs(float(part.mean()) - 1) < 0.03 and abs(float(part.std()) - 2 ** 0.5) < 0.03
+    z = tp.normal(1.0, 2.0, (100000,), dtype=tp.complex128)
+    assert abs(float(z.imag.mean()) - 1) < 0.03
+    z = tp.normal(tp.full((100000,), 1 + 0j, dtype=tp.complex128), 2.0)     # (a complex mean: added)
+    assert abs(float(z.imag.mean())) < 0.03

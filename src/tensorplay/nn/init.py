@@ -13,7 +13,6 @@ import numpy as _np
 from .._autograd.grad_mode import no_grad as _no_grad
 from .._random import default_generator as _default_generator
 from .._tensor import _wrap
-from ..ops.pointwise import _erfinv
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
            "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
@@ -62,24 +61,33 @@ def _shape(tensor):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    return _fill(tensor, _rng(generator).uniform(a, b, _shape(tensor)))
+    # (the tensor's own draw: its dtype's [a, b) without b, complex parts each
+    # uniform, integer tensors refused, as PyTorch's init draws)
+    with _no_grad():
+        return tensor.uniform_(a, b, generator=generator)
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    return _fill(tensor, _rng(generator).normal(mean, std, _shape(tensor)))
+    with _no_grad():
+        return tensor.normal_(mean, std, generator=generator)
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    """Normal(mean, std) restricted to [a, b], by the inverse CDF of uniform draws."""
+    """Normal(mean, std) restricted to [a, b], by the inverse CDF of uniform draws
+    (PyTorch's steps, in place in the tensor's dtype)."""
     def cdf(x):
         return (1.0 + _math.erf(x / _math.sqrt(2.0))) / 2.0
     if mean < a - 2 * std or mean > b + 2 * std:
         _warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
     lo, hi = cdf((a - mean) / std), cdf((b - mean) / std)
-    u = _rng(generator).uniform(2 * lo - 1, 2 * hi - 1, _shape(tensor))
-    v = _erfinv(u) * (std * _math.sqrt(2.0)) + mean
-    return _fill(tensor, _np.clip(v, a, b))
+    with _no_grad():
+        tensor.uniform_(2 * lo - 1, 2 * hi - 1, generator=generator)
+        tensor.erfinv_()
+        tensor.mul_(std * _math.sqrt(2.0))
+        tensor.add_(mean)
+        tensor.clamp_(min=a, max=b)
+    return tensor
 
 
 def constant_(tensor, val):
@@ -175,9 +183,14 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
+    if tensor.is_complex():             # (PyTorch's sign of R's diagonal refuses it)
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex "
+                                  "numbers. Please use torch.sgn instead.")
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
+    with _no_grad():
+        flat = tensor.new_empty((rows, cols)).normal_(0.0, 1.0, generator=generator)
+    flat = flat._data.astype(_np.float64)
     if rows < cols:
         flat = flat.T
     q, r = _np.linalg.qr(flat)
@@ -191,12 +204,13 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = _shape(tensor)
-    rng = _rng(generator)
-    v = rng.normal(0, std, (rows, cols))
     num_zeros = int(_math.ceil(sparsity * rows))
-    for c in range(cols):
-        v[rng.permutation(rows)[:num_zeros], c] = 0
-    return _fill(tensor, v)
+    with _no_grad():
+        tensor.normal_(0, std, generator=generator)
+        rng = _rng(generator)
+        for c in range(cols):
+            tensor[rng.permutation(rows)[:num_zeros].tolist(), c] = 0
+    return tensor
 
 
 def _deprecated(new):

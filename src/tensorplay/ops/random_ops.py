@@ -462,7 +462,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
         if not _is_float(dt):
             raise NotImplementedError(f'"normal_kernel_cpu" not implemented for '
                                       f"'{_scalar_name(dt)}'")
-        x = _standard_normal(rng, shape, dt) * std + mean
+        x = _affine_parts(_standard_normal(rng, shape, dt), mean, std)
         res = _new_sample(x.astype(dt), requires_grad)
         return write_out("normal", res, out) if out is not None else res
     if mt and not st:
@@ -532,7 +532,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     _float_or_raise(self._data.dtype)
     _check_std_number(std)
     f = _fill("normal", "NormalBackward0",
-              lambda d, rng: (_standard_normal(rng, d.shape, d.dtype) * std + mean).astype(d.dtype))
+              lambda d, rng: _affine_parts(_standard_normal(rng, d.shape, d.dtype), mean, std)
+              .astype(d.dtype))
     return _apply_inplace(self, f, (generator,), {}, "normal")
 
 
@@ -552,8 +553,17 @@ def uniform_(self, *args, generator=None, **kwargs):
         if not -info.max <= v <= info.max:
             raise RuntimeError(f"{what} is out of bounds for {_scalar_name(dt).lower()}")
     f = _fill("uniform", "UniformBackward0", lambda d, rng: _below(
-        (lo + (hi - lo) * _uniform01(rng, d.shape, d.dtype)).astype(d.dtype), lo, hi))
+        _affine_parts(_uniform01(rng, d.shape, d.dtype), lo, hi - lo).astype(d.dtype), lo, hi))
     return _apply_inplace(self, f, (generator,), {}, "uniform")
+
+
+def _affine_parts(u, lo, span):
+    """``lo + span * u``, for a complex ``u`` part by part: each part of a complex
+    draw is shifted by ``lo`` (uniform_'s from, normal_'s mean), as PyTorch's
+    (it draws the complex tensor's real view)."""
+    if u.dtype.kind == "c":
+        return (lo + span * u.real) + 1j * (lo + span * u.imag)
+    return lo + span * u
 
 
 def _below(r, lo, hi):
