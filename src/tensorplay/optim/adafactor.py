@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .optimizer import Optimizer, _bump_step, _closure_loss, _numbers, _real, _scalar, _step_tensor
+from .optimizer import (_algorithm_step,
+                        Optimizer, _bump_step, _closure_loss, _numbers, _real, _scalar, _step_tensor)
 
 __all__ = ["Adafactor"]
 
@@ -44,6 +45,7 @@ class Adafactor(Optimizer):
         else:
             state["variance"] = _wrap(np.zeros_like(g))
 
+    @_algorithm_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in map(_numbers, self.param_groups):

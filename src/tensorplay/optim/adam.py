@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
+from .optimizer import (_algorithm_step,
+                        _numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                         _grad_for_update, _lerp_, _no_differentiable, _real, _scalar,
                         _step_tensor)
 
@@ -42,6 +43,7 @@ class Adam(Optimizer):
             for k in ("amsgrad", "maximize", "decoupled_weight_decay"):
                 group.setdefault(k, False)
 
+    @_algorithm_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in map(_numbers, self.param_groups):

@@ -5,7 +5,8 @@ the same order of operations, so that float64 runs agree to rounding."""
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
+from .optimizer import (_algorithm_step,
+                        _numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                         _grad_for_update, _lerp_, _no_differentiable, _real, _scalar,
                         _step_tensor)
 
@@ -47,6 +48,7 @@ class _AdamLike(Optimizer):
     def _init_state(self, state):
         """Per-parameter state besides ``step`` and the buffers."""
 
+    @_algorithm_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in map(_numbers, self.param_groups):

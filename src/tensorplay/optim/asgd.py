@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
+from .optimizer import (_algorithm_step,
+                        _numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                         _grad_for_update, _no_differentiable, _real, _scalar, _step_tensor)
 
 __all__ = ["ASGD"]
@@ -25,6 +26,7 @@ class ASGD(Optimizer):
                         capturable=capturable)
         super().__init__(params, defaults)
 
+    @_algorithm_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in map(_numbers, self.param_groups):

@@ -9,7 +9,7 @@ round as PyTorch's do.
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .optimizer import _numbers, Optimizer, _check_lr, _closure_loss
+from .optimizer import _algorithm_step, _numbers, Optimizer, _check_lr, _closure_loss
 
 __all__ = ["LBFGS"]
 
@@ -199,6 +199,7 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
+    @_algorithm_step
     def step(self, closure):
         """Run up to ``max_iter`` iterations; returns the loss ``closure``
         returned at the starting point."""

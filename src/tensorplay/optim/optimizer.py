@@ -39,9 +39,24 @@ def _typename(obj):
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
+def _algorithm_step(step):
+    """A built-in optimizer's ``step``: its update runs with grad recording off
+    (a closure turns it back on for itself), as PyTorch's built-in optimizers'
+    do.  The step of a user's subclass runs in the caller's grad mode, as there
+    (a step that calls its closure, or builds a differentiable update)."""
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        prev = _grad_state.enabled
+        _grad_state.enabled = False
+        try:
+            return step(self, *args, **kwargs)
+        finally:
+            _grad_state.enabled = prev
+    return wrapper
+
+
 def _hooked(step):
-    """``step`` with the optimizer's step pre/post hooks around it, run with grad
-    recording off (a closure turns it back on for itself)."""
+    """``step`` with the optimizer's step pre/post hooks around it."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
         for hook in tuple(self._optimizer_step_pre_hooks.values()):
@@ -53,12 +68,7 @@ def _hooked(step):
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
                                        f"new_kwargs), but got {r}.")
         self._opt_called = True          # read by the lr schedulers' order check
-        prev = _grad_state.enabled
-        _grad_state.enabled = False
-        try:
-            out = step(self, *args, **kwargs)
-        finally:
-            _grad_state.enabled = prev
+        out = step(self, *args, **kwargs)
         for hook in tuple(self._optimizer_step_post_hooks.values()):
             hook(self, args, kwargs)
         return out

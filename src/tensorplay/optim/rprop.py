@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (_numbers, Optimizer, _bump_step, _check_lr, _closure_loss, _no_differentiable,
+from .optimizer import (_algorithm_step,
+                        _numbers, Optimizer, _bump_step, _check_lr, _closure_loss, _no_differentiable,
                         _real, _scalar, _step_tensor)
 
 __all__ = ["Rprop"]
@@ -32,6 +33,7 @@ class Rprop(Optimizer):
                         differentiable=differentiable, capturable=capturable)
         super().__init__(params, defaults)
 
+    @_algorithm_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in map(_numbers, self.param_groups):

@@ -3,7 +3,8 @@ L2 weight decay and maximization: PyTorch's ``torch.optim.SGD``."""
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import (_numbers, Optimizer, _check_lr, _closure_loss, _check_nonneg, _grad_for_update,
+from .optimizer import (_algorithm_step,
+                        _numbers, Optimizer, _check_lr, _closure_loss, _check_nonneg, _grad_for_update,
                         _no_differentiable)
 
 __all__ = ["SGD"]
@@ -44,6 +45,7 @@ class SGD(Optimizer):
             group.setdefault("nesterov", False)
             group.setdefault("maximize", False)
 
+    @_algorithm_step
     def step(self, closure=None):
         loss = _closure_loss(closure)
         for group in map(_numbers, self.param_groups):
