@@ -676,3 +676,29 @@ def test_rprop_nan_gradient_moves_nothing(T):
     p.grad = T.tensor([1.0])
     opt.step()
     assert p.tolist() == pytest.approx([0.4]) and opt.state[p]["step_size"].tolist() == pytest.approx([0.1])
+
+
+def test_a_custom_step_runs_in_the_callers_grad_mode():
+    # PyTorch turns recording off inside its built-in algorithms only: a user's step
+    # may call its closure (which differentiates) or build a differentiable update
+    class CallsClosure(tp.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {})
+
+        def step(self, closure):
+            assert tp.is_grad_enabled()
+            return closure()
+    p = tp.tensor([1.0, 2.0], requires_grad=True)
+    CallsClosure([p]).step(lambda: (p ** 2).sum().backward())
+    assert p.grad.tolist() == [2.0, 4.0]
+
+    class Wrapped(tp.optim.Adam):
+        def step(self, closure=None):
+            assert tp.is_grad_enabled()
+            return super().step(closure)        # (the built-in update: recording off inside)
+    q = tp.tensor([1.0, 2.0], requires_grad=True)
+    opt = Wrapped([q], lr=0.1)
+    (q ** 2).sum().backward()
+    opt.step()
+    assert q.is_leaf and q.grad_fn is None
+    np.testing.assert_allclose(q.detach().numpy(), [0.9, 1.9], rtol=1e-6)
