@@ -812,3 +812,33 @@ def test_size_keywords_refused_as_pytorch_refuses(call):
     for T in (tp, torch) if torch is not None else (tp,):
         with pytest.raises(TypeError):
             call(T, T.ones(2, 2))
+
+
+def test_scalars_membership_and_tensors_in_lists(T):
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+        float(T.zeros(2))
+    with pytest.raises(ValueError, match="only one element tensors can be converted to Python scalars"):
+        int(T.zeros(0))
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
+        bool(T.zeros(0))
+    t = T.tensor([[1, 2], [3, 4]])
+    assert 2 in t and 5 not in t and T.tensor(2) in t and T.tensor([3, 4]) in t
+    with pytest.raises(RuntimeError, match="Tensor.__contains__ only supports Tensor or scalar"):
+        "a" in t
+    # a one-element tensor in a list is a scalar (its shape was kept: [2, 1] for [2])
+    assert tuple(T.tensor([T.tensor([1.0]), T.tensor([2.0])]).shape) == (2,)
+    assert T.tensor([T.tensor(1), 2]).tolist() == [1, 2]
+    assert T.tensor([T.tensor(1, dtype=T.int32), T.tensor(2.0, dtype=T.float64)]).dtype == T.float64
+    with pytest.raises(ValueError, match="only one element tensors"):
+        T.tensor([T.tensor([1.0, 2.0]), T.tensor([3.0, 4.0])])
+
+
+def test_results_pytorch_makes_contiguous_are_contiguous(T):
+    # (cat, softmax, log_softmax, roll, masked_scatter and layer_norm kept a transposed
+    # input's order, so a .view(-1) that works in PyTorch failed here)
+    x = T.arange(6.0).reshape(2, 3).t()
+    m = T.tensor([[True, False], [False, True], [True, True]])
+    for r in (T.cat([x, x], 0), T.cat([x, x], 1), x.softmax(0), x.softmax(1), x.log_softmax(1),
+              x.roll(1, 0), x.masked_scatter(m, T.ones(6)), T.nn.functional.layer_norm(x, (2,))):
+        assert r.is_contiguous()
+        r.view(-1)

@@ -264,8 +264,11 @@ def _infer_dtype(data):
 
 
 def _to_nested(x):
-    if isinstance(x, Tensor):
-        return x._data
+    if isinstance(x, Tensor):       # (an element of a sequence: PyTorch takes it as a scalar)
+        d = x._data
+        if d.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return d.reshape(())
     if isinstance(x, _SEQUENCES):
         return [_to_nested(v) for v in x]
     return x
@@ -785,7 +788,7 @@ class Tensor:
 
     def _scalar(self, kind):
         if self._data.size != 1:
-            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return kind(self._data.reshape(()).astype(np.float64) if self._data.dtype in D.LOW_PRECISION
                     else self._data.reshape(()))
 
@@ -805,8 +808,18 @@ class Tensor:
 
     def __bool__(self):
         if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with "
+                               f"{'no values' if self._data.size == 0 else 'more than one value'} "
+                               "is ambiguous")
         return bool(self._data.reshape(()))
+
+    def __contains__(self, element):
+        """``element in t``: whether any element equals it (PyTorch's rule: a
+        tensor or a number, compared elementwise)."""
+        if isinstance(element, (Tensor, bool, int, float, complex, np.number, np.bool_)):
+            return bool((element == self).any())
+        raise RuntimeError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                           f"{type(element)}.")
 
     def __hash__(self):
         return id(self)

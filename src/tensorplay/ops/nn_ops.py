@@ -139,6 +139,8 @@ linear = defop("linear", _linear_k, {"x": _linear_vjp_x, "weight": _linear_vjp_w
 def _normalize_k(x, dims, eps):
     """(x - mean) / sqrt(var + eps) over ``dims``, with the mean and the biased
     variance (kept dimensions): what layer, group, instance and batch norm share."""
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)     # (the result contiguous, as PyTorch's)
     n = math.prod(x.shape[d] for d in dims)
     k = len(dims)
     if n and dims == tuple(range(x.ndim - k, x.ndim)) and x.flags.c_contiguous:

@@ -1093,6 +1093,8 @@ def _softmax_k(x, dim):
     NaN, fails the check.  (Not for log_softmax: ``x - log(sum)`` without the
     shift loses an ulp of the largest logit, which is all of a log-probability
     near 0.)"""
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)     # (the result contiguous, as PyTorch's)
     shape = x.shape
     nd = len(shape)
     if type(dim) is int and nd and (dim == -1 or dim == nd - 1):
@@ -1120,6 +1122,8 @@ def _softmax_k(x, dim):
 
 
 def _log_softmax_k(x, dim):
+    if not x.flags.c_contiguous:
+        x = np.ascontiguousarray(x)     # (the result contiguous, as PyTorch's)
     d = _one_dim(dim, x.ndim)
     _check_softmax_dtype("log_softmax", x, d)
     if x.size == 0:

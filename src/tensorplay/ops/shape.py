@@ -239,7 +239,7 @@ def _roll_k(x, shifts, dims=None):
     if dm is None:
         return np.roll(x, sh[0])
     axes = tuple(_wrap_dim(d, x.ndim) for d in dm)
-    return np.roll(x, sh, axes)
+    return np.ascontiguousarray(np.roll(x, sh, axes))     # (contiguous, as PyTorch's)
 
 
 def _roll_vjp(g, shifts, dims):
@@ -271,6 +271,11 @@ def _legacy_empty(a):
 
 @flat_kernel(lambda *xs, dim=0: None)
 def _cat_k(*xs_dim):
+    r = _cat_arrays(*xs_dim)
+    return r if r.flags.c_contiguous else np.ascontiguousarray(r)   # (PyTorch's cat is contiguous)
+
+
+def _cat_arrays(*xs_dim):
     xs, dim = xs_dim[:-1], xs_dim[-1]
     n = xs[0].ndim if xs else 0
     if n > 1 or n == 1 and xs[0].shape[0]:     # (not 0-d, not a legacy empty tensor)

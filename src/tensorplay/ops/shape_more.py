@@ -185,7 +185,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 def _masked_scatter_k(x, mask, source):
     shape = _bshape(mask.shape, x.shape)
     m = np.broadcast_to(mask, shape)
-    out = np.array(np.broadcast_to(x, shape))
+    out = np.array(np.broadcast_to(x, shape), order="C")
     n = int(np.count_nonzero(m))
     if source.size < n:
         raise RuntimeError("Number of elements of source < number of ones in mask")
