@@ -239,3 +239,36 @@ def test_a_training_loop_over_a_loader():
                 opt.step()
     np.testing.assert_allclose(w.detach().numpy().ravel(), [1.5, -2.0, 0.5], atol=1e-3)
     np.testing.assert_allclose(b.item(), 0.25, atol=1e-3)
+
+
+def test_typed_datasets_and_loader_iterators(T):
+    from typing import Tuple
+    data = T.utils.data
+
+    class Pairs(data.Dataset[Tuple[T.Tensor, int]]):       # (PyTorch's are Generic)
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return T.tensor([float(i)]), i
+    for cls in (data.Dataset, data.IterableDataset, data.Sampler, data.DataLoader, data.Subset):
+        cls[int]
+    it = iter(data.DataLoader(Pairs(), batch_size=2))
+    assert len(it) == 3
+    next(it)
+    assert len(list(it)) == 2
+
+
+def test_seeds_as_pytorch_takes_them(T):
+    assert T.manual_seed(-1).initial_seed() == 2 ** 64 - 1        # (modulo 2**64)
+    assert T.Generator().manual_seed(-2 ** 63).initial_seed() == 2 ** 63
+    with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+        T.manual_seed(2 ** 64)
+    with pytest.raises(RuntimeError, match="manual_seed expected a long, but got float"):
+        T.Generator().manual_seed(1.5)
+    assert T.manual_seed(1.7).initial_seed() == 1                 # (the function converts)
+    with pytest.raises(RuntimeError, match="Trying to create tensor with negative dimension -1"):
+        T.randperm(-1)
+    for bad in (True, 10.0, "3"):
+        with pytest.raises(TypeError, match="randperm"):
+            T.randperm(bad)

@@ -404,6 +404,9 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
                               'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
+    n = int_arg("randperm", "n", 1, n)
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     g = generator or default_generator
     return _leaf(g._rng.permutation(n).astype(_dt(dtype, D.int64)), requires_grad)
 

@@ -111,7 +111,15 @@ class Generator:
         return self._np
 
     def manual_seed(self, seed):
-        self._seed = int(seed)
+        """Seed the generator: an int (a negative one counts modulo 2**64, as
+        PyTorch's seeds are unsigned 64-bit numbers)."""
+        if type(seed) is not int:
+            if isinstance(seed, np.integer):
+                raise TypeError("an integer is required")
+            raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
+        if not -(1 << 63) <= seed < (1 << 64):
+            raise ValueError("Overflow when unpacking long long")
+        self._seed = seed % (1 << 64)
         self._np = np.random.Generator(np.random.PCG64(self._seed))
         return self
 
@@ -157,7 +165,7 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    return default_generator.manual_seed(seed)
+    return default_generator.manual_seed(int(seed))
 
 
 def seed():

@@ -2,6 +2,7 @@
 ``torch.utils.data.DataLoader``), loaded in the calling process."""
 import math
 import warnings
+from typing import Generic as _Generic, TypeVar as _TypeVar
 
 from ...ops.indexing import index_select
 from ..._creation import tensor
@@ -26,7 +27,10 @@ class _Infinite:
             yield None
 
 
-class DataLoader:
+_T_co = _TypeVar("_T_co", covariant=True)
+
+
+class DataLoader(_Generic[_T_co]):
     """Iterate over ``dataset`` in batches.
 
     ``batch_size`` samples per batch (None: unbatched), ``shuffle`` for a new
@@ -145,8 +149,8 @@ class DataLoader:
 
     def __iter__(self):
         if self._iterable:
-            return self._iter_stream()
-        return self._iter_map()
+            return _LoaderIter(self._iter_stream(), self)
+        return _LoaderIter(self._iter_map(), self)
 
     def _iter_map(self):
         ds, collate = self.dataset, self.collate_fn
@@ -189,3 +193,20 @@ class DataLoader:
             yield collate(batch)
             if len(batch) < len(indices):
                 return
+
+
+class _LoaderIter:
+    """An iteration over a DataLoader: the batches, and ``len()`` the loader's."""
+    __slots__ = ("_gen", "_loader")
+
+    def __init__(self, gen, loader):
+        self._gen, self._loader = gen, loader
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._gen)
+
+    def __len__(self):
+        return len(self._loader)

@@ -5,6 +5,7 @@ import bisect
 import itertools
 import math
 import warnings
+from typing import Generic as _Generic, TypeVar as _TypeVar
 
 from ..._random import default_generator
 from ..._creation import randperm
@@ -13,8 +14,10 @@ from ..._tensor import Tensor
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ConcatDataset", "ChainDataset",
            "Subset", "random_split"]
 
+_T_co = _TypeVar("_T_co", covariant=True)
 
-class Dataset:
+
+class Dataset(_Generic[_T_co]):
     """A map-style dataset: ``dataset[i]`` is sample ``i``; subclasses define
     ``__getitem__`` and usually ``__len__``.  ``a + b`` concatenates."""
 
@@ -25,7 +28,7 @@ class Dataset:
         return ConcatDataset([self, other])
 
 
-class IterableDataset(Dataset):
+class IterableDataset(Dataset[_T_co]):
     """An iterable-style dataset: samples come from ``iter(dataset)`` (streams,
     generators); a DataLoader batches them in the order they come."""
 
@@ -60,7 +63,7 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
-class ConcatDataset(Dataset):
+class ConcatDataset(Dataset[_T_co]):
     """The datasets one after another."""
 
     @staticmethod
@@ -113,7 +116,7 @@ class ChainDataset(IterableDataset):
         return total
 
 
-class Subset(Dataset):
+class Subset(Dataset[_T_co]):
     """The samples of ``dataset`` at ``indices``, in that order."""
 
     def __init__(self, dataset, indices):

@@ -1,6 +1,7 @@
 """Samplers: which dataset indices a DataLoader visits, in what order, in what
 batches (PyTorch's ``torch.utils.data.sampler``)."""
 import itertools
+from typing import Generic as _Generic, TypeVar as _TypeVar
 
 from ..._creation import as_tensor, empty, randint, randperm
 from ..._random import Generator
@@ -11,7 +12,10 @@ __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler
            "WeightedRandomSampler", "BatchSampler"]
 
 
-class Sampler:
+_T_co = _TypeVar("_T_co", covariant=True)
+
+
+class Sampler(_Generic[_T_co]):
     """Base class: ``__iter__`` yields indices (or lists of them)."""
 
     def __init__(self, data_source=None):
