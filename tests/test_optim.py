@@ -702,3 +702,35 @@ def test_a_custom_step_runs_in_the_callers_grad_mode():
     opt.step()
     assert q.is_leaf and q.grad_fn is None
     np.testing.assert_allclose(q.detach().numpy(), [0.9, 1.9], rtol=1e-6)
+
+
+def test_scalar_state_dtype_lbfgs_complex_views_adafactor_bfloat16():
+    # PyTorch keeps step/mu_product/eta/mu in float64 when that is the default dtype
+    old = tp.get_default_dtype()
+    tp.set_default_dtype(tp.float64)
+    try:
+        for cls in (tp.optim.ASGD, tp.optim.NAdam, tp.optim.Adam):
+            p = tp.tensor([1.0, -2.0], requires_grad=True)
+            o = cls([p], lr=0.1)
+            (p ** 2).sum().backward()
+            o.step()
+            assert all(v.dtype == tp.float64 for k, v in o.state[p].items()
+                       if k in ("step", "mu_product", "eta", "mu"))
+    finally:
+        tp.set_default_dtype(old)
+    # a non-contiguous complex parameter (LBFGS viewed its memory as real pairs)
+    p = tp.tensor([[1 + 1j, 2 - 1j, 3j], [0.5j, -1 + 0j, 2 + 0j]])[:, ::2].detach().requires_grad_()
+    o = tp.optim.LBFGS([p])
+
+    def closure():
+        o.zero_grad()
+        loss = (p.abs() ** 2).sum()
+        loss.backward()
+        return loss
+    o.step(closure)
+    assert float(p.abs().max()) < 1e-3
+    q = tp.tensor([1.0, 2.0], dtype=tp.bfloat16, requires_grad=True)     # (finfo of bfloat16)
+    a = tp.optim.Adafactor([q], lr=0.1)
+    (q.float() ** 2).sum().backward()
+    a.step()
+    assert q.tolist() == [0.84375, 1.84375]

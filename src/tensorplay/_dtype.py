@@ -241,6 +241,11 @@ _CPP_NAMES = dict(CPP_NAMES, int64="int64_t", int16="int16_t", int8="int8_t", ui
 _RANGES = {}      # NumPy dtype -> (lowest, highest, unsigned) for a number written into it
 
 
+def float_eps(npdt):
+    """The machine epsilon of a float dtype, bfloat16 included (PyTorch's finfo.eps)."""
+    return float(ml_dtypes.finfo(npdt).eps)
+
+
 def float_max(npdt):
     """The largest finite value of a floating dtype (bfloat16 and half included)."""
     return float(ml_dtypes.finfo(npdt).max)

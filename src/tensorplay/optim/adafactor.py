@@ -1,6 +1,8 @@
 """Adafactor: PyTorch's ``torch.optim.Adafactor``."""
 import numpy as np
 
+from .. import _dtype as _D
+
 from .._tensor import Tensor, _wrap
 from .optimizer import (_algorithm_step,
                         Optimizer, _bump_step, _closure_loss, _numbers, _real, _scalar, _step_tensor)
@@ -60,7 +62,7 @@ class Adafactor(Optimizer):
                 data = _real(p._data)
                 if group["maximize"]:
                     g = np.negative(g)
-                e1 = float(np.finfo(data.dtype).eps) if eps1 is None else eps1
+                e1 = _D.float_eps(data.dtype) if eps1 is None else eps1
                 step = _bump_step(state)
                 rate = step ** beta2_decay                 # (1 - beta2 at this step)
                 rho = min(lr, 1 / step ** 0.5)

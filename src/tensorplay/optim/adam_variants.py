@@ -8,7 +8,7 @@ from .._tensor import _wrap
 from .optimizer import (_algorithm_step,
                         _numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
                         _grad_for_update, _lerp_, _no_differentiable, _real, _scalar,
-                        _step_tensor)
+                        _scalar_dtype, _step_tensor)
 
 __all__ = ["Adamax", "NAdam", "RAdam"]
 
@@ -100,7 +100,7 @@ class NAdam(_AdamLike):
                          maximize=maximize, foreach=foreach, capturable=capturable)
 
     def _init_state(self, state):
-        state["mu_product"] = _wrap(np.ones((), np.float32))   # (float32, as PyTorch's)
+        state["mu_product"] = _wrap(np.ones((), _scalar_dtype()))   # (as PyTorch's)
 
     @staticmethod
     def _update(group, state, step, d, g, m, v):
@@ -110,7 +110,7 @@ class NAdam(_AdamLike):
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * decay)))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * decay)))
         mp = state["mu_product"]._data
-        mp *= np.float32(mu)
+        mp *= mp.dtype.type(mu)
         mu_product = float(mp)
         _lerp_(m, g, 1 - beta1)
         v *= beta2

@@ -4,7 +4,8 @@ import numpy as np
 from .._tensor import _wrap
 from .optimizer import (_algorithm_step,
                         _numbers, Optimizer, _bump_step, _check_lr, _check_nonneg, _closure_loss,
-                        _grad_for_update, _no_differentiable, _real, _scalar, _step_tensor)
+                        _grad_for_update, _no_differentiable, _real, _scalar, _scalar_dtype,
+                        _step_tensor)
 
 __all__ = ["ASGD"]
 
@@ -35,8 +36,8 @@ class ASGD(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = _step_tensor()
-                    state["eta"] = _wrap(np.asarray(_scalar(group["lr"]), np.float32))
-                    state["mu"] = _wrap(np.ones((), np.float32))
+                    state["eta"] = _wrap(np.asarray(_scalar(group["lr"]), _scalar_dtype()))
+                    state["mu"] = _wrap(np.ones((), _scalar_dtype()))
                     state["ax"] = _wrap(np.zeros_like(p._data))
                 step = _bump_step(state)
                 d = p._data

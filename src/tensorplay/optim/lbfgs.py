@@ -9,7 +9,7 @@ round as PyTorch's do.
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .optimizer import _algorithm_step, _numbers, Optimizer, _check_lr, _closure_loss
+from .optimizer import _algorithm_step, _numbers, Optimizer, _check_lr, _closure_loss, _real
 
 __all__ = ["LBFGS"]
 
@@ -165,19 +165,14 @@ class LBFGS(Optimizer):
                 a = np.zeros(d.size * (2 if d.dtype.kind == "c" else 1),
                              d.real.dtype if d.dtype.kind == "c" else d.dtype)
             else:
-                a = g._data
-                if a.dtype.kind == "c":
-                    a = a.view(a.real.dtype)
-                a = a.reshape(-1)
+                a = _real(g._data).reshape(-1)       # (real pairs; any layout)
             views.append(a)
         return np.concatenate(views)
 
     def _add_grad(self, step_size, update):
         offset = 0
         for p in self._params:
-            d = p._data
-            if d.dtype.kind == "c":
-                d = d.view(d.real.dtype)
+            d = _real(p._data)                     # (a view, real pairs; any layout)
             n = d.size
             d += step_size * update[offset:offset + n].reshape(d.shape)
             p._bump()

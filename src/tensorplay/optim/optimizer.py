@@ -17,6 +17,7 @@ import numpy as np
 
 from .._autograd.grad_mode import enable_grad, state as _grad_state
 from .._autograd.graph import RemovableHandle
+from .._dtype import get_default_dtype
 from .._tensor import Tensor, _wrap
 
 __all__ = ["Optimizer", "required"]
@@ -389,9 +390,16 @@ def _no_differentiable(differentiable):
                                   "recording them; differentiable=True is not supported")
 
 
+def _scalar_dtype():
+    """The dtype of an optimizer's scalar state (``step``, NAdam's ``mu_product``,
+    ASGD's ``eta``/``mu``): float64 when that is the default dtype, else float32,
+    as PyTorch's ``_get_scalar_dtype``."""
+    return np.float64 if get_default_dtype().np == np.float64 else np.float32
+
+
 def _step_tensor():
-    """A fresh ``step`` count: a float32 scalar tensor, as PyTorch keeps it."""
-    return _wrap(np.zeros((), np.float32))
+    """A fresh ``step`` count: a scalar tensor, as PyTorch keeps it."""
+    return _wrap(np.zeros((), _scalar_dtype()))
 
 
 def _bump_step(state):
