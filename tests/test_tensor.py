@@ -842,3 +842,14 @@ def test_results_pytorch_makes_contiguous_are_contiguous(T):
               x.roll(1, 0), x.masked_scatter(m, T.ones(6)), T.nn.functional.layer_norm(x, (2,))):
         assert r.is_contiguous()
         r.view(-1)
+
+
+def test_factories_take_size_by_keyword_and_refuse_complex_into_real(T):
+    assert tuple(T.zeros(size=(2, 3)).shape) == (2, 3)
+    assert tuple(T.ones(size=[2]).shape) == (2,)
+    assert tuple(T.rand(size=(2,)).shape) == (2,) and tuple(T.randn(size=(1, 2)).shape) == (1, 2)
+    with pytest.raises(TypeError, match="must be real number, not complex"):
+        T.tensor(1 + 1j, dtype=T.float32)
+    with pytest.raises(TypeError, match="must be real number, not complex"):
+        T.tensor([1 + 1j, 2], dtype=T.float64)
+    assert str(T.nn.Parameter(T.ones(2))).startswith("Parameter containing:")

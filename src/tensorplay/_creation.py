@@ -77,9 +77,21 @@ def new_shape(size, name=None):
     return shape
 
 
+def _size_kw(size, kw, name):
+    """``size`` given by keyword (``zeros(size=(2, 3))``), as PyTorch takes it."""
+    if kw:
+        if size or list(kw) != ["size"]:
+            bad = next(k for k in kw if k != "size") if list(kw) != ["size"] else "size"
+            raise TypeError(f"{name}() got an unexpected keyword argument '{bad}'" if bad != "size"
+                            else f"{name}() got multiple values for argument 'size'")
+        return (kw["size"],)
+    return size
+
+
 def _factory(fill, name):
     def f(*size, out=None, dtype=None, layout=None, device=None, requires_grad=False,
-          pin_memory=False, memory_format=None):
+          pin_memory=False, memory_format=None, **kw):
+        size = _size_kw(size, kw, name)
         if out is not None:
             return call_with_out(name, f, size, {"dtype": _out_dtype(dtype, out),
                                                  "requires_grad": requires_grad}, out)
@@ -281,7 +293,8 @@ def eye(n, m=None, *, dtype=None, device=None, requires_grad=False, out=None):
 
 
 def _rand_factory(kind):
-    def f(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None):
+    def f(*size, generator=None, dtype=None, device=None, requires_grad=False, out=None, **kw):
+        size = _size_kw(size, kw, "rand" if kind == "uniform" else "randn")
         if out is not None:
             return call_with_out("rand" if kind == "uniform" else "randn", f, size,
                                  {"generator": generator, "dtype": _out_dtype(dtype, out),

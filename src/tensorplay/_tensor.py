@@ -194,6 +194,8 @@ def _as_array(data, dt=None):
         npdt = D.to_dtype(dt).np
         if a.dtype != npdt and npdt.kind in "iu" and a is not data and not isinstance(data, Tensor):
             _check_int_range(a, npdt)       # (Python numbers: PyTorch converts each checked)
+        if a.dtype.kind == "c" and npdt.kind not in "c" and not isinstance(data, (Tensor, np.ndarray)):
+            raise TypeError("must be real number, not complex")     # (PyTorch's, for a Python complex)
         return a.astype(npdt, copy=False) if a.dtype != npdt else a
     if a.dtype not in D._FROM_NP:
         D.from_numpy_dtype(a.dtype)          # raises the standard message
@@ -907,7 +909,8 @@ class Tensor:
     def __repr__(self):
         return tensor_repr(self)
 
-    __str__ = __repr__
+    def __str__(self):              # (a subclass's repr: "Parameter containing:")
+        return self.__repr__()
 
     def __format__(self, spec):
         if self._data.ndim == 0:
