@@ -734,3 +734,19 @@ def test_scalar_state_dtype_lbfgs_complex_views_adafactor_bfloat16():
     (q.float() ** 2).sum().backward()
     a.step()
     assert q.tolist() == [0.84375, 1.84375]
+
+
+def test_non_finite_gradients_raise_no_numpy_warnings():
+    import math
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = tp.tensor([1.0, 2.0], requires_grad=True)
+        p.grad = tp.tensor([math.inf, math.nan])
+        assert math.isnan(float(tp.nn.utils.clip_grad_norm_([p], 1.0)))
+        p.grad = tp.tensor([3e38, 3e38])
+        assert math.isinf(float(tp.nn.utils.clip_grad_norm_([p], 1.0)))
+        q = tp.tensor([1.0, 2.0], requires_grad=True)
+        opt = tp.optim.Adam([q])
+        q.grad = tp.tensor([math.nan, math.inf])
+        opt.step()

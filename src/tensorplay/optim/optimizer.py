@@ -50,7 +50,8 @@ def _algorithm_step(step):
         prev = _grad_state.enabled
         _grad_state.enabled = False
         try:
-            return step(self, *args, **kwargs)
+            with np.errstate(all="ignore"):     # (a NaN or inf gradient: PyTorch does not warn)
+                return step(self, *args, **kwargs)
         finally:
             _grad_state.enabled = prev
     return wrapper

@@ -24,6 +24,11 @@ def _grads(parameters):
 
 
 def _norm(a, p):
+    with np.errstate(all="ignore"):         # (inf or NaN gradients: PyTorch does not warn)
+        return _norm_of(a, p)
+
+
+def _norm_of(a, p):
     a = a.astype(np.float32) if a.dtype.itemsize < 4 and a.dtype.kind == "f" or \
         a.dtype.name == "bfloat16" else a
     a = np.abs(a.reshape(-1))
