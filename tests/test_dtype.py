@@ -273,3 +273,32 @@ def test_tensor_of_numpy_scalars_keeps_their_dtype(T):
     assert T.tensor([np.float32(1), np.float32(2)]).dtype == T.float32
     assert T.tensor([np.float32(1), 2]).dtype == T.float32
     assert T.tensor([np.float64(1), 2.0]).dtype == T.float64
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64", "complex64", "complex128"])
+def test_finfo_as_pytorch(name):
+    f = tp.finfo(getattr(tp, name))
+    real = {"complex64": "float32", "complex128": "float64"}.get(name, name)
+    info = np.finfo(real) if real != "bfloat16" else None
+    assert f.dtype == real
+    if info is not None:
+        assert (f.bits, f.eps, f.max, f.min, f.tiny) == (info.bits, float(info.eps), float(info.max),
+                                                         float(info.min), float(info.tiny))
+    if torch is not None:
+        t = torch.finfo(getattr(torch, name))
+        assert repr(f) == repr(t)
+        assert (f.bits, f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, f.dtype) == \
+            (t.bits, t.eps, t.max, t.min, t.tiny, t.smallest_normal, t.resolution, t.dtype)
+
+
+def test_iinfo_and_refusals():
+    i = tp.iinfo(tp.int32)
+    assert (i.bits, i.max, i.min, i.dtype) == (32, 2 ** 31 - 1, -2 ** 31, "int32")
+    assert repr(tp.iinfo(tp.uint8)) == "iinfo(min=0, max=255, dtype=uint8)"
+    assert tp.finfo() == tp.finfo(tp.get_default_dtype())
+    with pytest.raises(TypeError, match="requires a floating point input type"):
+        tp.finfo(tp.int32)
+    with pytest.raises(TypeError, match="requires an integer input type"):
+        tp.iinfo(tp.float32)
+    with pytest.raises(TypeError, match="bool is not supported by torch.iinfo"):
+        tp.iinfo(tp.bool)

@@ -46,6 +46,7 @@ from . import _dtype, _print
 from ._dtype import (bfloat16, complex64, complex128, dtype, float16, float32, float64,  # noqa: F401
                      int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                      get_default_dtype, set_default_dtype, promote_types)
+from ._dtype import finfo, iinfo  # noqa: F401
 from ._tensor import Tensor, Size, device, check_device as _check_device  # noqa: F401
 from . import ops as _ops
 from .ops._registry import _result_dtype
@@ -167,7 +168,7 @@ __all__ = [
     "complex64", "complex128", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     # the tensor and its factories
-    "Tensor", "Size", "device", "get_default_device", "set_default_device", "from_dlpack", "tensor", "as_tensor", "from_numpy",
+    "Tensor", "Size", "device", "finfo", "iinfo", "get_default_device", "set_default_device", "from_dlpack", "tensor", "as_tensor", "from_numpy",
     "scalar_tensor", "arange", "linspace", "logspace", "eye", "empty", "empty_like", "zeros",
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",

@@ -311,3 +311,67 @@ def check_fits(value, npdt, floats=True):
 def _overflow(npdt):
     return RuntimeError(f"value cannot be converted to type {_CPP_NAMES.get(npdt.name, npdt.name)} "
                         f"without overflow")
+
+
+# ------------------------------------------------------------------ finfo / iinfo
+def _short(v):
+    return f"{v:.6g}"
+
+
+class finfo:
+    """The numerical properties of a floating dtype (PyTorch's ``torch.finfo``):
+    ``bits``, ``eps``, ``max``, ``min``, ``tiny`` (= ``smallest_normal``),
+    ``resolution`` and ``dtype`` (its name); a complex dtype gives its real
+    part's, no argument the default dtype's."""
+
+    def __init__(self, type=None):
+        d = get_default_dtype() if type is None else to_dtype(type)
+        if d.is_complex:
+            d = float64 if d is complex128 else float32
+        if not d.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to "
+                            "handle 'torch.finfo'")
+        info = ml_dtypes.finfo(d.np)
+        self.bits = int(info.bits)
+        self.eps = float(info.eps)
+        self.max = float(info.max)
+        self.min = float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0 ** -int(info.precision)
+        self.dtype = d.name
+
+    def __eq__(self, other):
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self):
+        return (f"finfo(resolution={_short(self.resolution)}, min={_short(self.min)}, "
+                f"max={_short(self.max)}, eps={_short(self.eps)}, "
+                f"smallest_normal={_short(self.smallest_normal)}, tiny={_short(self.tiny)}, "
+                f"dtype={self.dtype})")
+
+
+class iinfo:
+    """The range of an integer dtype (PyTorch's ``torch.iinfo``): ``bits``,
+    ``max``, ``min`` and ``dtype`` (its name)."""
+
+    def __init__(self, type):
+        d = to_dtype(type)
+        if d is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if d.np.kind not in "iu":
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to "
+                            "handle 'torch.iinfo'")
+        info = np.iinfo(d.np)
+        self.bits, self.max, self.min, self.dtype = int(info.bits), int(info.max), int(info.min), d.name
+
+    def __eq__(self, other):
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self):
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self):
+        return f"iinfo(min={_short(self.min)}, max={_short(self.max)}, dtype={self.dtype})"
