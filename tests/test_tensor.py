@@ -853,3 +853,20 @@ def test_factories_take_size_by_keyword_and_refuse_complex_into_real(T):
     with pytest.raises(TypeError, match="must be real number, not complex"):
         T.tensor([1 + 1j, 2], dtype=T.float64)
     assert str(T.nn.Parameter(T.ones(2))).startswith("Parameter containing:")
+
+
+def test_operators_with_things_that_are_not_operands(T):
+    # PyTorch's operators give these to Python: == is False, != True, arithmetic and
+    # ordering a TypeError (they computed elementwise, so 't in [None, t]' crashed)
+    t = T.tensor([1.0, 2.0])
+    assert (t == None) is False and (t != None) is True     # noqa: E711
+    assert (t == [1.0, 2.0]) is False and (t == "x") is False
+    assert t in [None, t]
+    with pytest.raises(TypeError):
+        t + [1, 1]
+    with pytest.raises(TypeError):
+        t < [2, 2]
+    with pytest.raises(TypeError):
+        T.add(t, [1, 1])
+    with pytest.raises(TypeError):
+        T.mul(t, "a")

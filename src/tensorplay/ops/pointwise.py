@@ -203,6 +203,8 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             try:
                 yd = other._data
             except AttributeError:
+                if other is None or to in _NOT_OPERANDS:
+                    return NotImplemented       # (t == None is False, t + [1] a TypeError)
                 return slow(op, [input, other])
             if xd.dtype is not yd.dtype or not fast_ok or xd.dtype not in fast_dtypes:
                 return slow(op, [input, other])
@@ -233,6 +235,8 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
             return intercept(rop, [other, input])
         to = type(other)
         if (to is not float and to is not int) or not fast_ok:
+            if other is None or to in _NOT_OPERANDS:
+                return NotImplemented
             return slow(rop, [other, input])
         xd = input._data
         if xd.dtype not in fast_dtypes:
@@ -262,7 +266,10 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         def fn(input, other, *, out=None):
             if out is not None:         # (the operators call ``fast``: no cost for them)
                 return call_with_out(name, fast, (input, other), {}, out)
-            return fast(input, other)
+            r = fast(input, other)
+            if r is NotImplemented:
+                raise _not_operand(name, other)
+            return r
     elif len(op.names) == 2:
         def fn(input, *args, out=None, **kwargs):
             # (the second parameter has a name of its own in PyTorch: pow's exponent)
@@ -274,11 +281,17 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
                 op.bind((input,) + args, {}, name)
             if out is not None:
                 return call_with_out(name, fast, (input, args[0]), {}, out)
-            return fast(input, args[0])
+            r = fast(input, args[0])
+            if r is NotImplemented:
+                raise _not_operand(name, args[0])
+            return r
     else:
         def fn(input, other, *args, **kwargs):
             if not args and not kwargs:
-                return fast(input, other)
+                r = fast(input, other)
+                if r is NotImplemented:
+                    raise _not_operand(name, other)
+                return r
             out = kwargs.pop("out", None)
             if out is not None:
                 return call_with_out(name, fn, (input, other) + args, kwargs, out)
@@ -295,6 +308,16 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         fn.as_method = _tensors_only_method(fn, name)
         fn.ufunc = fast.ufunc = None    # (the in-place shortcut would take a number)
     return fn
+
+
+# what an operator leaves to Python (NotImplemented): comparisons with them are
+# False (or True for !=), arithmetic a TypeError, as PyTorch's operators do
+_NOT_OPERANDS = frozenset((str, bytes, list, tuple, dict, set, type(None)))
+
+
+def _not_operand(name, other):
+    return TypeError(f"{name}(): argument 'other' (position 2) must be Tensor, not "
+                     f"{type(other).__name__}")
 
 
 def _not_tensor(name, arg, pos, v):
