@@ -750,3 +750,18 @@ def test_non_finite_gradients_raise_no_numpy_warnings():
         opt = tp.optim.Adam([q])
         q.grad = tp.tensor([math.nan, math.inf])
         opt.step()
+
+
+def test_a_state_dict_with_a_numeric_step_loads():
+    # (an older or hand-edited state dict: Adam crashed on its next step)
+    p = tp.tensor([1.0, 2.0], requires_grad=True)
+    opt = tp.optim.Adam([p], lr=0.1)
+    (p ** 2).sum().backward()
+    opt.step()
+    sd = opt.state_dict()
+    sd["state"][0]["step"] = 1
+    again = tp.optim.Adam([p], lr=0.1)
+    again.load_state_dict(sd)
+    again.step()
+    assert float(again.state[p]["step"]) == 2.0
+    np.testing.assert_allclose(p.detach().numpy(), [0.8, 1.8], rtol=1e-6)

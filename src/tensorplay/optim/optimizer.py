@@ -334,6 +334,10 @@ def _cast_state(param, value, key=None):
                 a.dtype != param._data.dtype:
             return _wrap(a.astype(param._data.dtype))
         return _wrap(np.array(a, copy=True))
+    if key == "step" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        # an older or hand-made state dict's step count as a number: a tensor, as
+        # PyTorch's __setstate__ makes it
+        return _wrap(np.asarray(float(value), _scalar_dtype()))
     if isinstance(value, dict):
         return {k: _cast_state(param, v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
