@@ -302,3 +302,46 @@ def test_backward_inputs_may_be_gradient_edges():
     assert b.grad == []
     with pytest.raises(RuntimeError, match="not a leaf Variable"):
         tt.autodiff.backward(a + b, tt.Variable("x", role="feedback"), inputs=get_gradient_edge(a + b))
+
+
+# ---------------------------------------------------------------- copies, hooks, inputs=
+def _feedback(text):
+    return tt.Variable(text, role="feedback")
+
+
+def test_a_copied_leaf_takes_its_own_feedback():
+    # (the copy shared the original's accumulator, which holds the original: the
+    # copy's feedback went to the original)
+    import copy
+    import pickle
+    a = tt.Variable("a", requires_grad=True)
+    (a + tt.Variable("x")).backward(_feedback("first"))
+    for make in (copy.deepcopy, copy.copy):
+        b = make(a)
+        b.grad = []
+        (b + tt.Variable("y")).backward(_feedback("second"))
+        assert [g.data.splitlines()[-1] for g in b.grad] == ["second"]
+    assert [g.data.splitlines()[-1] for g in a.grad] == ["first"]
+    c = pickle.loads(pickle.dumps(a))           # (a used leaf pickles: no weak references)
+    assert c.data == "a" and c.requires_grad
+    with pytest.raises(RuntimeError, match="graph leaves"):
+        copy.deepcopy(a + tt.Variable("z"))
+
+
+def test_a_hook_must_return_feedback_variables():
+    a = tt.Variable("a", requires_grad=True)
+    a.register_hook(lambda g: "XYZ")            # (its characters went into .grad)
+    with pytest.raises(TypeError, match="tuple of feedback Variables"):
+        (a + tt.Variable("b")).backward(_feedback("f"))
+
+
+def test_backward_with_inputs_runs_the_leaf_nodes_hooks():
+    from tensorplay.autograd.graph import get_gradient_edge
+    for inputs in (None, "a"):
+        a = tt.Variable("a", requires_grad=True)
+        node = get_gradient_edge(a).node
+        calls = []
+        node.register_prehook(lambda go: calls.append("pre") or ((_feedback("PRE"),),))
+        node.register_hook(lambda gi, go: calls.append("post"))
+        (a + tt.Variable("b")).backward(_feedback("f"), inputs=[a, a] if inputs else None)
+        assert calls == ["pre", "post"] and [g.data for g in a.grad] == ["PRE"]

@@ -10,6 +10,7 @@ method ``AccumulateGrad`` asks of any leaf).
 
 A list is a batch: ops work on it element by element.
 """
+import copy
 import weakref
 
 from .._autograd.graph import AccumulateGrad, RemovableHandle
@@ -186,12 +187,45 @@ class Variable:
 
     def register_hook(self, hook):
         """``hook(feedback)`` runs on the tuple of feedback Variables arriving here in
-        backward and may return a tuple to use instead.  Returns a handle with
-        ``remove()``."""
+        backward and may return a tuple to use instead (anything else is a
+        TypeError).  Returns a handle with ``remove()``."""
         if not self._rg:
             raise RuntimeError("cannot register a hook on a variable that doesn't require gradient")
         node, nr = self._edge()
-        return RemovableHandle(node.tensor_pre_hooks(nr), hook)
+
+        def checked(g):
+            r = hook(g)
+            if r is not None and not (isinstance(r, (tuple, list)) and
+                                      all(isinstance(v, Variable) for v in r)):
+                raise TypeError(f"a hook on a Variable must return None or a tuple of feedback "
+                                f"Variables, got {type(r).__name__}")
+            return r
+        return RemovableHandle(node.tensor_pre_hooks(nr), checked)
+
+    # -- copies: a copy is a leaf of its own (the original's accumulator, which holds
+    #    the original weakly, is not shared; a graph is not copied)
+    def __copy__(self):
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new._acc = None
+        new._grad = list(self._grad)
+        return new
+
+    def __deepcopy__(self, memo):
+        if self._gfn is not None:
+            raise RuntimeError("Only Variables created explicitly by the user (graph leaves) support "
+                               "the deepcopy protocol at the moment")
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for k, v in self.__dict__.items():
+            new.__dict__[k] = None if k == "_acc" else copy.deepcopy(v, memo)
+        return new
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_acc"] = None        # (rebuilt when next needed; a graph is not pickled)
+        state["_gfn"] = None
+        return state
 
     def detach(self):
         """A new leaf with the same data and role, cut off from the graph."""

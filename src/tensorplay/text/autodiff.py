@@ -117,12 +117,10 @@ def backward(variables, grad_variables=None, retain_graph=None, create_graph=Fal
                                f"feedback is accumulated only into leaves")
         if not v._rg:
             raise RuntimeError("One of the differentiated Variables does not require grad")
-    got = run_backward(roots, seeds, retain_graph, False, [v._edge() for v in inputs])
-    done = set()
-    for v, g in zip(inputs, got):
-        if id(v) not in done:
-            done.add(id(v))
-            v._accumulate_grad(g, False)
+    # the inputs' own accumulators run (their node hooks fire, as for tensors'
+    # backward(inputs=)), each once however often it is listed
+    run_backward(roots, seeds, retain_graph, False, [v._edge() for v in dict.fromkeys(inputs)],
+                 run_targets=True)
 
 
 def _variable_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
