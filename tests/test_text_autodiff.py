@@ -345,3 +345,11 @@ def test_backward_with_inputs_runs_the_leaf_nodes_hooks():
         node.register_hook(lambda gi, go: calls.append("post"))
         (a + tt.Variable("b")).backward(_feedback("f"), inputs=[a, a] if inputs else None)
         assert calls == ["pre", "post"] and [g.data for g in a.grad] == ["PRE"]
+
+
+def test_an_evaluator_without_a_reduction_keeps_each_samples_score():
+    p = tt.Variable(["a", "b"], requires_grad=True)
+    score, _ = tt.functional.exact_match_evaluator(p, tt.Variable(["a", "c"]), reduction_fn=None)
+    assert score.data == [1, 0] and "one score per sample" in score.role
+    score, _ = tt.functional.exact_match_evaluator(p, tt.Variable(["a", "c"]))
+    assert score.data == 1

@@ -100,7 +100,12 @@ class LMJudgeEvaluatorBackward0(_EvaluatorNode):
 def _evaluate(node_cls, name, prediction, preds, targets, batched, scores, explanations,
               success_fn, reduction_fn, reduction_fn_purpose, purpose, extra=None):
     op = node_cls.op
-    score = _check_score(op, reduction_fn(scores))
+    if reduction_fn is None:        # (afnio's "no aggregation": each sample's score)
+        score = [_check_score(op, s) for s in scores] if batched else _check_score(op, scores[0])
+        if reduction_fn_purpose == "summation":         # (the default's word would be wrong)
+            reduction_fn_purpose = "one score per sample"
+    else:
+        score = _check_score(op, reduction_fn(scores))
     score_v = Variable(score, f"score of the {name} ({reduction_fn_purpose})")
     expl_v = Variable(explanations if batched else explanations[0], f"explanation of the {name}")
 
