@@ -168,7 +168,8 @@ __all__ = [
     "complex64", "complex128", "cfloat", "cdouble",
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     # the tensor and its factories
-    "Tensor", "Size", "device", "finfo", "iinfo", "get_default_device", "set_default_device", "from_dlpack", "tensor", "as_tensor", "from_numpy",
+    "Tensor", "Size", "device", "finfo", "iinfo", "get_default_device", "set_default_device",
+    "from_dlpack", "tensor", "as_tensor", "from_numpy",
     "scalar_tensor", "arange", "linspace", "logspace", "eye", "empty", "empty_like", "zeros",
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",
