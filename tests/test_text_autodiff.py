@@ -353,3 +353,14 @@ def test_an_evaluator_without_a_reduction_keeps_each_samples_score():
     assert score.data == [1, 0] and "one score per sample" in score.role
     score, _ = tt.functional.exact_match_evaluator(p, tt.Variable(["a", "c"]))
     assert score.data == 1
+
+
+def test_hand_made_gradient_edges_and_the_tensor_api():
+    from tensorplay.autograd.graph import GradientEdge, get_gradient_edge
+    a = tt.Variable("a", requires_grad=True)
+    e = get_gradient_edge(a)
+    b = a + tt.Variable("b")
+    b.backward(_feedback("f"), inputs=[GradientEdge(e.node, e.output_nr)])    # (it was refused)
+    assert len(a.grad) == 1
+    with pytest.raises(TypeError, match="text Variables are differentiated by"):
+        tensorplay.autograd.backward(a + tt.Variable("c"), _feedback("f"))

@@ -23,7 +23,14 @@ def _as_tuple(x):
         return None
     if isinstance(x, Tensor) or getattr(x, "_gradient_edge", None) is not None:
         return (x,)
-    return tuple(x)
+    try:
+        return tuple(x)
+    except TypeError:
+        if hasattr(x, "_edge"):         # (a text Variable: not a tensor, not a sequence)
+            raise TypeError(f"expected Tensors, got a {type(x).__name__}: text Variables are "
+                            f"differentiated by tensorplay.text.autodiff.backward (or "
+                            f"Variable.backward)") from None
+        raise
 
 
 def _inputs_tuple(inputs, fn):

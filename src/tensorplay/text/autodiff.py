@@ -105,9 +105,10 @@ def backward(variables, grad_variables=None, retain_graph=None, create_graph=Fal
     inputs = _as_tuple(inputs)
     if not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-    # a GradientEdge stands for the Variable it was taken from
+    # a GradientEdge stands for the Variable it was taken from (a hand-made one of a
+    # leaf's accumulator: that leaf)
     inputs_given = inputs
-    inputs = tuple(getattr(v, "_variable", None) if hasattr(v, "_gradient_edge") else v for v in inputs)
+    inputs = tuple(_edge_variable(v) if hasattr(v, "_gradient_edge") else v for v in inputs)
     for i, v in enumerate(inputs):
         if not isinstance(v, Variable):
             raise TypeError(f"inputs must be Variables or GradientEdges taken from them "
@@ -121,6 +122,13 @@ def backward(variables, grad_variables=None, retain_graph=None, create_graph=Fal
     # backward(inputs=)), each once however often it is listed
     run_backward(roots, seeds, retain_graph, False, [v._edge() for v in dict.fromkeys(inputs)],
                  run_targets=True)
+
+
+def _edge_variable(edge):
+    v = getattr(edge, "_variable", None)
+    if v is None:
+        v = getattr(edge.node, "variable", None)       # (an AccumulateGrad's leaf)
+    return v
 
 
 def _variable_backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
