@@ -168,7 +168,7 @@ class DualLevel:
             if not op.linear:
                 want = _dtype.promote_types(want, out.dtype)
             if want.is_complex and not extra and od.dtype.kind != "c":
-                want = _real_of(want)   # a real output of complex inputs (abs): a real tangent
+                want = want.to_real()   # a real output of complex inputs (abs): a real tangent
                 if td.dtype.kind == "c":
                     t = t.real
                     td = t._data
@@ -380,10 +380,6 @@ def _tangent_dtype(op, args, tangents):
     extra = any(t is not None and t.is_complex() and not a.is_complex()
                 for a, t in zip(args, tangents))
     return want, extra
-
-
-def _real_of(dt):
-    return _dtype.float64 if dt is _dtype.complex128 else _dtype.float32
 
 
 def _fit_dtype(t, like):

@@ -582,23 +582,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     return out.to(input.dtype) if low else out
 
 
-def _empty_inf_norm(input, p, dim):
-    """The (empty) +-inf norm of an empty ``input`` over ``dim``, as PyTorch's
-    vector_norm gives it: refused only where a reduced dimension is empty."""
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    for d in dims:
-        if input.shape[d] == 0:
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {p} norm on the dimension {d}because "
-                               f"this dimension is empty and the operation does not have an identity")
-    a = input.abs()
-    return a.amax(dims, keepdim=True) if p > 0 else a.amin(dims, keepdim=True)
-
-
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
-    if isinstance(p, (int, float)) and _math.isinf(p) and isinstance(input, _Tensor) and input.numel() == 0:
-        denom = _empty_inf_norm(input, p, dim).clamp_min(eps).expand_as(input)
-    else:
-        denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
+    denom = input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
     if out is None:
         return input / denom
     return out.copy_(input / denom)

@@ -89,8 +89,7 @@ _standard_gamma_grad = _binary(
 
 
 def _reparam_k(alpha, sample):
-    return np.array(np.broadcast_to(sample, np.broadcast_shapes(np.shape(alpha), np.shape(sample))),
-                    dtype=alpha.dtype)
+    return _broadcast_sample(sample, alpha).astype(alpha.dtype, copy=False)
 
 
 _standard_gamma_reparam = _binary(

@@ -569,9 +569,16 @@ def _vnorm_k(x, ord, dim=None, keepdim=False):
     axes = _axes(dim, x.ndim)
     a = np.abs(x)
     if ord in (_math.inf, -_math.inf):
-        if a.size == 0 or (axes is not None and _b.any(x.shape[i] == 0 for i in axes)):
-            raise RuntimeError(f"linalg.vector_norm cannot compute the {'' if ord > 0 else '-'}inf norm "
-                               f"on an empty tensor because the operation does not have an identity")
+        # (refused only where a reduced dimension is empty: no identity for max/min)
+        name = f"{'' if ord > 0 else '-'}inf"
+        if axes is None and a.size == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty tensor "
+                               f"because the operation does not have an identity")
+        for given in (dim if isinstance(dim, (tuple, list)) else (dim,)) if axes else ():
+            if x.shape[given % x.ndim] == 0:    # (named as given: -1 stays -1)
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the dimension "
+                                   f"{given}because this dimension is empty and the operation does not "
+                                   f"have an identity")
         return (np.max if ord > 0 else np.min)(a, axis=axes, keepdims=keepdim)
     if ord == 0:
         return np.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
