@@ -305,7 +305,6 @@ class RNNBase(Module):
         else:
             h0, c0 = hx, None
         batch = int(batch_sizes[0])
-        out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
         if h0 is not None and sorted_indices is not None:
             h0 = h0.index_select(1, sorted_indices)
             c0 = None if c0 is None else c0.index_select(1, sorted_indices)
@@ -315,22 +314,30 @@ class RNNBase(Module):
         if data.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
                                f"{self.input_size}, got {data.shape[-1]}")
-        if h0 is None:
-            h0 = self._zeros_state(data, batch, out_size)
-        else:
-            self._check_hidden(h0, batch, out_size, "Expected hidden[0] size" if lstm else
-                               "Expected hidden size")
-        if lstm:
-            if c0 is None:
-                c0 = self._zeros_state(data, batch, self.hidden_size)
-            else:
-                self._check_hidden(c0, batch, self.hidden_size, "Expected hidden[1] size")
+        h0, c0 = self._initial_states(data, batch, h0, c0)
         output, h_n, c_n = self._run_packed(data, batch_sizes, h0, c0)
         if unsorted_indices is not None:
             h_n = h_n.index_select(1, unsorted_indices)
             c_n = None if c_n is None else c_n.index_select(1, unsorted_indices)
         output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
         return (output, (h_n, c_n)) if lstm else (output, h_n)
+
+    def _initial_states(self, like, batch, h0, c0):
+        """h0 (and an LSTM's c0): zeros in ``like``'s dtype where not given, else
+        checked against (layers * directions, batch, size) in PyTorch's words."""
+        lstm = self.mode == "LSTM"
+        out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        if h0 is None:
+            h0 = self._zeros_state(like, batch, out_size)
+        else:
+            self._check_hidden(h0, batch, out_size, "Expected hidden[0] size" if lstm else
+                               "Expected hidden size")
+        if lstm:
+            if c0 is None:
+                c0 = self._zeros_state(like, batch, self.hidden_size)
+            else:
+                self._check_hidden(c0, batch, self.hidden_size, "Expected hidden[1] size")
+        return h0, c0
 
     def _zeros_state(self, input, batch, size):
         dirs = 2 if self.bidirectional else 1
@@ -358,17 +365,7 @@ class RNNBase(Module):
         elif self.batch_first:
             input = input.transpose(0, 1)
         batch = input.shape[1]
-        out_size = self.proj_size if self.proj_size > 0 else self.hidden_size
-        if h0 is None:
-            h0 = self._zeros_state(input, batch, out_size)
-        else:
-            self._check_hidden(h0, batch, out_size, "Expected hidden[0] size" if lstm else
-                               "Expected hidden size")
-        if lstm:
-            if c0 is None:
-                c0 = self._zeros_state(input, batch, self.hidden_size)
-            else:
-                self._check_hidden(c0, batch, self.hidden_size, "Expected hidden[1] size")
+        h0, c0 = self._initial_states(input, batch, h0, c0)
         output, h_n, c_n = self._run(input, h0, c0)
         if not batched:
             output = output.squeeze(1)
