@@ -19,7 +19,7 @@ LAYERS = [
     ("autograd core", ["tensorplay._autograd"]),
     ("Tensor", ["tensorplay._compat", "tensorplay._dtype", "tensorplay._tensor",
                 "tensorplay._print", "tensorplay._random", "tensorplay._creation",
-                "tensorplay._out", "tensorplay._threads", "tensorplay._warn"]),
+                "tensorplay._out", "tensorplay._threads", "tensorplay._warn", "tensorplay._settings"]),
     ("op registry", ["tensorplay.ops"]),
     ("autograd API", ["tensorplay.autograd"]),
     ("public API", ["tensorplay.nn", "tensorplay.func", "tensorplay.optim", "tensorplay.text",

@@ -53,7 +53,8 @@ from .ops._registry import _result_dtype
 from . import autograd  # noqa: F401
 from .autograd import (enable_grad, inference_mode, is_grad_enabled,  # noqa: F401
                        is_inference_mode_enabled, no_grad, set_grad_enabled)
-from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full,  # noqa: F401
+from ._creation import (arange, as_tensor, asarray, empty, empty_like, empty_strided, eye,  # noqa: F401
+                        from_numpy, frombuffer, full,
                         full_like, linspace, logspace, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, scalar_tensor, tensor, zeros,
                         zeros_like)
@@ -72,6 +73,8 @@ from . import distributions  # noqa: F401
 from . import signal, testing  # noqa: F401   (window functions; assert_close, make_tensor)
 from ._stft import stft, istft  # noqa: F401   (compositions; also Tensor.stft/istft)
 from ._threads import get_num_threads, set_num_threads  # noqa: F401
+from ._settings import *  # noqa: F401,F403   (determinism, matmul precision, warn_always...)
+from . import _settings
 from . import datasets  # noqa: F401   (small datasets shipped in the package; not torch's)
 from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
 from .utils.dlpack import from_dlpack  # noqa: F401
@@ -81,6 +84,7 @@ import math as _math
 bool = _dtype.bool_            # noqa: A001  (tensorplay.bool, like torch.bool)
 inf, nan, pi, e = _math.inf, _math.nan, _math.pi, _math.e
 newaxis = None
+from ._tensor import layout, strided  # noqa: E402,F401
 from ._tensor import (memory_format, contiguous_format, preserve_format,  # noqa: E402,F401
                       channels_last, channels_last_3d, UntypedStorage, TypedStorage,
                       LEGACY_TYPES as _LEGACY_TYPES)
@@ -109,6 +113,21 @@ def is_anomaly_enabled():
 
 def is_anomaly_check_nan_enabled():
     return autograd.is_anomaly_check_nan_enabled()
+
+
+def typename(obj):
+    """``obj.type()`` for a tensor; else the dotted name of ``obj`` (a class or
+    function) or of its type, without ``builtins.``."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    named = obj if hasattr(obj, "__qualname__") or hasattr(obj, "__name__") else type(obj)
+    name = getattr(named, "__qualname__", None) or named.__name__
+    module = getattr(named, "__module__", None) or ""
+    return name if module in ("", "builtins") else f"{module}.{name}"
+
+
+def is_neg(input):
+    return input.is_neg()
 
 
 def is_tensor(obj):
@@ -169,15 +188,16 @@ __all__ = [
     "get_default_dtype", "set_default_dtype", "promote_types", "result_type", "can_cast",
     # the tensor and its factories
     "Tensor", "Size", "device", "finfo", "iinfo", "get_default_device", "set_default_device",
-    "from_dlpack", "tensor", "as_tensor", "from_numpy",
+    "from_dlpack", "tensor", "as_tensor", "asarray", "from_numpy", "frombuffer", "empty_strided",
     "scalar_tensor", "arange", "linspace", "logspace", "eye", "empty", "empty_like", "zeros",
     "zeros_like", "ones", "ones_like", "full", "full_like", "rand", "rand_like", "randn",
     "randn_like", "randint", "randint_like", "randperm",
     "is_tensor", "is_floating_point", "is_complex", "numel", "set_printoptions",
     "stft", "istft",
     # saving and loading (safetensors files)
-    "save", "load", "set_num_threads", "get_num_threads", "vmap",
+    "save", "load", "set_num_threads", "get_num_threads", "vmap", *_settings.__all__,
     "inf", "nan", "pi", "e", "newaxis", "memory_format", "contiguous_format", "preserve_format",
+    "layout", "strided", "typename", "is_neg",
     "channels_last", "channels_last_3d", "UntypedStorage", "TypedStorage", *_LEGACY_TYPES,
     # random state
     "Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",

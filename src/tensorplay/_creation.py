@@ -11,6 +11,7 @@ from ._random import default_generator, sampling, uniform01
 from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg, number_arg, int_arg
 from ._tensor import like_hook as _like_hook
 from ._out import call_with_out
+from ._warn import warn_once
 
 
 def _out_dtype(dtype, out):
@@ -56,6 +57,124 @@ def as_tensor(data, dtype=None, device=None):
         D.from_numpy_dtype(data.dtype)
         return _wrap(data)
     return _wrap(_as_array(data, dtype))
+
+
+_UNSET = object()
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=_UNSET):
+    """``obj`` as a tensor, sharing its memory when it can (a tensor or array of
+    the dtype asked for: the same tensor, or a tensor over the same memory);
+    ``copy=True`` always copies, ``copy=False`` refuses to.  Objects with the
+    buffer protocol (bytes, bytearray, memoryview, array.array) are read as
+    ``frombuffer`` reads them, in ``dtype`` or the default dtype.  Unless
+    ``requires_grad`` is given, the result requires grad as ``obj`` does."""
+    check_device(device)
+    want = None if dtype is None else D.to_dtype(dtype)
+    if isinstance(obj, Tensor):
+        if requires_grad is _UNSET:
+            requires_grad = obj.requires_grad
+            if requires_grad:
+                warn_once("torch.asarray: unspecified requires_grad now defaults to "
+                          "obj.requires_grad instead of False. Pass requires_grad=False "
+                          "explicitly to get the old behavior and silence this warning.")
+        if want is not None and want is not obj.dtype:
+            if copy is False:
+                raise ValueError(f"can't alias tensor with dtype '{_SCALAR_NAMES[obj.dtype.name]}' "
+                                 f"into dtype '{_SCALAR_NAMES[want.name]}'.")
+            r = obj.to(want)
+        elif copy:
+            r = obj.clone()
+        else:                           # the same tensor: its requires_grad is what is asked
+            if requires_grad != obj.requires_grad:
+                if requires_grad:
+                    _leaf(obj._data, True)      # (PyTorch's words for a dtype that cannot)
+                if requires_grad or obj.is_leaf:
+                    obj.requires_grad_(requires_grad)
+                else:
+                    return obj.detach()
+            return obj
+        if not requires_grad and r.requires_grad:
+            r = r.detach()
+        elif requires_grad and not r.requires_grad:
+            _leaf(r._data, True)            # (PyTorch's words for a dtype that cannot)
+            r.requires_grad_()
+        return r
+    requires_grad = bool(requires_grad) if requires_grad is not _UNSET else False
+    if isinstance(obj, np.ndarray) or hasattr(obj, "__array_interface__"):
+        a = np.asarray(obj)
+        D.from_numpy_dtype(a.dtype)
+        if want is not None and want.np != a.dtype:
+            if copy is False:
+                raise ValueError(f"can't alias tensor with dtype "
+                                 f"'{_SCALAR_NAMES[D.from_numpy_dtype(a.dtype).name]}' into dtype "
+                                 f"'{_SCALAR_NAMES[want.name]}'.")
+            a = a.astype(want.np)
+        elif copy:
+            a = a.copy()
+        return _leaf(a, requires_grad)
+    if isinstance(obj, (bytes, bytearray, memoryview)) or type(obj).__name__ == "array":
+        r = frombuffer(obj, dtype=want or D.get_default_dtype())
+        if copy:
+            r = r.clone()
+        return _leaf(r._data, requires_grad)
+    if copy is False:
+        raise ValueError("can't alias arbitrary sequence into a tensor.")
+    if obj is None:
+        raise RuntimeError("Could not infer dtype of NoneType")
+    return _leaf(np.array(_as_array(obj, want), copy=True), requires_grad)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d tensor over the memory of an object with the buffer protocol (no copy):
+    ``count`` elements of ``dtype`` from byte ``offset`` (-1: all that follow)."""
+    dt = D.to_dtype(dtype)
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    length, size = view.nbytes, dt.np.itemsize
+    if length <= 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer "
+                         f"length ({length} bytes) minus 1")
+    if count < 0:
+        if (length - offset) % size:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) "
+                             f"must be a multiple of element size ({size})")
+        count = (length - offset) // size
+    elif offset + count * size > length:
+        raise ValueError(f"requested buffer length ({count} * {size} bytes) after offset ({offset} "
+                         f"bytes) must not be greater than actual buffer length ({length} bytes)")
+    if view.readonly:
+        warn_once("The given buffer is not writable, and PyTorch does not support non-writable "
+                  "tensors. This means you can write to the underlying (supposedly non-writable) "
+                  "buffer using the tensor. You may want to copy the buffer to protect its data or "
+                  "make it writable before converting it to a tensor. This type of warning will be "
+                  "suppressed for the rest of this program.")
+    a = np.frombuffer(view.cast("B") if view.ndim != 1 or view.format != "B" else view,
+                      dtype=dt.np, count=count, offset=offset)
+    return _leaf(a, requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialized (here: zeroed) tensor with these sizes and strides."""
+    check_device(device)
+    size, stride = size_arg((size,)), size_arg((stride,))
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
+                           f"strides ({len(stride)})")
+    shape = new_shape(size)
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    npdt = _dt(dtype)
+    n = 0 if 0 in shape else 1 + sum((k - 1) * s for k, s in zip(shape, stride))
+    flat = np.zeros(n, npdt)
+    a = np.lib.stride_tricks.as_strided(flat, shape, tuple(s * flat.itemsize for s in stride))
+    return _leaf(a, requires_grad)
 
 
 def from_numpy(ndarray):

@@ -342,6 +342,27 @@ class Tensor:
     def is_cuda(self):
         return False
 
+    # the CPU, in strided (dense) layout, is the only place and form a tensor has here
+    is_cpu = property(lambda self: True, doc="True: tensorplay computes on the CPU.")
+    layout = property(lambda self: strided, doc="``tensorplay.strided``: dense memory.")
+    is_sparse = is_sparse_csr = is_quantized = is_meta = is_nested = is_mkldnn = property(
+        lambda self: False, doc="False: tensorplay has dense CPU tensors only.")
+    is_xpu = is_mps = is_ipu = is_xla = is_vulkan = is_maia = is_mtia = is_sparse
+
+    def is_neg(self):
+        """False: negation is computed, never a lazy bit of the tensor."""
+        return False
+
+    def dim_order(self, *, ambiguity_check=False):
+        """The dimensions from the outermost in memory to the innermost (by stride,
+        ties in order); ``ambiguity_check=True`` refuses a tensor whose order two
+        equal strides leave open."""
+        st = self.stride()
+        if ambiguity_check is not False and len(set(st)) != len(st):
+            raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact "
+                               "one of the given memory formats.")
+        return tuple(sorted(range(len(st)), key=lambda i: -st[i]))
+
     def is_floating_point(self):
         return self._data.dtype.kind == "f" or self._data.dtype in D.LOW_PRECISION
 
@@ -1369,6 +1390,22 @@ class memory_format:
         return self.name
 
 
+class layout:
+    """How a tensor's elements are stored: ``tensorplay.strided`` (dense memory with
+    strides) is the one layout here."""
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"tensorplay.{self.name}"
+
+    def __reduce__(self):
+        return self.name
+
+
+strided = layout("strided")
 contiguous_format = memory_format("contiguous_format")
 preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last", (0, 2, 3, 1))

@@ -22,11 +22,13 @@ def warn(message, category=UserWarning):
 
 
 _WARNED = set()
+WARN_ALWAYS = [False]       # tensorplay.set_warn_always
 
 
 def warn_once(message, category=UserWarning):
     """``warn``, the first time in the process only (PyTorch's ``TORCH_WARN_ONCE``:
-    deprecations of functions that stay in use)."""
-    if message not in _WARNED:
+    deprecations of functions that stay in use), or every time after
+    ``tensorplay.set_warn_always(True)``."""
+    if message not in _WARNED or WARN_ALWAYS[0]:
         _WARNED.add(message)
         warn(message, category)

@@ -191,7 +191,8 @@ def _gather():
     from . import pointwise
     cases = list(pointwise.CASES)
     for mod in ("reduction", "shape", "indexing", "linalg", "complex_ops", "core", "more", "nn_ops",
-                "conv", "compat", "decompositions", "linalg_more", "special_fns", "special_bessel", "fft", "nn_more", "shape_more", "stats", "fractional_pool", "ctc", "dist_ops", "func_review"):
+                "conv", "compat", "decompositions", "linalg_more", "special_fns", "special_bessel", "fft", "nn_more", "shape_more", "stats", "fractional_pool", "ctc", "dist_ops", "func_review",
+                "factorizations", "tensor_copies"):
         try:
             m = __import__(f"{__name__}.{mod}", fromlist=["CASES"])
         except ModuleNotFoundError as e:

@@ -12,6 +12,8 @@ vmap, with a warning (tests/test_vmap_ops.py lists the few that may).
 """
 import numpy as np
 
+from .. import _dtype as D
+from .core import _view_dtype
 from ._families import (NoBatchRule, _batch_first, batch_dims, batch_same, batch_size,
                         logical_rank, materialize, pad_rank, shift_dim)
 from ._registry import REGISTRY, dispatch
@@ -103,6 +105,10 @@ def batch_view(op, args, bdims):
     """``view``/``reshape``/``_unsafe_view`` of each sample: of the batch, with
     the batch size in front (``-1`` still means "the rest" of one sample)."""
     x = _batch_first(args[0], bdims[0])
+    if len(args) == 2 and isinstance(args[1], D.dtype):    # view(dtype): the last dimension may
+        if x.ndim == 1:                                     # change size, never the batch's
+            _view_dtype(np.empty((), x._data.dtype), args[1])   # (a 0-d sample: its error)
+        return _call(op, [x, args[1]]), 0
     if op.star:
         shape = _sizes(args[1:])
         return _call(op, [x, x.shape[0], *shape]), 0

@@ -1460,6 +1460,8 @@ def dispatch(op, args):
         outs = tuple(_wrap_result(x) for x in r)
     else:
         if type(r) is not _ndarray:
+            if type(r) is Untracked:
+                return _view_outputs(op, args, r)
             r = np.asarray(r)
         outs = _new(Tensor)
         outs._data = r
@@ -1553,8 +1555,30 @@ def dispatch_view(op, args):
     return o
 
 
+class Untracked:
+    """A kernel's answer that shares its input's memory and version counter but is
+    no view for autograd and has no derivative (PyTorch's ``view(dtype)``: not
+    ``_is_view()``, never requires grad; a write through it still bumps the
+    input's version, so saved values are checked)."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
 def _view_outputs(op, args, r):
     """``dispatch_view``'s several outputs (split, unbind...) and anything else."""
+    if type(r) is Untracked:
+        out = _wrap_result(r.array)
+        base = args[0]
+        v = getattr(base, "_vc", None)
+        if v is None:
+            v = base._vc = [0]
+        if v is INFERENCE_VERSION:
+            out._make_inference()
+        else:
+            out._vc = v
+        return out
     if type(r) is tuple:
         outs = []
         for d in r:                     # (_wrap_result inline: ~0.1 us an output)

@@ -10,11 +10,11 @@ import numpy as np
 from .. import _dtype as D
 from .._compat import view_shape
 from .._tensor import Tensor, _expandable
-from ._families import batch_dims, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
+from ._families import batch_dims, jvp_linear, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
-                       preserve_format)
-from ._registry import (broadcast_error, by_tensor_arg, defop, dispatch, dispatch_view, op_spelled,
-                        overload_node, public)
+                       preserve_format, _SCALAR_NAMES, storage_offset_in, storage_root)
+from ._registry import (Untracked, broadcast_error, by_tensor_arg, defop, dispatch, dispatch_view,
+                        op_spelled, overload_node, public)
 from ._util import (dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg,
                     star_ints_error, function_of_method, method_of_function)
 from .pointwise import conj
@@ -296,7 +296,7 @@ def _view_k(x, *shape):
             if r.shape == s or not s or min(s) >= -1:  # (NumPy reads any negative size as
                 return r                # "infer", PyTorch only -1; NumPy refuses two of them)
     if len(shape) == 1 and isinstance(shape[0], (D.dtype,)):
-        raise NotImplementedError("view(dtype) is not supported; use .to(dtype)")
+        return Untracked(_view_dtype(x, shape[0]))
     new = _infer_shape(size_arg(shape), x.size)
     try:
         return view_shape(x, new)
@@ -306,9 +306,46 @@ def _view_k(x, *shape):
                            ".reshape(...) instead.") from None
 
 
+def _view_dtype(x, dtype):
+    """``view(dtype)``: the same memory read as ``dtype`` (PyTorch's checks and words);
+    with another element size the last dimension (stride 1) shrinks or grows."""
+    new = dtype.np
+    old_size, new_size = x.dtype.itemsize, new.itemsize
+    if old_size != new_size:
+        what = f"to view {_SCALAR_NAMES[D._FROM_NP[x.dtype].name]} as {_SCALAR_NAMES[dtype.name]} " \
+            "(different element sizes)"
+        if x.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if x.size:
+            strides = [s // old_size for s in x.strides]
+        else:                           # (PyTorch's strides of an empty tensor: contiguous)
+            strides = [math.prod(max(n, 1) for n in x.shape[i + 1:]) for i in range(x.ndim)]
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+        if new_size > old_size:
+            ratio = new_size // old_size
+            if x.shape[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got "
+                                   f"{x.shape[-1]}")
+            offset = storage_offset_in(x, storage_root(x))
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but "
+                                   f"got {offset}")
+            for i, s in enumerate(strides[:-1]):
+                if s % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {s}")
+    return x.view(new)
+
+
+def _view_jvp(op, args, tangents, result):
+    if len(args) == 2 and isinstance(args[1], D.dtype):    # view(dtype): no derivative
+        return None
+    return jvp_linear(op, args, tangents, result)
+
+
 _reshape_vjp = lambda g, x: g.reshape(x.shape)   # noqa: E731
 view = defop("view", _view_k, {"x": _reshape_vjp}, meta=("x",), upcast=False, view=True,
-             family=VIEW, linear=True, star_name="size")
+             family=VIEW, linear=True, star_name="size", jvp=_view_jvp)
 _unsafe_view = defop("_unsafe_view", lambda x, shape: x.reshape(shape),
                      {"x": _reshape_vjp}, meta=("x",), upcast=False,
                      node_name="UnsafeViewBackward0", family=VIEW, linear=True)

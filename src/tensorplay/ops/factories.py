@@ -76,6 +76,13 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False, layout=
 
 
 @_public()
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False,
+                      layout=None, pin_memory=False):
+    return _creation().empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype,
+                                     device=device, requires_grad=requires_grad)
+
+
+@_public()
 def type_as(self, other):
     return self.to(other.dtype)
 

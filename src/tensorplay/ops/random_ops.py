@@ -596,6 +596,56 @@ def exponential_(self, lambd=1.0, *, generator=None):
     return _apply_inplace(self, f, (generator,), {}, "exponential")
 
 
+_CAUCHY_NAMES = {"int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "uint16": "unsigned short", "uint32": "unsigned int",
+                 "uint64": "unsigned long", "bool": "bool", "complex64": "c10::complex<float>",
+                 "complex128": "c10::complex<double>"}
+
+
+@public()
+@sampling(batch="inplace")
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """Draws from the Cauchy distribution: ``median + sigma * tan(pi * (u - 1/2))``."""
+    dt = self._data.dtype
+    if not _is_float(dt) or dt.kind == "c":
+        raise RuntimeError("Cauchy distribution is a continuous probability distribution. dtype must "
+                           f"be a floating point but you specified {_CAUCHY_NAMES[dt.name]}")
+    if not sigma > 0 and sigma == sigma:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_fmt(float(sigma))}")
+    f = _fill("cauchy", "CauchyBackward0",
+              lambda d, rng: (median + sigma * np.tan(np.pi * (rng.random(d.shape) - 0.5)))
+              .astype(d.dtype))
+    return _apply_inplace(self, f, (generator,), {}, "cauchy")
+
+
+@public()
+@sampling(batch="inplace")
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """Draws whose logarithm is normal with this mean and standard deviation."""
+    dt = self._data.dtype
+    if not _is_float(dt) or dt.kind == "c":
+        raise NotImplementedError(f'"log_normal_cpu" not implemented for \'{_scalar_name(dt)}\'')
+    if not std > 0 and std == std:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_fmt(float(std))}")
+    f = _fill("log_normal", "LogNormalBackward0",
+              lambda d, rng: np.exp(mean + std * rng.standard_normal(d.shape)).astype(d.dtype))
+    return _apply_inplace(self, f, (generator,), {}, "log_normal")
+
+
+@public()
+@sampling(batch="inplace")
+def geometric_(self, p, *, generator=None):
+    """The number of Bernoulli(p) trials up to the first success (1, 2, ...)."""
+    dt = self._data.dtype
+    if dt.kind in "bc":
+        raise NotImplementedError(f'"geometric_cpu" not implemented for \'{_scalar_name(dt)}\'')
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_fmt(float(p))}")
+    f = _fill("geometric", "GeometricBackward0",
+              lambda d, rng: rng.geometric(p, d.shape).astype(d.dtype))
+    return _apply_inplace(self, f, (generator,), {}, "geometric")
+
+
 _C_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
             "int64": "long", "bool": "bool", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
             "float32": "float", "float64": "double"}
