@@ -132,3 +132,24 @@ def test_multi_output_ops_saved_outputs_still_version_checked():
     x, y = _max_then_write(T, hooks)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.backward()
+
+
+@pytest.mark.parametrize("fn", [
+    lambda T, x: (x * 2).sin() * (x * 2),              # the pointwise fast path, then sin
+    lambda T, x: x.cumprod(0) * x.max(),               # general ops (unchecked without hooks)
+    lambda T, x: T.cat([x, x * 2]).sin(),              # a variadic op
+], ids=["pointwise", "general", "variadic"])
+def test_unpack_hook_of_another_dtype_does_not_leak_into_gradients(T, fn):
+    """An unpack hook may give back a float64 copy of a float32 saved value: every
+    gradient still arrives in its input's dtype (PyTorch's validate_outputs)."""
+    x = T.tensor([0.5, 1.5, 2.5], requires_grad=True)
+    with T.autograd.graph.saved_tensors_hooks(lambda t: t.double(), lambda t: t):
+        h = x * 1
+        h.retain_grad()
+        seen = []
+        h.register_hook(lambda g: seen.append(g.dtype))
+        y = fn(T, h).sum()
+    g, = T.autograd.grad(y, x, retain_graph=True)
+    assert g.dtype == T.float32 and seen == [T.float32]
+    y.backward()
+    assert x.grad.dtype == T.float32 and h.grad.dtype == T.float32

@@ -972,6 +972,8 @@ def record(op, args, outs):
     node.versions = stamps
     if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
+        if node.input_meta is None:
+            _checked_meta(node, args)
     # 4. the outputs' history
     if single:
         outs._rg = True
@@ -1024,6 +1026,16 @@ def _edges_and_meta(node, op, args, outs, n_in, single):
     else:
         node.input_meta = None
     return key
+
+
+def _checked_meta(node, args):
+    """Every gradient of ``node`` checked against its input's shape and dtype: an
+    unpack hook may hand the derivative values of another dtype than the inputs'
+    (PyTorch casts each gradient to its input's dtype)."""
+    metas = []
+    for e, t in zip(node.next_edges, args):
+        metas += (None, None) if e is None else (t._data.shape, t._data.dtype)
+    node.input_meta = tuple(metas)
 
 
 def record_pointwise(op, x, y, out):
@@ -1125,6 +1137,8 @@ def record_pointwise(op, x, y, out):
     node.versions = stamps
     if stamps and _HOOKS_ACTIVE[0] and hook_state.stack:
         node._pack(*hook_state.stack[-1])
+        if node.input_meta is None:
+            _checked_meta(node, (x,) if y is _NO_ARG else (x, y))
     # 4. the output's history
     out._rg = True
     out._gfn = node
