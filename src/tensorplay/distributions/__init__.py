@@ -53,6 +53,8 @@ from .fishersnedecor import FisherSnedecor
 from .wishart import Wishart
 from .lkj_cholesky import LKJCholesky
 from .continuous_bernoulli import ContinuousBernoulli
+from .inverse_gamma import InverseGamma
+from .generalized_pareto import GeneralizedPareto
 from . import _kl_more  # noqa: F401   (registers the KL pairs of the classes above)
 
 __all__ = [
@@ -65,6 +67,6 @@ __all__ = [
     "LKJCholesky", "LogNormal", "LogisticNormal", "LowRankMultivariateNormal",
     "MixtureSameFamily", "MultivariateNormal", "Pareto", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "TransformedDistribution", "Weibull", "Wishart",
-    "biject_to", "transform_to",
+    "biject_to", "transform_to", "InverseGamma", "GeneralizedPareto",
 ]
 __all__.extend(transforms.__all__)

@@ -24,7 +24,7 @@ MODULES = [pointwise, core]
 for _name in ("reduction", "shape", "indexing", "linalg", "complex_ops", "nn_ops", "random_ops",
               "sorting", "pointwise_more", "factories", "conv", "pooling", "resample",
               "scatter_reduce", "strided", "matrices", "decompositions", "linalg_more", "fft_ops", "special_fns", "special_bessel", "shape_more", "nn_more", "stats", "fractional_pool", "ctc", "dist_ops",
-              "factorizations", "tensor_copies"):
+              "factorizations", "tensor_copies", "rnn_cells"):
     try:
         MODULES.append(__import__(f"{__name__}.{_name}", fromlist=["*"]))
     except ModuleNotFoundError as e:                # a module not written yet

@@ -10,6 +10,7 @@ from .lbfgs import LBFGS  # noqa: F401
 from .asgd import ASGD  # noqa: F401
 from .rprop import Rprop  # noqa: F401
 from .adafactor import Adafactor  # noqa: F401
+from ._muon import Muon  # noqa: F401
 from . import lr_scheduler  # noqa: F401
 from . import swa_utils  # noqa: F401
 
@@ -19,5 +20,6 @@ for _name in ("adadelta", "adafactor", "adagrad", "adam", "adam_variants", "asgd
     globals().pop(_name)
 del _name
 
-__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "NAdam", "Optimizer",
+__all__ = ["ASGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "Adamax", "AdamW", "LBFGS", "Muon", "NAdam",
+           "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SGD"]

@@ -1,0 +1,62 @@
+"""The inverse gamma distribution (``torch.distributions.InverseGamma``): the
+reciprocal of a Gamma variable."""
+from . import _tp
+from . import constraints
+from .gamma import Gamma
+from .transformed_distribution import TransformedDistribution
+from .transforms import PowerTransform
+
+__all__ = ["InverseGamma"]
+
+_INF = float("inf")
+
+
+class InverseGamma(TransformedDistribution):
+    """``Y = 1 / X`` with ``X ~ Gamma(concentration, rate)``: shape
+    ``concentration`` (alpha) and scale ``rate`` (beta), density
+    ``beta^alpha / Gamma(alpha) * y^(-alpha-1) * exp(-beta / y)``.  ``rsample``
+    is differentiable in both parameters (through Gamma's).
+
+        >>> import tensorplay as tp
+        >>> d = tp.distributions.InverseGamma(tp.tensor([3.0]), tp.tensor([4.0]))
+        >>> d.mean, d.mode
+        (tensor([2.]), tensor([1.]))
+    """
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.positive
+    has_rsample = True
+
+    def __init__(self, concentration, rate, validate_args=None):
+        base_dist = Gamma(concentration, rate, validate_args=validate_args)
+        neg_one = -base_dist.rate.new_ones(())
+        super().__init__(base_dist, PowerTransform(neg_one), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(InverseGamma, _instance)
+        return super().expand(batch_shape, _instance=new)
+
+    @property
+    def concentration(self):
+        return self.base_dist.concentration
+
+    @property
+    def rate(self):
+        return self.base_dist.rate
+
+    @property
+    def mean(self):
+        result = self.rate / (self.concentration - 1)
+        return _tp.where(self.concentration > 1, result, _INF)
+
+    @property
+    def mode(self):
+        return self.rate / (self.concentration + 1)
+
+    @property
+    def variance(self):
+        result = self.rate.square() / ((self.concentration - 1).square() * (self.concentration - 2))
+        return _tp.where(self.concentration > 2, result, _INF)
+
+    def entropy(self):
+        return (self.concentration + self.rate.log() + self.concentration.lgamma()
+                - (1 + self.concentration) * self.concentration.digamma())
