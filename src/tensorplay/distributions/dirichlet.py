@@ -1,6 +1,7 @@
 """The Dirichlet distribution."""
 from . import _tp
 from . import constraints
+from .constraints import _finfo
 from .exp_family import ExponentialFamily
 from ..ops.dist_ops import _standard_gamma
 
@@ -38,7 +39,12 @@ class Dirichlet(ExponentialFamily):
         # drawn and normalized in float64, as PyTorch's _sample_dirichlet: float32 draws of
         # small concentrations underflow (both of Beta(0.01, 0.01)'s gave exactly 0.5, 18%)
         g = _standard_gamma(c.double().expand(shape))
-        return (g / g.sum(-1, True)).to(c.dtype)
+        x = (g / g.sum(-1, True)).to(c.dtype)
+        # inside (0, 1) as PyTorch's: small concentrations round draws to exactly 0 or 1
+        # (Beta(0.1, 0.1) in float32: 9%), where log_prob is infinite and its gradient nan
+        info = _finfo(x.dtype)
+        x.detach().clamp_(min=float(info.tiny), max=1.0 - float(info.eps) / 2)
+        return x
 
     def log_prob(self, value):
         if self._validate_args:

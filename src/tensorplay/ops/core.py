@@ -241,7 +241,8 @@ def broadcast_tensors(*tensors):
 def broadcast_shapes(*shapes):
     """The shape the ``shapes`` (each a sequence of ints, or an int) broadcast to,
     with PyTorch's errors."""
-    shapes = [(s,) if isinstance(s, (int, np.integer)) else tuple(s) for s in shapes]
+    given = [(s,) if isinstance(s, (int, np.integer)) else s for s in shapes]   # (the message's)
+    shapes = [tuple(s) for s in given]
     result = [1] * max((len(s) for s in shapes), default=0)
     for k, shape in enumerate(shapes):
         for i in range(-1, -1 - len(shape), -1):
@@ -252,7 +253,7 @@ def broadcast_shapes(*shapes):
                 continue
             if result[i] != 1:
                 raise RuntimeError(f"Attempting to broadcast a dimension of length {n} at {i}! Mismatching "
-                                   f"argument at index {k} had {shape}; but expected shape should be "
+                                   f"argument at index {k} had {given[k]!r}; but expected shape should be "
                                    f"broadcastable to {result}")
             result[i] = n
     return Size(result)

@@ -178,6 +178,16 @@ def binomial(count, prob, generator=None):
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: "
                              f"{_tname(t._data.dtype)}")
     n, p = np.broadcast_arrays(count._data.astype(np.float64), prob._data.astype(np.float64))
-    n = np.maximum(np.floor(n), 0).astype(np.int64)      # (PyTorch draws 0 for a negative count)
-    r = _rng(generator).binomial(n, np.clip(p, 0.0, 1.0))
+    n = np.maximum(np.floor(n), 0)                      # (PyTorch draws 0 for a negative count)
+    p = np.clip(p, 0.0, 1.0)
+    rng = _rng(generator)
+    huge = n >= 2.0 ** 62                               # beyond NumPy's int64 counts
+    if huge.any():
+        # the normal limit, exact to far below float64's resolution of such counts
+        mean, sd = n * p, np.sqrt(n * p * (1 - p))
+        r = np.clip(np.round(mean + sd * rng.standard_normal(n.shape)), 0, n)
+        small = ~huge
+        r[small] = rng.binomial(n[small].astype(np.int64), p[small])
+    else:
+        r = rng.binomial(n.astype(np.int64), p)
     return _binomial_draws(count, prob, _wrap(r.astype(count._data.dtype)))
