@@ -23,6 +23,7 @@ import numpy as _np
 from .ops import matrices as _m
 from .ops import decompositions as _dec
 from .ops import linalg_more as _lm
+from .ops import factorizations as _fz
 from .ops.linalg import cross as _cross
 from .ops.reduction import _vector_norm, norm as _norm, _return_type
 from .ops.core import matmul as _matmul
@@ -38,7 +39,7 @@ __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "di
            "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
            "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
            "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot",
-           "vector_norm"]
+           "vector_norm", "ldl_factor", "ldl_factor_ex", "ldl_solve", "tensorinv", "tensorsolve"]
 
 LinAlgError = _m.LinAlgError
 matrix_exp = _lm.matrix_exp
@@ -535,3 +536,112 @@ def householder_product(A, tau, *, out=None):
         v = below.narrow(-1, i, 1) + unit.narrow(-1, i, 1)              # (..., m, 1)
         q = q - (tau.narrow(-1, i, 1).unsqueeze(-1) * v) @ (v.mH @ q)
     return q
+
+
+# ---- LDL, tensorinv, tensorsolve (the LDL kernels: ops/factorizations.py)
+_ldl_factor_ex_rt = _return_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+_ldl_factor_rt = _return_type("linalg_ldl_factor", ("LD", "pivots"))
+
+
+def ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
+    """``(LD, pivots, info)``: the Bunch-Kaufman LDL factorization ``P A P^T = L D L^T``
+    (``L D L^H`` with ``hermitian``) of each symmetric matrix, packed as LAPACK's
+    sytrf/hetrf leave it (``L`` below the diagonal with its unit diagonal implied,
+    the 1x1 and 2x2 blocks of ``D`` on and next to it), LAPACK's 1-based pivots
+    (negative for a 2x2 block), and ``info`` (int32 per matrix: the first zero
+    pivot, 1-based, 0 if none).  Only the lower triangle of ``input`` is read.  Not
+    differentiable (PyTorch's error in backward)."""
+    if out is not None:
+        from ._out import call_with_out
+        return call_with_out("linalg_ldl_factor_ex", ldl_factor_ex, (input,),
+                             {"hermitian": hermitian, "check_errors": check_errors}, out)
+    LD, piv, info = _fz.ldl_factor_ex_op(input, hermitian=hermitian, check_errors=check_errors)
+    if check_errors and type(info) is _Tensor:
+        _fz.ldl_raise("torch.linalg.ldl_factor_ex", info._data)
+    return _ldl_factor_ex_rt(LD, piv, info)
+
+
+def ldl_factor(input, *, hermitian=False, out=None):
+    """``(LD, pivots)`` as ``ldl_factor_ex``; a matrix with a zero pivot is refused."""
+    if out is not None:
+        from ._out import call_with_out
+        return call_with_out("linalg_ldl_factor", ldl_factor, (input,), {"hermitian": hermitian}, out)
+    _fz._bool("linalg_ldl_factor", "hermitian", hermitian)
+    LD, piv, info = _fz.ldl_factor_ex_op(input, hermitian=hermitian)
+    if type(info) is _Tensor:
+        _fz.ldl_raise("torch.linalg.ldl_factor", info._data)
+    return _ldl_factor_rt(LD, piv)
+
+
+def ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """``X`` with ``A X = B`` from ``ldl_factor``'s ``(LD, pivots)`` of ``A`` (made with
+    the same ``hermitian``); ``B``'s batch dimensions broadcast with ``LD``'s.  Not
+    differentiable (PyTorch's error in backward)."""
+    if out is not None:
+        from ._out import call_with_out
+        return call_with_out("linalg_ldl_solve", ldl_solve, (LD, pivots, B), {"hermitian": hermitian}, out)
+    return _fz.ldl_solve_op(LD, pivots, B, hermitian=hermitian)
+
+
+def _int_arg(fname, pname, v):
+    if isinstance(v, bool) or not isinstance(v, (int, _np.integer)):
+        raise TypeError(f"{fname}(): argument '{pname}' must be int, not {type(v).__name__}")
+
+
+def tensorinv(input, ind=2, *, out=None):
+    """The inverse of ``A = input`` for ``tensordot(A, X, ind)``: ``A`` read as a square
+    matrix, its first ``ind`` dimensions the rows; the result has shape
+    ``A.shape[ind:] + A.shape[:ind]``."""
+    _int_arg("linalg_tensorinv", "ind", ind)
+    if out is not None:
+        from ._out import call_with_out
+        return call_with_out("linalg_tensorinv", tensorinv, (input,), {"ind": ind}, out)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(input.shape)
+    if ind > len(shape):
+        raise RuntimeError(f"ArrayRef: invalid slice, N = {ind}; size = {len(shape)}")
+    rows, cols = shape[:ind], shape[ind:]
+    p, q = _math.prod(rows), _math.prod(cols)
+    if p != q:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {q} != {p}")
+    M = input.reshape(p, q)
+    try:
+        r = inv(M)
+    except LinAlgError:
+        info = _lm.lu_factor_ex(M.detach())[2]
+        raise LinAlgError(f"inv: The diagonal element {int(info.item())} is zero, the inversion could not "
+                          f"be completed because the input matrix is singular.") from None
+    return r.reshape(cols + rows)
+
+
+def tensorsolve(input, other, dims=None, *, out=None):
+    """``X`` with ``tensordot(A, X, X.ndim) = B`` (``A = input``, ``B = other``): ``A`` read
+    as a square matrix
+    whose rows are its first ``B.ndim`` dimensions (after moving the dimensions
+    ``dims`` of ``A`` to the end); ``X`` has shape ``A.shape[B.ndim:]``."""
+    if dims is not None and not (isinstance(dims, (tuple, list)) and
+                                 all(isinstance(d, (int, _np.integer)) and not isinstance(d, bool) for d in dims)):
+        raise TypeError(f"linalg_tensorsolve(): argument 'dims' must be tuple of ints, not {type(dims).__name__}")
+    if out is not None:
+        from ._out import call_with_out
+        return call_with_out("linalg_tensorsolve", tensorsolve, (input, other), {"dims": dims}, out)
+    A, B = input, other
+    nd = A.dim()
+    if dims:
+        for d in dims:
+            if not -max(nd, 1) <= d < max(nd, 1):
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-max(nd, 1)}, "
+                                 f"{max(nd, 1) - 1}], but got {d})")
+        A = A.movedim(tuple(dims), tuple(range(nd - len(dims), nd)))
+    rest = tuple(A.shape[B.dim():])
+    n, numel = _math.prod(rest), B.numel()
+    if n != numel:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {n} != {numel}")
+    try:
+        x = solve(A.reshape(numel, n), B.reshape(numel))
+    except LinAlgError:
+        raise LinAlgError("torch.linalg.solve: The solver failed because the input matrix is singular.") from None
+    return x.reshape(rest)
