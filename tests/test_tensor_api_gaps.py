@@ -36,6 +36,11 @@ def test_view_dtype_reinterprets_the_bits(T, src, dst, n, shape):
         np.testing.assert_array_equal(v.numpy(), ref)
 
 
+def test_view_dtype_by_keyword(T):
+    assert lst(T.ones(2).view(dtype=T.int32)) == [1065353216] * 2
+    assert tuple(T.ones(4).view(size=(2, 2)).shape) == (2, 2)
+
+
 def test_view_dtype_shares_memory_and_version_but_is_no_autograd_view(T):
     x = T.ones(4)
     v = x.view(T.int32)

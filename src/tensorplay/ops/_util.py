@@ -232,6 +232,8 @@ def star_by_keyword(name, args, kwargs, star="dims"):
     ``x.permute(dims=(1, 0))``, ``permute(input=x, dims=...)``): returns
     ``[input, dims]``, with PyTorch's errors for what that signature refuses."""
     args = list(args)
+    if name == "view" and list(kwargs) == ["dtype"] and len(args) == 1:    # view(dtype=...),
+        return args + [kwargs["dtype"]]                                     # its other overload
     for k in kwargs:
         if k != "input" and k != star:
             raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
