@@ -739,6 +739,9 @@ class Tensor:
     def data(self, value):
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._rg and not (value._data.dtype.kind in "fc" or value._data.dtype in D.LOW_PRECISION):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point "
+                               "or complex dtype")
         self._data = value._data
 
     @data.deleter

@@ -115,10 +115,11 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         args = ()
     elif not isinstance(args, tuple):
         args = (args,)
+    values = _untie(module, given) if tie_weights else given     # (a tied name given counts for all)
     if strict:
         names = set(_all_named_tensors(module))
-        missing = sorted(names - set(given))
-        unexpected = sorted(set(given) - names)
+        missing = sorted(names - set(values))
+        unexpected = sorted(set(values) - names)
         errors = []
         if unexpected:
             errors.append(f"Unexpected key(s): {', '.join(map(repr, unexpected))}.")
@@ -127,7 +128,6 @@ def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, 
         if errors:
             raise RuntimeError("Error(s) in reparametrizing for {}:\n\t{}".format(
                 module._get_name(), "\n\t".join(errors)))
-    values = _untie(module, given) if tie_weights else given
     originals = {}
     try:
         for name, value in values.items():

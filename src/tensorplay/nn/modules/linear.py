@@ -57,6 +57,8 @@ class Bilinear(Module):
     def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         dtype = factory_dtype(device, dtype)
+        if in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={in1_features})")
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = empty_param(out_features, in1_features, in2_features, dtype=dtype)
         optional_param(self, "bias", bias, out_features, dtype=dtype)

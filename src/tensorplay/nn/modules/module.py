@@ -109,14 +109,14 @@ class _HookState:
     grad (``input_index``) or not (``zero_inputs``: their gradient is zeros),
     which outputs were tensors, and the output gradients once they arrive (None
     again once the input hooks used them)."""
-    __slots__ = ("module", "hooks", "pre_hooks", "n_inputs", "input_index", "grad_outputs",
-                 "inputs_hooked", "zero_inputs", "n_outputs", "output_index")
+    __slots__ = ("module", "hooks", "pre_hooks", "n_inputs", "input_index", "input_meta",
+                 "grad_outputs", "inputs_hooked", "zero_inputs", "n_outputs", "output_index")
 
     def __init__(self, module, hooks, pre_hooks):
         self.module, self.hooks, self.pre_hooks = module, OrderedDict(hooks), OrderedDict(pre_hooks)
         self.grad_outputs = None
         self.n_inputs, self.input_index, self.inputs_hooked = 0, (), False
-        self.zero_inputs = {}
+        self.input_meta, self.zero_inputs = (), {}
         self.n_outputs, self.output_index = 1, (0,)
 
     def run_hooks(self, grad_inputs, no_inputs=False):
@@ -149,6 +149,15 @@ class _IdentityHook(Function):
         ctx.mark_non_differentiable(*[t for t in tensors if not t.requires_grad])
         return tensors
 
+    # under forward mode and vmap the hooks have nothing to do: the identity
+    @staticmethod
+    def jvp(ctx, state_t, *tangents):
+        return tangents
+
+    @staticmethod
+    def vmap(info, in_dims, state, *tensors):
+        return tensors, tuple(in_dims[1:])
+
 
 class _InputHook(_IdentityHook):
     """On the module's tensor inputs: the backward runs the full backward hooks
@@ -162,8 +171,8 @@ class _InputHook(_IdentityHook):
             # (a double backward): PyTorch's hooks do not run then
             return (None,) + grads
         full = [None] * st.n_inputs
-        for i, g in zip(st.input_index, grads):
-            full[i] = g
+        for i, g, (shape, dtype) in zip(st.input_index, grads, st.input_meta):
+            full[i] = g if g is not None else zeros(shape, dtype=dtype)   # (PyTorch: zeros, not None)
         for i, (shape, dtype) in st.zero_inputs.items():   # (a tensor input needing no gradient)
             full[i] = zeros(shape, dtype=dtype)
         full = st.run_hooks(tuple(full))
@@ -339,6 +348,8 @@ class Module:
             raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
         if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
             raise AttributeError(f"`{name}` is not an nn.Module")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
         setattr(parent, name, module)
 
     def get_parameter(self, target):
@@ -414,6 +425,8 @@ class Module:
             modules[name] = value
             return
         buffers = d.get("_buffers")
+        if isinstance(value, Buffer) and buffers is None:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
@@ -651,10 +664,11 @@ class Module:
             # always_call forward hooks that have not run yet run, with the output
             # forward gave (None if it did not finish), and the error goes on
             args, result = seen["args"], seen["result"]
-            for hook_id, hook in tuple(self._forward_hooks.items()):
-                if self._forward_hooks_always_called.get(hook_id) and hook_id not in called:
+            for hook_id, hook in tuple(itertools.chain(_GLOBAL_FWD.items(), self._forward_hooks.items())):
+                if (self._forward_hooks_always_called.get(hook_id) or hook_id in _GLOBAL_FWD_ALWAYS) \
+                        and hook_id not in called:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if hook_id in self._forward_hooks_with_kwargs or hook_id in _GLOBAL_FWD_KWARGS:
                             res = hook(self, args, kwargs, result)
                         else:
                             res = hook(self, args, result)
@@ -691,6 +705,7 @@ class Module:
                                       if isinstance(a, Tensor) and a.requires_grad)
             state.zero_inputs = {i: (a.shape, a.dtype) for i, a in enumerate(args)
                                  if isinstance(a, Tensor) and not a.requires_grad}
+            state.input_meta = tuple((args[i].shape, args[i].dtype) for i in state.input_index)
             if state.input_index and hooks:
                 ins = tuple(args[i] for i in state.input_index)
                 outs = _InputHook.apply(state, *ins)
@@ -702,9 +717,9 @@ class Module:
         seen["args"] = args
         result = seen["result"] = self.forward(*args, **kwargs)
         for hook_id, hook in tuple(itertools.chain(_GLOBAL_FWD.items(), self._forward_hooks.items())):
-            if self._forward_hooks_always_called.get(hook_id):
+            if self._forward_hooks_always_called.get(hook_id) or hook_id in _GLOBAL_FWD_ALWAYS:
                 called.add(hook_id)
-            if hook_id in self._forward_hooks_with_kwargs:
+            if hook_id in self._forward_hooks_with_kwargs or hook_id in _GLOBAL_FWD_KWARGS:
                 res = hook(self, args, kwargs, result)
             else:
                 res = hook(self, args, result)
@@ -755,6 +770,10 @@ class Module:
         """Deprecated in PyTorch in favour of ``register_full_backward_hook``;
         here it is the full hook (PyTorch's legacy hook saw the gradients of the
         module's last op, which often were not the module's)."""
+        if getattr(self, "_is_full_backward_hook", None) is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a "
+                               "single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
         warnings.warn("Using a non-full backward hook when the forward contains multiple autograd "
                       "Nodes is deprecated and will be removed in future versions. This hook will "
                       "be missing some grad_input. Please use register_full_backward_hook to get "
@@ -764,7 +783,14 @@ class Module:
     def _register_state_dict_hook(self, hook):
         return self._register(self._state_dict_hooks, hook, False)
 
-    register_state_dict_post_hook = _register_state_dict_hook
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict``; it
+        may change the dict in place and must return None (the private
+        ``_register_state_dict_hook``'s hooks may return a new dict)."""
+        def checked(*args):
+            if hook(*args) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+        return self._register(self._state_dict_hooks, checked, False)
 
     def register_state_dict_pre_hook(self, hook):
         return self._register(self._state_dict_pre_hooks, hook, False)
@@ -945,14 +971,15 @@ def _size_repr(shape):
 _GLOBAL_PRE, _GLOBAL_FWD = OrderedDict(), OrderedDict()
 _GLOBAL_BWD, _GLOBAL_BWD_PRE = OrderedDict(), OrderedDict()
 _GLOBAL_HOOKS = []          # non-empty while any global hook is registered
+_GLOBAL_FWD_KWARGS, _GLOBAL_FWD_ALWAYS = OrderedDict(), OrderedDict()   # ids of such global hooks
 
 
 def _any_global():
     _GLOBAL_HOOKS[:] = [1] if (_GLOBAL_PRE or _GLOBAL_FWD or _GLOBAL_BWD or _GLOBAL_BWD_PRE) else []
 
 
-def _global(store, hook):
-    handle = RemovableHandle(store)
+def _global(store, hook, extra=None):
+    handle = RemovableHandle(store, extra_dict=extra)
     store[handle.id] = hook
     _any_global()
     orig = handle.remove
@@ -968,8 +995,14 @@ def register_module_forward_pre_hook(hook):
     return _global(_GLOBAL_PRE, hook)
 
 
-def register_module_forward_hook(hook):
-    return _global(_GLOBAL_FWD, hook)
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook (``Module.register_forward_hook``) of every module."""
+    handle = _global(_GLOBAL_FWD, hook, [_GLOBAL_FWD_KWARGS, _GLOBAL_FWD_ALWAYS])
+    if with_kwargs:
+        _GLOBAL_FWD_KWARGS[handle.id] = True
+    if always_call:
+        _GLOBAL_FWD_ALWAYS[handle.id] = True
+    return handle
 
 
 def register_module_full_backward_pre_hook(hook):

@@ -53,6 +53,13 @@ def _rnn_step(xg, h, w_hh, relu):
     return a.relu() if relu else a.tanh()
 
 
+def _bias_sum(b_ih, b_hh):
+    """The two biases added once ahead of the recurrence (either may be absent)."""
+    if b_ih is None or b_hh is None:
+        return b_hh if b_ih is None else b_ih
+    return b_ih + b_hh
+
+
 class RNNBase(Module):
     """The parameters and the loop shared by ``RNN``, ``LSTM`` and ``GRU``."""
 
@@ -142,10 +149,10 @@ class RNNBase(Module):
     # -------------------------------------------------------------- forward
     def _weights(self, layer, direction):
         suffix = "_reverse" if direction == 1 else ""
-        g = self.__dict__["_parameters"]
-        w = [g[f"{b}_l{layer}{suffix}"] if f"{b}_l{layer}{suffix}" in g else None
-             for b in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")]
-        return w
+        # by attribute, not from _parameters: a parametrized, weight-normed or pruned
+        # weight is a property or an attribute its hook sets, no longer a Parameter
+        return [getattr(self, f"{b}_l{layer}{suffix}", None)
+                for b in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")]
 
     def _check(self, input, hx, cx=None):
         name = type(self).__name__
@@ -183,8 +190,7 @@ class RNNBase(Module):
                 if mode == "GRU":
                     xg = _linear(layer_input, w_ih, b_ih)
                 else:
-                    b = None if b_ih is None else b_ih + b_hh
-                    xg = _linear(layer_input, w_ih, b)
+                    xg = _linear(layer_input, w_ih, _bias_sum(b_ih, b_hh))
                 steps = xg.unbind(0)
                 order = range(seq_len - 1, -1, -1) if d == 1 else range(seq_len)
                 hs = [None] * seq_len
@@ -238,8 +244,7 @@ class RNNBase(Module):
                 if mode == "GRU":
                     xg = _linear(layer_input, w_ih, b_ih)
                 else:
-                    b = None if b_ih is None else b_ih + b_hh
-                    xg = _linear(layer_input, w_ih, b)
+                    xg = _linear(layer_input, w_ih, _bias_sum(b_ih, b_hh))
                 hs = [None] * steps
                 if d == 0:
                     h, c = h0, c0
