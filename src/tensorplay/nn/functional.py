@@ -20,7 +20,7 @@ from .._tensor import Tensor as _Tensor, _wrap, like_hook as _like_hook
 from .._creation import arange as _arange, zeros as _zeros, ones_like as _ones_like
 from ..ops import nn_ops as _nn
 from ..ops import pointwise as _pw
-from ..ops.core import matmul as _matmul
+from ..ops.core import matmul as _matmul, broadcast_tensors as _broadcast_tensors
 from ..ops.inplace import apply_inplace as _apply_inplace
 from ..ops.linalg import _cname
 from ..ops._util import tensor_arg as _tensor_arg, refuse as _refuse, NOT_FLOAT as _NOT_FLOAT
@@ -271,7 +271,9 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     if input._data.dtype == _np.float16:        # (its kernel: float, double and bfloat16)
         raise NotImplementedError("\"rrelu_with_noise_out_cpu\" not implemented for 'Half'")
     slopes = lower + (upper - lower) * _uniform_like(tuple(input.shape), input.dtype)
-    noise = _wrap(_np.where(input._data >= 0, _np.ones((), slopes.dtype), slopes))
+    # (PyTorch's kernel: the sampled slope where x <= 0, so also at 0; 1 elsewhere, NaN included)
+    with _np.errstate(invalid="ignore"):
+        noise = _wrap(_np.where(input._data <= 0, slopes, _np.ones((), slopes.dtype)))
     if inplace:
         return input.mul_(noise)
     return input * noise
@@ -468,11 +470,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         _not_differentiable(running_mean, "native_batch_norm", "running_mean")
         _not_differentiable(running_var, "native_batch_norm", "running_var")
     c = input.shape[1]
-    if not training:
-        if running_mean is None:
-            raise RuntimeError("running_mean must be defined in evaluation mode")
-        if running_var is None:
-            raise RuntimeError("running_var must be defined in evaluation mode")
+    if not input.numel():       # (PyTorch: a copy, unchecked, the statistics left alone)
+        out = input.clone()
+        if weight is not None and weight.numel():
+            out = out * weight[0]
+        if bias is not None and bias.numel():
+            out = out + bias[0]
+        return out
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is None:
+            if not training and name.startswith("running"):
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
+        elif t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
     _check_param_dtypes(input, weight, bias, running_mean, running_var)
     if training:
         size = input.numel() // c
@@ -571,6 +582,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     normalized_shape, dims = _normalized_dims(input, normalized_shape, fname="rms_norm")
+    _refuse("rms_norm", "biu", input)
     if eps is None:
         eps = float(_np.finfo(_np.float32 if input._data.dtype in _D.LOW_PRECISION
                               else input._data.dtype).eps)
@@ -704,16 +716,31 @@ def _dropout_dtype(input, p):
 
 def _feature_dropout(input, p, training, inplace, batched_ndim, name):
     _check_p(p)
-    if input.ndim not in (batched_ndim - 1, batched_ndim):
-        _warnings.warn(f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and "
+    nd, k = input.ndim, batched_ndim - 2
+    if nd not in (batched_ndim - 1, batched_ndim):
+        _warnings.warn(f"{name}: Received a {nd}-D input to {name}, which is deprecated and "
                        f"will result in an error in a future release. To retain the behavior and "
-                       f"silence this warning, please use dropout instead.", UserWarning, stacklevel=3)
-    if not training or p == 0:
+                       f"silence this warning, please use dropout instead. Note that {name} exists "
+                       f"to provide channel-wise dropout on inputs with {k} spatial dimensions, a "
+                       f"channel dimension, and an optional batch dimension (i.e. {k + 1}D or "
+                       f"{k + 2}D inputs).", UserWarning, stacklevel=3)
+    if name == "dropout2d" and nd == 3:
+        _warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                       "1D dropout behavior is desired - input is interpreted as shape (N, C, L), where "
+                       "C is the channel dim. This behavior will change in a future release to interpret "
+                       "the input as one without a batch dimension, i.e. shape (C, H, W). To maintain the "
+                       "1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+                       UserWarning, stacklevel=3)
+    if not training or p == 0 or input.numel() == 0:
         return input
     _dropout_dtype(input, p)
     shape = tuple(input.shape)
-    lead = 2 if input.ndim == batched_ndim else 1
-    mshape = shape[:lead] + (1,) * (input.ndim - lead)
+    # PyTorch 2.13's dropout2d masks per (dim 0, dim 1) whatever the rank (a 3-D input is taken
+    # as (N, C, L)); dropout1d and dropout3d first give an unbatched input a batch dimension
+    lead = 2 if name == "dropout2d" or nd == batched_ndim else 1
+    if (nd if lead == 2 else nd + 1) < 2 and p < 1:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    mshape = shape[:lead] + (1,) * (nd - lead)
     mask = _dropout_mask(mshape, input.dtype, p)
     return input.mul_(mask) if inplace else input * mask
 
@@ -825,9 +852,9 @@ def one_hot(tensor, num_classes=-1):
         return tensor.new_zeros(tuple(tensor.shape) + (num_classes,)).scatter_(
             -1, tensor.unsqueeze(-1), 1)
     a = tensor._data
+    if a.size == 0 and num_classes <= 0:
+        raise RuntimeError("Can not infer total number of classes from empty tensor.")
     if num_classes == -1:
-        if a.size == 0:
-            raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(a.max()) + 1
     if a.size:
         if a.min() < 0:
@@ -859,6 +886,8 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
                            f"{_dtype_name(dt.np)}")
     # (an integer or bool operand in the common dtype: the norm takes floating point only)
     x1, x2 = (x if x.is_floating_point() or x.is_complex() else x.to(dt) for x in (x1, x2))
+    if tuple(x1.shape) != tuple(x2.shape):     # (broadcast first, as PyTorch: the norms along
+        x1, x2 = _broadcast_tensors(x1, x2)      #  ``dim`` are over the broadcast operands)
 
     def norm(x):        # (in half precision computed in float32, as PyTorch's norm: x * x
         #                 overflows from 256, then rounded to half like PyTorch's result)
@@ -916,6 +945,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     _refuse("huber_cpu", _NOT_FLOAT, input, target)
+    if not input.is_floating_point():   # (its loss is made like the input: a float one can't go there)
+        raise RuntimeError(f"result type {_dtype_name(_D.promote_types(input.dtype, target.dtype).np)} "
+                           f"can't be cast to the desired output type {_dtype_name(input._data.dtype)}")
     _size_warning(input, target)
     input, target = _bool_in_common_dtype(input, target)
     reduction = _reduction(reduction)
@@ -950,26 +982,39 @@ def _check_class_weight(input, weight, c, composite=False):
         raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(weight)}")
 
 
-def _check_class_target(input, target):
-    """PyTorch's checks of a class-index target against the input."""
-    if input.ndim < 1:
-        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
-    if input.ndim == 1:
-        if target.ndim == 1 and target.shape[0] != 1:
-            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
-                             f"{target.shape[0]}")
-    elif target.ndim == 0 or target.shape[0] != input.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0] if target.ndim else 0}).")
+def _check_target_dtype(target):
     if target._data.dtype.name not in ("int64", "uint8"):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_tname(target)}")
+
+
+def _check_class_target(input, target):
+    """PyTorch's checks of a class-index target against the input, in its order:
+    the shapes first (the batch size, then the kernel's own shape checks), then
+    the target's dtype."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
+    if input.ndim != 1 and (target.ndim == 0 or target.shape[0] != input.shape[0]):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0] if target.ndim else 0}).")
     if input.ndim <= 2:
         if target.ndim > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        return
-    want = (input.shape[0],) + tuple(input.shape[2:])
-    if tuple(target.shape) != want:
-        raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
+    elif input.ndim == 4:                   # (nll_loss2d's checks)
+        if target.ndim != 3:
+            raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets "
+                               f"of dimension: {target.ndim}")
+        _check_target_dtype(target)
+        if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+            raise RuntimeError(f"size mismatch (got input: {list(input.shape)} , target: "
+                               f"{list(target.shape)}")
+    else:
+        want = (input.shape[0],) + tuple(input.shape[2:])
+        if tuple(target.shape) != want:
+            raise RuntimeError(f"Expected target size {list(want)}, got {list(target.shape)}")
+    _check_target_dtype(target)
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                         f"{target.shape[0]}")
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -1199,6 +1244,8 @@ def _margin_input(input, name, kernel):
         raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
                            f"{list(input.shape)}")
     _refuse(kernel, _NOT_FLOAT, input)
+    if input._data.dtype in _D.LOW_PRECISION:      # (PyTorch's CPU kernels: float and double only)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_dtype_name(input._data.dtype)}'")
     return input.reshape(1, -1) if input.dim() <= 1 else input
 
 
@@ -1362,10 +1409,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                f"but got attn_mask.dtype: {_cname(attn_mask)} and  query.dtype: "
                                f"{_cname(query)} instead.")
         bias = _bias_from_mask(attn_mask, query.dtype)
-    if enable_gqa and key.ndim >= 3 and key.shape[-3] != query.shape[-3]:
-        rep = query.shape[-3] // key.shape[-3]
-        key = key.repeat_interleave(rep, -3)
-        value = value.repeat_interleave(rep, -3)
+    if enable_gqa:                      # (PyTorch's words, cut short as they are)
+        hq, hk, hv = query.size(-3), key.size(-3), value.size(-3)
+        if not hk or not hv or hq % hk or hq % hv:
+            raise RuntimeError("Number of heads in key and value must divide the number of heads in ")
+        if hk != hq:
+            key = key.repeat_interleave(hq // hk, -3)
+        if hv != hq:
+            value = value.repeat_interleave(hq // hv, -3)
     _check_attention_shapes(query, key, value, attn_mask)
     return _attention(query, key, value, bias, dropout_p, scale, is_causal, True)[0]
 
@@ -1388,18 +1439,17 @@ def _merge_masks(attn_mask, key_padding_mask, dtype, bsz, num_heads, src_len):
     broadcastable to (batch, heads, target, source); None if neither is given.
     (Here, unlike in ``scaled_dot_product_attention``, True in a boolean mask
     means "masked", as ``MultiheadAttention`` has it.)"""
+    def masked_bias(mask):      # (tensor ops: a mask may be batched under vmap)
+        if mask.dtype is _D.bool_:
+            return _pw.where(mask, _wrap(_np.full((), -_np.inf, dtype.np)), _wrap(_np.zeros((), dtype.np)))
+        return mask
     bias = None
     if attn_mask is not None:
-        bias = attn_mask
-        if bias._data.dtype == _np.bool_:
-            bias = _bias_from_mask(_wrap(~bias._data), dtype)
+        bias = masked_bias(attn_mask)
         if bias.ndim == 3:
             bias = bias.reshape(bsz, num_heads, bias.shape[1], bias.shape[2])
     if key_padding_mask is not None:
-        kpm = key_padding_mask
-        if kpm._data.dtype == _np.bool_:
-            kpm = _wrap(_np.where(kpm._data, _np.full((), -_np.inf, dtype.np), _np.zeros((), dtype.np)))
-        kpm = kpm.reshape(bsz, 1, 1, src_len)
+        kpm = masked_bias(key_padding_mask).reshape(bsz, 1, 1, src_len)
         bias = kpm if bias is None else bias + kpm
     return bias
 
@@ -1779,7 +1829,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                   padding_idx=None):
     """Sums, means or maxima of bags of rows of ``weight``: a 2-d ``input`` is one
     bag per row; a 1-d one is cut into bags at ``offsets`` (with
-    ``include_last_offset``, its last entry ends the last bag).  Entries equal to
+    ``include_last_offset``, its last entry is no bag's start; the last bag still
+    runs to the input's end, as in PyTorch).  Entries equal to
     ``padding_idx`` are left out of their bag (an empty bag gives zeros);
     ``per_sample_weights`` (mode 'sum') weights each entry.
 
@@ -1866,8 +1917,8 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     starts = offs_t[:bags]
     bag = (starts.unsqueeze(0) <= at.unsqueeze(1)).sum(1) - 1
     valid = bag >= 0
-    if include_last_offset:
-        valid = valid & (at < offs_t[bags])
+    # (with include_last_offset, the last bag still runs to the input's end, as in PyTorch's
+    #  kernels: offsets[-1] is only checked, not used to cut)
     if padding_idx is not None:
         valid = valid & (flat != padding_idx)
     bag = bag.clamp_min(0)

@@ -379,8 +379,11 @@ def _grad_scale(g, wt, valid, reduction, cdim, dtype):
         return g
     if not valid.any():
         return g * 0.0
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return g / _const(np.asarray(np.add.reduce(wt, axis=None), dtype))
+    total = np.add.reduce(wt, axis=None)
+    if total == 0:      # (targets that count, all of weight 0: PyTorch's 0 * (g / 0), NaN in
+        #                 their rows, and 0 in the ignored ones)
+        return g * _const(np.expand_dims(np.where(valid, np.nan, 0).astype(dtype), cdim))
+    return g / _const(np.asarray(total, dtype))
 
 
 def _cross_entropy_k(x, target, weight, reduction, ignore_index, label_smoothing):
@@ -398,6 +401,8 @@ def _cross_entropy_k(x, target, weight, reduction, ignore_index, label_smoothing
         else:
             logp_sum = np.add.reduce((s - lse[..., None]) * weight, axis=-1)
         loss = (1 - label_smoothing) * loss - np.where(valid, logp_sum, 0) * (label_smoothing / c)
+        if reduction == "mean" and not np.add.reduce(wt, axis=None):
+            return np.asarray(np.nan, x.dtype)     # (PyTorch's (1 - eps) * 0/0 + eps/c * s/0)
     return _reduce_np(loss, wt, reduction, x.dtype)
 
 
@@ -491,6 +496,9 @@ def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
                                            else weight._data, ignore_index, dt)
     pick = np.zeros(tc.shape + (c,), dt)
     np.put_along_axis(pick, tc[..., None], -wt[..., None], -1)
+    if reduction == "mean" and valid.any() and not np.add.reduce(wt, axis=None):
+        np.put_along_axis(pick, tc[..., None], np.where(valid, np.nan, 0)[..., None], -1)
+        return _const(np.moveaxis(pick, -1, cdim)) * g     # (NaN at the counted targets only, as PyTorch)
     return _const(np.moveaxis(pick, -1, cdim)) * _grad_scale(g, wt, valid, reduction, cdim, dt)
 
 
@@ -501,8 +509,16 @@ nll_loss = defop("nll_loss", _nll_loss_k, {"x": _nll_loss_vjp}, n_in=3, meta=("x
 
 # ------------------------------------------------------------------ binary cross-entropy
 def _bce_k(x, y):
-    if x.size and ((x < 0) | (x > 1)).any():
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    if x.size:          # (PyTorch's kernel checks each element's input, then its target; NaN fails)
+        with np.errstate(invalid="ignore"):
+            bad_x = ~((x >= 0) & (x <= 1))
+            bad_y = ~((y >= 0) & (y <= 1))
+        bad_x, bad_y = np.broadcast_arrays(bad_x, bad_y)
+        either = (bad_x | bad_y).reshape(-1)
+        if either.any():
+            first = int(np.argmax(either))
+            which = "input" if bad_x.reshape(-1)[first] else "target"
+            raise RuntimeError(f"all elements of {which} should be between 0 and 1")
     with np.errstate(divide="ignore"):
         lx = np.maximum(np.log(x), -100)
         l1x = np.maximum(np.log1p(-x), -100)
@@ -734,8 +750,12 @@ def _attention_k(*args):
         L, S = s.shape[-2:]
         s += np.where(np.tri(L, S, dtype=bool), 0, -np.inf).astype(s.dtype)
     if bias is not None:
-        s += bias
-    m = np.maximum.reduce(s, axis=-1, keepdims=True)
+        if np.broadcast_shapes(s.shape, bias.shape) == s.shape:
+            s += bias
+        else:               # (a bias with more leading dims, e.g. a mask batched alone under vmap)
+            s = s + bias
+    m = np.maximum.reduce(s, axis=-1, keepdims=True) if s.shape[-1] else \
+        np.full(s.shape[:-1] + (1,), -np.inf, s.dtype)      # (no keys: every row is dead)
     dead = None
     if not np.isfinite(m).all():
         dead = np.isneginf(m)

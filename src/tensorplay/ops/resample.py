@@ -213,6 +213,25 @@ def pad(input, pad, mode="constant", value=None):
         # overlapping memory when a pad wraps past what the crop left: refused here)
         if mode == "circular" and max(lo, hi) > shape[ax] - max(-lo, 0) - max(-hi, 0):
             raise RuntimeError("Padding value causes wrapping around more than once.")
+    if mode != "circular":              # (a crop to nothing: PyTorch's kernels' checks and words)
+        ins = shape[input.ndim - k:]
+        outs = [n + pad[2 * (k - 1 - j)] + pad[2 * (k - 1 - j) + 1] for j, n in enumerate(ins)]
+        if all(o < 1 for o in outs):
+            if k == 1:
+                msg = f"input (W: {ins[0]}) is too small. Calculated output W: {outs[0]}"
+            elif k == 2:
+                msg = (f"input (H: {ins[0]}, W: {ins[1]}{' ' if mode == 'replicate' else ''}) is too small. "
+                       f"Calculated output H: {outs[0]} W: {outs[1]}")
+            else:
+                msg = (f"input (D: {ins[0]} H: {ins[1]}, W: {ins[2]}) is too small. Calculated output "
+                       f"D: {outs[0]} H: {outs[1]} W: {outs[2]}")
+            raise RuntimeError(msg)
+        neg = [o for o in outs if o < 0]
+        if neg:
+            if mode == "reflect" and k == 2:
+                raise RuntimeError("numel: integer multiplication overflow")
+            raise RuntimeError(f"Trying to create tensor with negative dimension {neg[0]}: "
+                               f"{shape[:input.ndim - k] + outs}")
     return _PAD_OPS[mode][0](input, pad)
 
 
@@ -231,6 +250,8 @@ def _nearest_index(n, out, scale, exact, spatial=1):
     # nearest kernels; its 2-d ones (and the linear ones) copy such a dimension
     if out == n and (spatial == 2 or scale is None):
         return np.arange(n)
+    if out == 2 * n and spatial == 2 and not exact:     # (and its 2-d nearest kernels, forward and
+        return np.arange(out) // 2                      #  backward, take a doubled size as j >> 1)
     s = np.float32(_scale(n, out, scale))          # PyTorch computes these in float
     i = np.arange(out, dtype=np.float32)
     src = np.floor((i + np.float32(0.5)) * s) if exact else np.floor(i * s)
@@ -411,22 +432,28 @@ def _aa_k(kind):
                                           "not implemented")
             raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for "
                                       f"'{_tname(x.dtype)}'")
+        x0 = x
         for i in reversed(range(2)):            # the width first
             ax = x.ndim - 2 + i
+            if output_size[i] == x.shape[ax]:   # (PyTorch skips a dimension that keeps its size,
+                continue                        #  whatever the scale_factor)
             w = _aa_weights(x.shape[ax], output_size[i], scales[i], align_corners, kind, x.dtype.str)
             x = np.moveaxis(np.matmul(np.moveaxis(x, ax, -1), w.T), -1, ax)
-        return np.ascontiguousarray(x)
+        return np.array(x, order="C") if x is x0 else np.ascontiguousarray(x)
     return k
 
 
 def _aa_bwd_k(kind):
     def k(grad, input_size, scales, align_corners):
+        grad0 = grad
         for i in range(2):
             ax = grad.ndim - 2 + i
+            if input_size[i] == grad.shape[ax]:     # (the forward's copy; PyTorch's backward kernel
+                continue                            #  resamples it, inconsistent with its forward)
             w = _aa_weights(input_size[i], grad.shape[ax], scales[i], align_corners, kind,
                             grad.dtype.str)
             grad = np.moveaxis(np.matmul(np.moveaxis(grad, ax, -1), w), -1, ax)
-        return np.ascontiguousarray(grad)
+        return np.array(grad, order="C") if grad is grad0 else np.ascontiguousarray(grad)
     return k
 
 
@@ -538,7 +565,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"{input.ndim}D) for the modes: {_MODES} (got {mode})")
     if mode in _LINEAR and _LINEAR[mode] != nd:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {_LINEAR[mode] + 2}D input")
-    if any(n <= 0 for n in dims + out):
+    if any(n <= 0 for n in dims + out) and mode != "area":    # (area: adaptive average pooling,
+        #                                                         with its own checks and empty results)
         names = "DHW"[3 - nd:]
         raise RuntimeError("Input and output sizes should be greater than 0, but got input ("
                            + ", ".join(f"{c}: {n}" for c, n in zip(names, dims)) + ") output ("
