@@ -42,9 +42,6 @@ __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "di
            "vector_norm", "ldl_factor", "ldl_factor_ex", "ldl_solve", "tensorinv", "tensorsolve"]
 
 LinAlgError = _m.LinAlgError
-matrix_exp = _lm.matrix_exp
-det = _m.det
-matrix_power = _m.matrix_power
 _slogdet_rt = _return_type("linalg_slogdet", ("sign", "logabsdet"))
 _eigh_rt = _return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
 _svd_rt = _return_type("linalg_svd", ("U", "S", "Vh"))
@@ -59,20 +56,143 @@ _inv_ex_rt = _return_type("linalg_inv_ex", ("inverse", "info"))
 _solve_ex_rt = _return_type("linalg_solve_ex", ("result", "info"))
 
 
+# ---- out=: PyTorch's forms, names and dtype rules for torch.linalg (the writing: _out.py)
+_EXPECTED = "Expected out tensor to have dtype {rc}, but got {oc} instead"
+_OUT_RTS = {}
+
+
+def _out_form(name, out, n, pos=1):
+    """PyTorch's TypeError for an ``out`` of the wrong kind: a Tensor for one result,
+    a tuple (or list) of ``n`` Tensors for ``n``; ``pos``: out's position in the
+    signature (for the element error)."""
+    if n == 1:
+        if not isinstance(out, _Tensor):
+            raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        return
+    if not isinstance(out, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+    if len(out) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(out)}")
+    for i, o in enumerate(out):
+        if not isinstance(o, _Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got {type(o).__name__}")
+
+
+def _castable(rd, od):
+    return _tp._FROM_NP[rd].category <= _tp._FROM_NP[od].category
+
+
+def _dtype_msg(rule, rd, od):
+    """The message when ``out``'s dtype breaks ``rule`` (None if it does not):
+    ``None``: any dtype the result casts to; ``"exact"`` or a format string: the
+    result's dtype (PyTorch's words); ``("cast", fname, what)``: a dtype the result
+    casts to safely."""
+    from ._out import _title
+    if isinstance(rule, tuple):
+        if _castable(rd, od):
+            return None
+        return (f"{rule[1]}: Expected {rule[2]} to be safely castable from {_title(rd)} dtype, but got "
+                f"{rule[2]} with dtype {_title(od)}")
+    if rule is None or rd == od:
+        return None
+    fmt = _EXPECTED if rule == "exact" else rule
+    return fmt.format(rc=_tp.CPP_NAMES[rd.name], oc=_tp.CPP_NAMES[od.name], r=_title(rd), o=_title(od))
+
+
+def _write(name, result, out, grad_name, rules, args=()):
+    """``result`` (a Tensor or a named tuple) written into ``out`` as PyTorch's
+    ``torch.linalg`` does: refused when anything requires grad (PyTorch names the
+    op that refuses: ``grad_name``), or when an ``out``'s dtype breaks its rule
+    (``_dtype_msg``); the named tuple of ``out``s for several results."""
+    from ._autograd.grad_mode import state
+    from ._out import write_out
+    results = tuple(result) if isinstance(result, tuple) else (result,)
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if state.enabled and (any(r._rg for r in results) or any(o._rg for o in outs)):
+        raise RuntimeError(f"{grad_name}(): functions with out=... arguments don't support automatic "
+                           "differentiation, but one of the arguments requires grad.")
+    if isinstance(rules, (str, type(None))) or (isinstance(rules, tuple) and rules and rules[0] == "cast"):
+        rules = (rules,) * len(results)
+    for r, o, rule in zip(results, outs, rules):
+        msg = _dtype_msg(rule, r._data.dtype, o._data.dtype)
+        if msg is not None:
+            raise RuntimeError(msg)
+    write_out(name, results if len(results) > 1 else results[0], outs if len(outs) > 1 else outs[0], args)
+    if len(results) == 1:
+        return out
+    kind = type(result)
+    rt = _OUT_RTS.get(kind)
+    if rt is None:
+        rt = _OUT_RTS[kind] = _return_type(kind.__name__ + "_out", kind._fields)
+    return rt(*outs)
+
+
+def _copy_into(name, result, out, rule):
+    """``out.copy_(result)``, resized first: PyTorch's composite functions (``norm``,
+    ``cond``, ...) write so, and ``out`` then has ``result``'s gradient."""
+    from ._autograd.grad_mode import state
+    from ._out import write_out
+    if state.enabled and out._rg and out.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    msg = _dtype_msg(rule, result._data.dtype, out._data.dtype)
+    if msg is not None:
+        raise RuntimeError(msg)
+    write_out(name, result.detach(), out)
+    if state.enabled and result._rg:
+        out.copy_(result)
+    return out
+
+
+def matrix_exp(input):
+    """The exponential of each square matrix (``torch.linalg.matrix_exp`` takes no ``out``)."""
+    return _lm.matrix_exp(input)
+
+
+def det(A, *, out=None):
+    """The determinant of each square matrix."""
+    if out is not None:
+        _out_form("linalg_det", out, 1)
+        return _write("linalg_det", _m.det(A), out, "_linalg_det", "exact", (A,))
+    return _m.det(A)
+
+
+def matrix_power(input, n, *, out=None):
+    """The ``n``-th power of each square matrix (its inverse's for negative ``n``); the
+    identity for ``n = 0``."""
+    if out is not None:
+        _out_form("linalg_matrix_power", out, 1)
+        r = _m.matrix_power(input, n)
+        n = int(n.item() if isinstance(n, _Tensor) else n)
+        if n in (0, 1):                 # (PyTorch copies: n = 1 with a gradient, n = 0 without)
+            return _copy_into("linalg_matrix_power", r.detach() if n == 0 else r, out,
+                              ("cast", "matrix_power", "result"))
+        return _write("linalg_matrix_power", r, out, "linalg_inv_ex" if n < 0 else "matmul", "exact", (input,))
+    return _m.matrix_power(input, n)
+
+
 def inv(A, *, out=None):
     """The inverse of each square matrix; ``LinAlgError`` for a singular one."""
-    return _m.inverse(A, out=out)
+    if out is not None:
+        _out_form("linalg_inv", out, 1)
+        return _write("linalg_inv", _m.inverse(A), out, "linalg_inv_ex", "exact", (A,))
+    return _m.inverse(A)
 
 
-def slogdet(A):
+def slogdet(A, *, out=None):
     """``(sign, logabsdet)`` of each square matrix."""
+    if out is not None:
+        _out_form("linalg_slogdet", out, 2)
+        return _write("linalg_slogdet", slogdet(A), out, "_linalg_slogdet", "exact", (A,))
     return _slogdet_rt(*_m._slogdet_op(A))
 
 
-def solve(A, B, *, left=True):
+def solve(A, B, *, left=True, out=None):
     """``X`` with ``A X = B`` (``X A = B`` when ``left=False``).  ``B`` is a batch of
     vectors when it has one dimension fewer than ``A`` and ``A``'s shape without
     its last dimension (or is 1-d)."""
+    if out is not None:
+        _out_form("linalg_solve", out, 1)
+        return _write("linalg_solve", solve(A, B, left=left), out, "_linalg_solve_ex", "exact", (A, B))
     if A.dtype != B.dtype:
         from .ops._util import _tname
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of "
@@ -89,24 +209,77 @@ def solve(A, B, *, left=True):
     return _m.solve(A, B)
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """The ``ord``-norm of ``x`` flattened, or over ``dim``."""
+def _norm_dtype(fname, x, dtype):
+    """``x`` in ``dtype`` as the norms take it (PyTorch's checks and words)."""
+    if dtype is None:
+        return x
+    from ._out import _title
+    dt = _tp.to_dtype(dtype)
+    if not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"{fname}: dtype should be floating point or complex, but got {_title(dt)}")
+    if x.is_complex() and not dt.is_complex:
+        raise RuntimeError(f"{fname}: dtype should be complex for complex inputs, but got {_title(dt)}")
+    if not x.is_complex() and dt.is_complex:
+        raise RuntimeError(f"{fname}: dtype should be real for real inputs, but got {_title(dt)}")
+    if _tp.promote_types(x.dtype, dt) != dt:
+        raise RuntimeError(f"{fname}: the dtype of the input ({_title(x.dtype)}) should be convertible "
+                           f"without narrowing to the specified dtype ({_title(dt)})")
+    return x.to(dt)
+
+
+def _float_input(fname, x):
     if not (x.is_floating_point() or x.is_complex()):
-        from .ops._util import _tname
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as "
-                           f"input. Got {_tname(x._data.dtype)}")
-    if dtype is not None:
-        x = x.to(dtype)
+        raise RuntimeError(f"{fname}: Expected a floating point or complex tensor as input. Got "
+                           f"{_tname(x._data.dtype)}")
+
+
+def vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The ``ord``-norm of ``input`` flattened, or over ``dim``."""
+    if isinstance(ord, _Tensor):
+        ord = ord.item()
+    if isinstance(ord, (str, type(None))) or not isinstance(ord, (int, float, complex, _np.number)):
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
+    if isinstance(ord, (complex, _np.complexfloating)):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order of norm.")
+    if out is not None:
+        _out_form("linalg_vector_norm", out, 1)
+        r = vector_norm(input, ord, dim, keepdim, dtype=dtype)
+        return _write("linalg_vector_norm", r, out, "linalg_vector_norm", "exact", (input,))
+    _float_input("linalg.vector_norm", input)
+    x = _norm_dtype("linalg.vector_norm", input, dtype)
     return _vector_norm(x, float(ord), dim, keepdim)
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+def _matrix_dims(A, dim):
+    """``dim`` as two different dimensions of ``A`` (PyTorch's checks)."""
+    if isinstance(dim, (int, _np.integer)):
+        raise TypeError(f"linalg_matrix_norm(): argument 'dim' must be tuple of ints, not {type(dim).__name__}")
+    dim = tuple(dim)
+    if len(dim) != 2:
+        raise RuntimeError("linalg.matrix_norm: dim must be a 2-tuple. Got " + " ".join(str(d) for d in dim))
+    nd = A.dim()
+    for d in dim:
+        if not -nd <= d < nd:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got {d})")
+    rows, cols = (d % nd for d in dim)
+    if rows == cols:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({rows}, {cols})")
+    return rows, cols
+
+
+def matrix_norm(input, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     """``'fro'``, or the largest (``ord`` 1, inf) or smallest (-1, -inf) absolute
     column (1) or row (inf) sum of each matrix over ``dim``."""
-    if dtype is not None:
-        A = A.to(dtype)
+    if out is not None:
+        _out_form("linalg_matrix_norm", out, 1)
+        r = matrix_norm(input, ord, dim, keepdim, dtype=dtype)
+        return _copy_into("linalg_matrix_norm", r, out, "linalg.matrix_norm expected out tensor dtype {r} but got: {o}")
+    A = input
     if A.dim() < 2:
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    _float_input("linalg.matrix_norm", A)
+    dim = _matrix_dims(A, dim)
+    A = _norm_dtype("linalg.matrix_norm", A, dtype)
     if ord == "fro":
         return _vector_norm(A, 2.0, dim, keepdim)
     if ord in (1, -1, _math.inf, -_math.inf):
@@ -145,47 +318,90 @@ def _svd_norm(A, ord, dim, keepdim):
     return r
 
 
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """``vector_norm`` or ``matrix_norm`` as PyTorch picks: by ``dim`` (an int:
     vector, a pair: matrix), else by the input's dimensions (2-norm of all
-    elements without ``ord``)."""
+    elements without ``ord``); a string ``ord`` is a matrix norm's."""
+    if out is not None:
+        _out_form("linalg_norm", out, 1)
+        r = norm(input, ord, dim, keepdim, dtype=dtype)
+        return _copy_into("linalg_norm", r, out, "linalg.norm expected out tensor dtype {r} but got: {o}")
+    A = input
     if dim is not None:
-        if isinstance(dim, int) or len(dim) == 1:
-            return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
-        return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)
+        dims = (dim,) if isinstance(dim, (int, _np.integer)) else tuple(dim)
+        if len(dims) not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+        if isinstance(ord, str) or len(dims) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
     if ord is None:
         return vector_norm(A, 2, None, keepdim, dtype=dtype)
+    if A.dim() > 2:
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or "
+                           f"2D. Got {A.dim()}D.")
     if A.dim() == 1 and not isinstance(ord, str):
         return vector_norm(A, ord, None, keepdim, dtype=dtype)
-    if A.dim() < 2:
-        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
-    if A.dim() == 2:
-        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
-    raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or "
-                       f"2D. Got {A.dim()}D.")
+    return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype)
 
 
-def vecdot(x, y, *, dim=-1):
+def vecdot(x, y, *, dim=-1, out=None):
     """``sum(conj(x) * y)`` over ``dim``."""
+    if out is not None:
+        _out_form("linalg_vecdot", out, 1)
+        return _write("linalg_vecdot", vecdot(x, y, dim=dim), out, "sum",
+                      "linalg.vecdot: Expected out of dtype{r} but found {o}", (x, y))
+    _float_input("linalg.vecdot", x)
+    if x.dtype != y.dtype:
+        raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+                           f"{_tname(x._data.dtype)} and y of type {_tname(y._data.dtype)} instead")
     return (x.conj() * y).sum(dim)
 
 
-def multi_dot(tensors):
+def multi_dot(tensors, *, out=None):
     """The product of matrices (the first and last may be vectors), left to right."""
-    if len(tensors) < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    if out is not None:
+        _out_form("linalg_multi_dot", out, 1)
+        return _write("linalg_multi_dot", multi_dot(tensors), out, "mm",
+                      "multi_dot(): expected out tensor to have dtype {rc} but got {oc}", tuple(tensors))
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    for t, which in ((tensors[0], "first"), (tensors[-1], "last")):
+        if t.dim() not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {t.dim()}D")
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    dt = tensors[0]._data.dtype
+    shapes = [tuple(t.shape) for t in tensors]
+    rows = [(1,) + shapes[0] if len(shapes[0]) == 1 else shapes[0]] + shapes[1:-1] + \
+        [shapes[-1] + (1,) if len(shapes[-1]) == 1 and n > 1 else shapes[-1]]
+    for i in range(1, n):
+        if tensors[i]._data.dtype != dt:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{_tp.CPP_NAMES[dt.name]} and tensor {i} {_tp.CPP_NAMES[tensors[i]._data.dtype.name]}")
+        if rows[i - 1][-1] != rows[i][0]:
+            raise RuntimeError(f"multi_dot(): tensors {i - 1} and {i} with shapes {list(shapes[i - 1])} and "
+                               f"{list(shapes[i])} cannot be multiplied")
     r = tensors[0]
     for t in tensors[1:]:
         r = r @ t
     return r
 
 
-def cross(input, other, *, dim=-1):
+def cross(input, other, *, dim=-1, out=None):
     """The cross product of 3-vectors along ``dim`` (broadcasting the rest)."""
+    if out is not None:
+        _out_form("linalg_cross", out, 1)
+        return _write("linalg_cross", _cross(input, other, dim), out, "linalg_cross", "exact", (input, other))
     return _cross(input, other, dim)
 
 
-def matmul(input, other):
+def matmul(input, other, *, out=None):
+    """The matrix product (``tensorplay.matmul``)."""
+    if out is not None:
+        _out_form("linalg_matmul", out, 1)
+        return _write("linalg_matmul", _matmul(input, other), out, "matmul", "exact", (input, other))
     return _matmul(input, other)
 
 
@@ -193,33 +409,44 @@ def diagonal(A, *, offset=0, dim1=-2, dim2=-1):
     return _diagonal(A, offset, dim1, dim2)
 
 
-def cholesky(A, *, upper=False, out=None):
+def cholesky(input, *, upper=False, out=None):
     """``L`` (lower triangular, ``A = L L^H``) of each Hermitian positive-definite
     matrix, or ``U = L^H`` with ``upper=True``; only that triangle of ``A`` is read.
     ``LinAlgError`` for a matrix that is not positive-definite."""
     if out is not None:
-        from ._out import call_with_out
-        return call_with_out("linalg_cholesky", cholesky, (A,), {"upper": upper}, out)
-    return _dec.cholesky(A, upper=upper)
+        _out_form("linalg_cholesky", out, 1)
+        r = cholesky(input, upper=upper)
+        return _write("linalg_cholesky", r, out, "linalg_cholesky_ex", "exact", (input,))
+    return _dec.cholesky(input, upper=upper)
 
 
-def cholesky_ex(A, *, upper=False, check_errors=False):
+def cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     """``(L, info)``: ``cholesky`` without the error (``info``, int32 per matrix, is
     the order of the first leading minor that is not positive-definite, 0 if
     none; ``L`` then holds LAPACK's partial factorization).  ``check_errors``
     raises instead."""
-    return _cholesky_ex_rt(*_dec.cholesky_ex(A, upper=upper, check_errors=check_errors))
+    if out is not None:
+        _out_form("linalg_cholesky_ex", out, 2, 3)
+        r = cholesky_ex(input, upper=upper, check_errors=check_errors)
+        return _write("linalg_cholesky_ex", r, out, "linalg_cholesky_ex", "exact", (input,))
+    return _cholesky_ex_rt(*_dec.cholesky_ex(input, upper=upper, check_errors=check_errors))
 
 
-def eigh(A, UPLO="L"):
+def eigh(input, UPLO="L", *, out=None):
     """``(eigenvalues, eigenvectors)`` of each Hermitian matrix (ascending
-    eigenvalues; only the ``UPLO`` triangle of ``A`` is read)."""
-    return _eigh_rt(*_dec._eigh(A, UPLO))
+    eigenvalues; only the ``UPLO`` triangle of ``input`` is read)."""
+    if out is not None:
+        _out_form("linalg_eigh", out, 2, 2)
+        return _write("linalg_eigh", eigh(input, UPLO), out, "_linalg_eigh", "exact", (input,))
+    return _eigh_rt(*_dec._eigh(input, UPLO))
 
 
-def eigvalsh(A, UPLO="L"):
+def eigvalsh(input, UPLO="L", *, out=None):
     """The eigenvalues of each Hermitian matrix, ascending."""
-    return _dec._eigh(A, UPLO)[0]
+    if out is not None:
+        _out_form("linalg_eigvalsh", out, 1)
+        return _write("linalg_eigvalsh", eigvalsh(input, UPLO), out, "_linalg_eigh", "exact", (input,))
+    return _dec._eigh(input, UPLO)[0]
 
 
 def _no_driver(driver):
@@ -228,43 +455,62 @@ def _no_driver(driver):
                            "with cuSOLVER backend.")
 
 
-def svd(A, full_matrices=True, *, driver=None):
+def svd(A, full_matrices=True, *, driver=None, out=None):
     """``(U, S, Vh)`` with ``A = U diag(S) Vh`` (singular values descending)."""
+    if out is not None:
+        _out_form("linalg_svd", out, 3, 3)
+        return _write("linalg_svd", svd(A, full_matrices, driver=driver), out, "_linalg_svd", "exact", (A,))
     _no_driver(driver)
     return _svd_rt(*_dec._svd(A, full_matrices))
 
 
-def svdvals(A, *, driver=None):
+def svdvals(A, *, driver=None, out=None):
     """The singular values of each matrix, descending."""
+    if out is not None:
+        _out_form("linalg_svdvals", out, 1)
+        return _write("linalg_svdvals", svdvals(A, driver=driver), out, "_linalg_svd", "exact", (A,))
     _no_driver(driver)
     return _dec._svd(A, False)[1]
 
 
-def solve_triangular(A, B, *, upper=None, left=True, unitriangular=False):
+def solve_triangular(input, B, *, upper=None, left=True, unitriangular=False, out=None):
     """``X`` with ``A X = B`` (``X A = B`` when ``left=False``) for triangular ``A``
     (only its ``upper`` or lower triangle is read; a diagonal of ones with
     ``unitriangular``).  The result has ``A``'s dtype (``B`` is converted to
     it, as PyTorch does)."""
     if upper is None:
         raise TypeError('linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    if out is not None:
+        _out_form("linalg_solve_triangular", out, 1)
+        r = solve_triangular(input, B, upper=upper, left=left, unitriangular=unitriangular)
+        return _write("linalg_solve_triangular", r, out, "linalg_solve_triangular",
+                      "expected scalar type {r} but found {o}", (input, B))
+    A = input
     if isinstance(B, _Tensor) and isinstance(A, _Tensor) and B.dtype != A.dtype and \
             A.dtype.is_floating_point | A.dtype.is_complex:
         B = B.to(A.dtype)
     return _dec.solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
 
 
-def qr(A, mode="reduced"):
+def qr(A, mode="reduced", *, out=None):
     """``(Q, R)`` with ``A = Q R``, ``Q`` with orthonormal columns and ``R`` upper
     triangular: ``mode='reduced'`` (``k = min(m, n)`` columns of ``Q``),
     ``'complete'`` (square ``Q``) or ``'r'`` (``R`` only; ``Q`` empty)."""
+    if out is not None:
+        _out_form("linalg_qr", out, 2, 2)
+        return _write("linalg_qr", qr(A, mode), out, "linalg_qr", "exact", (A,))
     return _qr_rt(*_dec._qr(A, mode))
 
 
-def cond(A, p=None):
+def cond(input, p=None, *, out=None):
     """The condition number of each matrix in the ``p`` norm: ``S_max / S_min``
     for ``p`` None or 2 (``S_min / S_max`` for -2, any shape), else
     ``norm(A, p) * norm(inv(A), p)`` of square matrices (``inf`` for a singular
     one, as PyTorch)."""
+    if out is not None:
+        _out_form("linalg_cond", out, 1)
+        return _copy_into("linalg_cond", cond(input, p), out, ("cast", "linalg.cond", "result"))
+    A = input
     if p not in (None, 2, -2, "fro", "nuc", 1, -1, _math.inf, -_math.inf):
         raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if A.dim() < 2:
@@ -312,10 +558,15 @@ def _singular_mask(A):
     return _wrap(bad.reshape(d.shape[:-2]))
 
 
-def matrix_rank(A, tol=None, hermitian=False, *, atol=None, rtol=None):
+def matrix_rank(input, tol=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The number of singular values (absolute eigenvalues with ``hermitian``)
     above ``max(atol, rtol * largest)`` (the defaults as ``pinv``'s); ``tol`` is
     the older spelling of ``atol`` (with ``rtol`` 0)."""
+    if out is not None:
+        _out_form("linalg_matrix_rank", out, 1)
+        r = matrix_rank(input, tol, hermitian, atol=atol, rtol=rtol)
+        return _copy_into("linalg_matrix_rank", r, out, ("cast", "torch.linalg.matrix_rank", "result"))
+    A = input
     if A.dtype not in (_tp.float32, _tp.float64, _tp.complex64, _tp.complex128):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A.dim() < 2:
@@ -345,15 +596,19 @@ def _as_tensor(v, like):
     return v.to(like.dtype) if isinstance(v, _Tensor) else _full((), float(v), dtype=like.dtype)
 
 
-def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None):
+def pinv(input, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     """The Moore-Penrose pseudo-inverse of each matrix, from its SVD (its
     eigendecomposition with ``hermitian``): singular values at most
     ``max(atol, rtol * largest)`` count as zero (``rtol`` defaults to
     ``eps * max(m, n)``, or 0 with a positive ``atol``).  ``rcond`` is the older
     spelling of ``rtol``.  Its gradient is the constant-rank one, as PyTorch's."""
+    if out is not None:
+        _out_form("linalg_pinv", out, 1)
+        r = pinv(input, rcond, hermitian, atol=atol, rtol=rtol)
+        return _write("linalg_pinv", r, out, "linalg_pinv", ("cast", "linalg.pinv", "result"), (input,))
     if rcond is not None:
         rtol = rcond
-    return _dec.pinv(A, atol=_tol_array(atol), rtol=_tol_array(rtol), hermitian=bool(hermitian))
+    return _dec.pinv(input, atol=_tol_array(atol), rtol=_tol_array(rtol), hermitian=bool(hermitian))
 
 
 def _tol_array(t):
@@ -361,16 +616,23 @@ def _tol_array(t):
     matrix of the batch, broadcast)."""
     return t.detach().numpy() if isinstance(t, _Tensor) else t
 
-def lu_factor_ex(A, *, pivot=True, check_errors=False):
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """``(LU, pivots, info)``: the LU factorization with partial pivoting of each
     matrix, packed as LAPACK's getrf (``L``'s unit diagonal implied), its 1-based
     row interchanges (int32) and ``info`` (int32 per matrix: the first column,
     1-based, whose pivot is zero, 0 if none); ``check_errors`` raises instead."""
+    if out is not None:
+        _out_form("linalg_lu_factor_ex", out, 3, 3)
+        r = lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+        return _write("linalg_lu_factor_ex", r, out, "linalg_lu_factor_ex", "exact", (A,))
     return _lu_factor_ex_rt(*_lm.lu_factor_ex(A, pivot=pivot, check_errors=check_errors))
 
 
-def lu_factor(A, *, pivot=True):
+def lu_factor(A, *, pivot=True, out=None):
     """``(LU, pivots)`` as ``lu_factor_ex``; a matrix with a zero pivot is refused."""
+    if out is not None:
+        _out_form("linalg_lu_factor", out, 2, 2)
+        return _write("linalg_lu_factor", lu_factor(A, pivot=pivot), out, "linalg_lu_factor_ex", "exact", (A,))
     if not isinstance(pivot, (bool, _np.bool_)):
         raise TypeError(f"linalg_lu_factor(): argument 'pivot' must be bool, not {type(pivot).__name__}")
     LU, piv, info = _lm.lu_factor_ex(A, pivot=pivot)
@@ -379,15 +641,22 @@ def lu_factor(A, *, pivot=True):
     return _lu_factor_rt(LU, piv)
 
 
-def lu(A, *, pivot=True):
+def lu(A, *, pivot=True, out=None):
     """``(P, L, U)`` with ``A = P L U``: ``P`` a permutation matrix, ``L`` (m x k) unit
     lower triangular, ``U`` (k x n) upper triangular, ``k = min(m, n)``."""
+    if out is not None:
+        _out_form("linalg_lu", out, 3, 2)
+        return _write("linalg_lu", lu(A, pivot=pivot), out, "linalg_lu", "exact", (A,))
     return _lu_rt(*_lm.lu(A, pivot=pivot))
 
 
-def lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+def lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """``X`` with ``A X = B`` from ``lu_factor``'s ``(LU, pivots)`` of ``A`` (``X A = B``
     when ``left=False``; ``A^H`` for ``A`` with ``adjoint=True``)."""
+    if out is not None:
+        _out_form("linalg_lu_solve", out, 1)
+        r = lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
+        return _write("linalg_lu_solve", r, out, "linalg_lu_solve", "exact", (LU, pivots, B))
     return _lm.lu_solve(LU, pivots, B, left=left, adjoint=adjoint)
 
 
@@ -400,13 +669,16 @@ def _ex_info(A):
     return LU, piv, info, plain and not bool((info._data != 0).any())
 
 
-def inv_ex(A, *, check_errors=False):
+def inv_ex(A, *, check_errors=False, out=None):
     """``(inverse, info)``: ``inv`` without the error (``info``, int32 per matrix, is
     the first zero pivot of its LU factorization, 1-based, 0 if none; a singular
     matrix's inverse holds inf/NaN); ``check_errors`` raises instead."""
     if not isinstance(check_errors, (bool, _np.bool_)):
         raise TypeError(f"linalg_inv_ex(): argument 'check_errors' must be bool, not "
                         f"{type(check_errors).__name__}")
+    if out is not None:
+        _out_form("linalg_inv_ex", out, 2, 2)
+        return _write("linalg_inv_ex", inv_ex(A, check_errors=check_errors), out, "linalg_inv_ex", "exact", (A,))
     _m._square("inv", A._data)
     LU, piv, info, regular = _ex_info(A)
     if regular:
@@ -421,12 +693,16 @@ def inv_ex(A, *, check_errors=False):
     return _inv_ex_rt(_lm.lu_solve(LU, piv, _eye(n, dtype=A.dtype).expand(tuple(A.shape))), info)
 
 
-def solve_ex(A, B, *, left=True, check_errors=False):
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """``(result, info)``: ``solve`` without the error (``info`` as ``inv_ex``'s; a
     singular matrix's solution holds inf/NaN); ``check_errors`` raises instead."""
     if not isinstance(check_errors, (bool, _np.bool_)):
         raise TypeError(f"linalg_solve_ex(): argument 'check_errors' must be bool, not "
                         f"{type(check_errors).__name__}")
+    if out is not None:
+        _out_form("linalg_solve_ex", out, 2, 4)
+        r = solve_ex(A, B, left=left, check_errors=check_errors)
+        return _write("linalg_solve_ex", r, out, "_linalg_solve_ex", "exact", (A, B))
     if A.dtype != B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of "
                            f"type {_tname(A._data.dtype)} and B of type {_tname(B._data.dtype)} instead")
@@ -443,16 +719,30 @@ def solve_ex(A, B, *, left=True, check_errors=False):
     return _solve_ex_rt(_lm.lu_solve(LU, piv, B, left=left), info)
 
 
-def eig(A):
+def eig(input, *, out=None):
     """``(eigenvalues, eigenvectors)`` of each square matrix, complex (also for a
     real input), in LAPACK's order; each eigenvector has norm 1 and its largest
     component real.  A loss that depends on the eigenvectors' phases is refused
     in backward (PyTorch's error)."""
-    return _eig_rt(*_lm.eig(A))
+    if out is not None:
+        _out_form("linalg_eig", out, 2, 1)
+        return _write("linalg_eig", eig(input), out, "linalg_eig",
+                      (("cast", "torch.linalg.eig", "eigenvalues"), ("cast", "torch.linalg.eig", "eigenvectors")),
+                      (input,))
+    return _eig_rt(*_lm.eig(input))
 
 
-def eigvals(A):
+def eigvals(input, *, out=None):
     """The eigenvalues of each square matrix, complex, in ``eig``'s order."""
+    if out is not None:
+        from ._autograd.grad_mode import state
+        _out_form("linalg_eigvals", out, 1)
+        r = eigvals(input)
+        if state.enabled and out._rg:
+            raise RuntimeError("aten::linalg_eigvals(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+        return _copy_into("linalg_eigvals", r, out, ("cast", "torch.linalg.eigvals", "eigenvalues"))
+    A = input
     d = A._data
     if d.ndim < 2:
         raise RuntimeError("linalg.eigvals: The input tensor A must have at least 2 dimensions.")
@@ -462,7 +752,7 @@ def eigvals(A):
     return _lm.eig(A)[0]
 
 
-def lstsq(A, B, rcond=None, *, driver=None):
+def lstsq(input, b, rcond=None, *, driver=None, out=None):
     """``(solution, residuals, rank, singular_values)`` of the least-squares problem
     ``min ||A X - B||`` for each matrix (the minimum-norm solution when ``A`` is
     rank-deficient), as PyTorch's CPU drivers: ``'gelsy'`` (default: a pivoted
@@ -473,6 +763,11 @@ def lstsq(A, B, rcond=None, *, driver=None):
     by every driver but ``'gelsy'``, and are empty otherwise.  ``rcond``
     defaults to ``eps * max(m, n)``.  Differentiable as ``pinv(A) @ B`` (right
     for full-rank ``A``, as PyTorch's)."""
+    if out is not None:
+        _out_form("linalg_lstsq", out, 4, 4)
+        r = lstsq(input, b, rcond, driver=driver)
+        return _write("linalg_lstsq", r, out, "linalg_lstsq", None, (input, b))
+    A, B = input, b
     a, b = A._data, B._data
     if a.ndim < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
@@ -501,14 +796,16 @@ def lstsq(A, B, rcond=None, *, driver=None):
     return _lstsq_rt(X, res, rank, sv)
 
 
-def householder_product(A, tau, *, out=None):
+def householder_product(input, tau, *, out=None):
     """The first ``n`` columns of ``H_1 H_2 ... H_k`` for each ``m x n`` matrix
     (``m >= n``), ``H_i = I - tau_i v_i v_i^H`` with ``v_i`` column ``i`` of ``A``
     below the diagonal, 1 on it and 0 above (LAPACK's orgqr; ``geqrf``'s output
     gives ``Q``).  Written in tensorplay ops, so every order of derivative exists."""
     if out is not None:
         from ._out import call_with_out
-        return call_with_out("linalg_householder_product", householder_product, (A, tau), {}, out)
+        _out_form("linalg_householder_product", out, 1)
+        return call_with_out("linalg_householder_product", householder_product, (input, tau), {}, out)
+    A = input
     a, t = A._data, tau._data
     name = "torch.linalg.householder_product"
     if a.ndim < 2:
@@ -535,6 +832,8 @@ def householder_product(A, tau, *, out=None):
     for i in range(k - 1, -1, -1):              # Q = H_1 (H_2 (... (H_k I)))
         v = below.narrow(-1, i, 1) + unit.narrow(-1, i, 1)              # (..., m, 1)
         q = q - (tau.narrow(-1, i, 1).unsqueeze(-1) * v) @ (v.mH @ q)
+    if k == 0:      # no reflector: PyTorch's output still has a node (exact zeros added)
+        q = q + A.narrow(-1, 0, 0).sum(-1, keepdim=True) + tau.sum(-1, keepdim=True).unsqueeze(-1)
     return q
 
 

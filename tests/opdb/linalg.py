@@ -16,6 +16,8 @@ def _es(eq, *shapes, desc=None, **kw):
 
 _WELL = arr(3, 3, seed=3) + 3 * np.eye(3)                       # well away from singular
 _WELL_B = arr(2, 3, 3, seed=4) + 3 * np.eye(3)
+_SING = arr(3, 2, seed=15) @ arr(2, 3, seed=16)                  # rank 2: det's cofactor path
+_SING_B = np.stack([_SING, np.diag([2.0, 1.0, 1e-9]) + 1e-3 * arr(3, 3, seed=14)])   # (ill-conditioned)
 
 
 def f32(*shape):
@@ -304,6 +306,9 @@ CASES = [
            [Sample([_WELL]), Sample([_WELL_B], desc="batch")], low_precision=False,
            errors=[E(RuntimeError, "linalg.det: The input tensor A must have at least 2 dimensions.",
                      f64(3))]),
+    OpCase("_det_cofactors", lambda T, a: T.linalg.det(a),
+           [Sample([_SING], desc="singular"), Sample([_SING_B], desc="batch, ill-conditioned")],
+           covers=("_det_cofactors", "linalg_det"), low_precision=False),
     OpCase("linalg_slogdet", lambda T, a: tuple(T.linalg.slogdet(a)) + tuple(T.slogdet(a)),
            [Sample([_WELL]), Sample([-_WELL_B], desc="batch, negative")], low_precision=False),
     OpCase("logdet", lambda T, a: T.logdet(a @ a.mT + 0.5 * T.eye(3, dtype=a.dtype)),

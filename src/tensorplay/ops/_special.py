@@ -285,6 +285,7 @@ def _regen(lo=_G_LO, K=_G_K, n=96, tol="5e-19"):  # pragma: no cover - maintenan
 # ============================================================================
 
 _EULER = 0.57721566490153286061
+_EPS64 = float(np.finfo(np.float64).eps)
 _LOG_PI = math.log(math.pi)
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 # B_2k, k = 1..13
@@ -314,10 +315,23 @@ def _zeta_f64(s, q):
     out = np.full(s.shape, np.nan)
     qint = q == np.floor(q)                     # (also +-inf)
     sint = s == np.floor(s)
-    out[(s == 1.0) | ((s > 1.0) & (q <= 0) & qint)] = np.inf
+    out[(s == 1.0) | (~(s <= 1.0) & (q <= 0) & qint)] = np.inf     # (s = nan too, as Cephes)
     ok = (s > 1.0) & np.isfinite(q) & ((q > 0) | (~qint & sint))
-    if ok.any():
-        out[ok] = _zeta_main(s[ok], q[ok])
+    with np.errstate(all="ignore"):
+        # Cephes' early stop: the first term alone where the next is below eps of it
+        # (zeta(inf, 1) = 1, zeta(inf, q < 1) = inf; zeta(inf, q > 1), 0 / 0, stays nan)
+        first, second = np.power(q, -s), np.power(q + 1.0, -s)
+        early = ok & (q > 0) & (first > 0) & (second / first < _EPS64)
+        out[early] = first[early]
+        # q < 0 (not an integer): the terms of the q + k in (-1, 0) and (0, 1) may overflow
+        # (s = inf), to a sum of -inf and inf for an odd s (nan, as in Cephes)
+        k = np.ceil(-q)                         # (q + k - 1 in (-1, 0), q + k in (0, 1))
+        big = np.power(q + (k - 1.0), -s) + np.power(q + k, -s)
+        neg = ok & (q < 0) & ~np.isfinite(big)
+        out[neg] = big[neg]
+        ok &= ~(early | neg)
+        if ok.any():
+            out[ok] = _zeta_main(s[ok], q[ok])
     return out
 
 

@@ -89,18 +89,54 @@ def _eye_like(n, t):
 
 
 # ------------------------------------------------------------------ solve_triangular
+try:                                    # optional: SciPy's LAPACK trtrs (faster for large n)
+    from scipy.linalg import solve_triangular as _scipy_trsolve
+except ImportError:                     # NumPy substitution (below)
+    _scipy_trsolve = None
+
+_BLOCK = 32         # rows per block of the substitution (the rest is one matmul per block)
+
+
 def _substitute(a, b, upper):
-    """Triangular solve by substitution (LAPACK's trtrs answers inf/NaN for a zero
-    on the diagonal, where NumPy's LU solve refuses)."""
+    """``A^-1 B`` for triangular ``A`` by substitution (forward for lower, back for
+    upper), over the broadcast batch and all right-hand sides at once: blocks of
+    ``_BLOCK`` rows, each updated with one matmul from the blocks solved before
+    and solved row by row.  Backward stable, as LAPACK's trsm; a zero on the
+    diagonal gives inf/NaN (trsm's answer, where an LU solve would refuse)."""
     n = a.shape[-1]
-    x = np.zeros(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:],
-                 np.result_type(a, b))
-    order = range(n - 1, -1, -1) if upper else range(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for i in order:
-            acc = b[..., i, :] - np.einsum("...j,...jk->...k", a[..., i, :], x)
-            x[..., i, :] = acc / a[..., i, i][..., None]
+    x = np.empty(np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + b.shape[-2:], np.result_type(a, b))
+    starts = range(0, n, _BLOCK)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for j0 in (reversed(starts) if upper else starts):
+            j1 = min(j0 + _BLOCK, n)
+            if upper:
+                rhs = b[..., j0:j1, :] - a[..., j0:j1, j1:] @ x[..., j1:, :]
+            else:
+                rhs = b[..., j0:j1, :] - a[..., j0:j1, :j0] @ x[..., :j0, :]
+            for i in (range(j1 - 1, j0 - 1, -1) if upper else range(j0, j1)):
+                lo, hi = (i + 1, j1) if upper else (j0, i)
+                acc = rhs[..., i - j0, :]
+                if hi > lo:
+                    acc = acc - (a[..., i, lo:hi, None] * x[..., lo:hi, :]).sum(-2)
+                x[..., i, :] = acc / a[..., i, i, None]
     return x
+
+
+def _trsolve(a, b, upper):
+    """``A^-1 B`` for a batch of triangular ``A`` (the other triangle already zero):
+    SciPy's trtrs matrix by matrix where SciPy is installed and the batch is
+    small next to the order, else the NumPy substitution."""
+    shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    count = int(np.prod(shape)) if shape else 1
+    if _scipy_trsolve is None or count == 0 or count > max(1, a.shape[-1] // 8) or a.shape[-1] == 0:
+        return _substitute(a, b, upper)
+    a3 = np.broadcast_to(a, shape + a.shape[-2:]).reshape((-1,) + a.shape[-2:])
+    b3 = np.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    try:
+        x = np.stack([_scipy_trsolve(m, r, lower=not upper, check_finite=False) for m, r in zip(a3, b3)])
+    except np.linalg.LinAlgError:       # (a zero on the diagonal: trtrs refuses, trsm gives inf/NaN)
+        return _substitute(a, b, upper)
+    return x.reshape(shape + b.shape[-2:])
 
 
 def _solve_triangular_k(a, b, upper, left=True, unitriangular=False):
@@ -121,13 +157,9 @@ def _solve_triangular_k(a, b, upper, left=True, unitriangular=False):
     if unitriangular:
         a = a.copy()
         a[..., range(n), range(n)] = 1
-    shape = _batch_shape(b.shape[:-2], a.shape[:-2])      # (PyTorch names B first)
-    try:
-        x = np.linalg.solve(np.broadcast_to(a, shape + a.shape[-2:]),
-                            np.broadcast_to(b, shape + b.shape[-2:]))
-    except np.linalg.LinAlgError:
-        x = _substitute(a, b, upper)
-    x = x.astype(np.result_type(a, b), copy=False)
+    _batch_shape(b.shape[:-2], a.shape[:-2])      # (PyTorch's message, B named first)
+    dt = np.result_type(a, b)
+    x = _trsolve(a.astype(dt, copy=False), b.astype(dt, copy=False), upper).astype(dt, copy=False)
     return np.swapaxes(x, -1, -2) if not left else x
 
 
@@ -320,10 +352,26 @@ _eigh = defop("linalg_eigh", _eigh_k, {"x": _eigh_vjp}, jvp=_eigh_jvp,
 
 
 # ------------------------------------------------------------------ svd
+def _np_svd(x, full_matrices):
+    """NumPy's SVD, its failure in PyTorch's words (non-finite input: the first
+    matrix with a NaN or an infinity)."""
+    try:
+        return np.linalg.svd(x, full_matrices=full_matrices)
+    except np.linalg.LinAlgError:
+        flat = x.reshape((-1,) + x.shape[-2:])
+        bad = np.flatnonzero(~np.isfinite(flat).all((-2, -1)))
+        if not bad.size:
+            raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix is "
+                              "ill-conditioned or has too many repeated singular values.") from None
+        where_ = f"(Batch element {int(bad[0])}): " if x.ndim > 2 else ""
+        raise LinAlgError(f"linalg.svd: {where_}The algorithm failed to converge because the input matrix "
+                          f"contained non-finite values.") from None
+
+
 def _svd_k(x, full_matrices=True):
     _bool("linalg_svd", "full_matrices", full_matrices)
     _matrices("svd", x, "linalg_svd_cpu", square=False)
-    u, s, vh = np.linalg.svd(x, full_matrices=bool(full_matrices))
+    u, s, vh = _np_svd(x, bool(full_matrices))
     return u, s.astype(x.real.dtype, copy=False), vh
 
 
@@ -388,8 +436,9 @@ def _svd_jvp(x_t, result, full_matrices):
     Sr, Sc = S.unsqueeze(-2), S.unsqueeze(-1)
     om_u = F * (dP * Sr + Sc * dP.mH)
     om_v = F * (Sc * dP + dP.mH * Sr)
-    if dP.is_complex():
-        om_u = om_u + diag_embed(1j * d.imag / S)
+    if dP.is_complex():         # the phase: half on each side (PyTorch's gauge)
+        half = diag_embed(1j * d.imag / (2 * S))
+        om_u, om_v = om_u + half, om_v - half
     dU = Uk @ om_u
     dV = V @ om_v
     if m > k:
@@ -526,7 +575,7 @@ def _pinv_k(x, atol=None, rtol=None, hermitian=False):
         w, v = np.linalg.eigh(x)
         s = np.abs(w)
     else:
-        u, s, vh = np.linalg.svd(x, full_matrices=False)
+        u, s, vh = _np_svd(x, False)
         w = s
     tol = _pinv_tolerance(s.max(-1), m, n, atol, rtol, real)[..., None]
     keep = s > tol

@@ -58,7 +58,7 @@ from ._registry import defop, dispatch, filled_zeros, public
 from ._util import _tname
 from .reduction import _return_type
 from .shape import cat, diag_embed, tril, triu
-from .matrices import solve
+from .matrices import _getrf, solve
 from .decompositions import _batch_shape, _bool, _pinv_jvp, _pinv_vjp, _solve_triangular_k, pinv, solve_triangular
 
 __all__ = ["matrix_exp", "lu_unpack"]
@@ -179,40 +179,6 @@ def _lu_checks(fname, prefix, x, pivot):
         raise NotImplementedError(f"\"lu_cpu\" not implemented for '{_tname(x.dtype)}'")
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-
-
-def _getrf(x):
-    """LU with partial pivoting of each matrix of ``x`` (m x n): ``(LU, pivots, info)``
-    as LAPACK's getrf returns them (``L``'s unit diagonal implied, pivots 1-based)."""
-    m, n = x.shape[-2:]
-    k = min(m, n)
-    batch = x.shape[:-2]
-    nb = int(np.prod(batch, dtype=np.int64))
-    a = np.array(x.reshape((nb, m, n)), copy=True)
-    piv = np.empty((nb, k), np.int32)
-    info = np.zeros(nb, np.int32)
-    rows = np.arange(nb)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        for j in range(k):
-            col = a[:, j:, j]
-            mag = np.abs(col.real) + np.abs(col.imag) if a.dtype.kind == "c" else np.abs(col)
-            p = np.argmax(mag, axis=1) + j
-            piv[:, j] = p + 1
-            swap = p != j
-            if swap.any():
-                r, q = rows[swap], p[swap]
-                top = a[r, j].copy()
-                a[r, j] = a[r, q]
-                a[r, q] = top
-            d = a[:, j, j]
-            zero = d == 0
-            info[(info == 0) & zero] = j + 1
-            if j + 1 < m:
-                scale = np.where(zero, 1, d)[:, None]
-                a[:, j + 1:, j] = a[:, j + 1:, j] / scale
-                if j + 1 < n:
-                    a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, None, j, j + 1:]
-    return a.reshape(x.shape), piv.reshape(batch + (k,)), info.reshape(batch)
 
 
 def _permutation(piv, m):

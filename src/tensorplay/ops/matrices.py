@@ -9,10 +9,16 @@ ops so that they differentiate again:
 
 * ``inv``:  ``-Y^H g Y^H`` for ``Y = A^-1``;
 * ``det``:  ``g conj(det A) A^-H``, the conjugate of the cofactor matrix (the
-  adjugate's transpose).  A singular ``A`` has no inverse: its cofactors come
-  from an SVD ``A = U S V^H`` as ``det(U) det(V^H) U diag(prod_(j!=i) S_j) V^H``
-  (as PyTorch's), written in ops, so higher orders and the forward rule there
-  exist too (PyTorch's forward rule answers 0 at a singular matrix);
+  adjugate's transpose).  A singular or ill-conditioned ``A`` (1-norm condition
+  number above ``eps^(-1/3)``) takes its cofactors from an SVD ``A = U S V^H``
+  instead, ``det(U) det(V^H) conj(U diag(prod_(j!=i) S_j) V^H)`` (the op
+  ``_det_cofactors``): the product ``det(A) A^-1`` is right to first order
+  there, but its derivative loses ``eps * cond`` relatively, all of it at a
+  numerically singular matrix.  The cofactors' own derivative is exact and has
+  no division: with ``M = U^H dA V``, ``d adj(A) = det(U) det(V^H) V D U^H`` for
+  ``D = diag(Q diag(M)) - Q * M``, ``Q_ij = prod_(k not in {i, j}) S_k``
+  (repeated or zero singular values included; PyTorch differentiates its SVD
+  there, which fails at repeated ones and at a singular complex matrix);
 * ``slogdet``: ``w A^-H`` with ``w = g_logabsdet - i Im(conj(g_sign) sign)``
   (the sign of a complex determinant moves with ``A``; a real one does not);
 * ``solve``: ``X = A^-1 B`` gives ``gB = A^-H g`` and ``gA = -gB X^H``.
@@ -21,12 +27,13 @@ import numpy as np
 
 from .._autograd.grad_mode import state
 from .._creation import eye, ones
-from .._tensor import _wrap, int_index
+from .._tensor import Tensor, _wrap, int_index
 from ._families import LINALG
 from ._registry import defop, public
 from .pointwise import where
 from ._util import LinAlgError, _tname
 from .decompositions import _svd
+from .shape import diag_embed
 from .reduction import _return_type, _prod_others
 
 __all__ = ["inverse", "det", "logdet", "slogdet", "matrix_power"]
@@ -52,12 +59,64 @@ def _singular(name):
                        "completed.")
 
 
+def _getrf(x):
+    """LU with partial pivoting of each matrix of ``x`` (m x n): ``(LU, pivots, info)``
+    as LAPACK's getrf returns them (``L``'s unit diagonal implied, pivots 1-based)."""
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    batch = x.shape[:-2]
+    nb = int(np.prod(batch, dtype=np.int64))
+    a = np.array(x.reshape((nb, m, n)), copy=True)
+    piv = np.empty((nb, k), np.int32)
+    info = np.zeros(nb, np.int32)
+    rows = np.arange(nb)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for j in range(k):
+            col = a[:, j:, j]
+            mag = np.abs(col.real) + np.abs(col.imag) if a.dtype.kind == "c" else np.abs(col)
+            p = np.argmax(mag, axis=1) + j
+            piv[:, j] = p + 1
+            swap = p != j
+            if swap.any():
+                r, q = rows[swap], p[swap]
+                top = a[r, j].copy()
+                a[r, j] = a[r, q]
+                a[r, q] = top
+            d = a[:, j, j]
+            zero = d == 0
+            info[(info == 0) & zero] = j + 1
+            if j + 1 < m:
+                scale = np.where(zero, 1, d)[:, None]
+                a[:, j + 1:, j] = a[:, j + 1:, j] / scale
+                if j + 1 < n:
+                    a[:, j + 1:, j + 1:] -= a[:, j + 1:, j, None] * a[:, None, j, j + 1:]
+    return a.reshape(x.shape), piv.reshape(batch + (k,)), info.reshape(batch)
+
+
+def _first_zero_pivot(x):
+    """``(batch element, 1-based index)`` of the first exact zero pivot of getrf's LU
+    among the matrices of ``x`` (the batch element None for one matrix), or None."""
+    info = _getrf(x)[2].reshape(-1)
+    bad = np.flatnonzero(info > 0)
+    if not bad.size:
+        return None
+    return (int(bad[0]) if x.ndim > 2 else None), int(info[bad[0]])
+
+
+def _batch_prefix(i):
+    return "" if i is None else f"(Batch element {i}): "
+
+
 def _inv_k(x):
     _square("inv", x)
     try:
         return np.linalg.inv(x)
     except np.linalg.LinAlgError:
-        raise _singular("inv") from None
+        zero = _first_zero_pivot(x)
+    if zero is None:
+        raise _singular("inv")
+    raise LinAlgError(f"linalg.inv: {_batch_prefix(zero[0])}The diagonal element {zero[1]} is zero, the "
+                      f"inversion could not be completed because the input matrix is singular.")
 
 
 inv = defop("linalg_inv", _inv_k, {"x": lambda g, result: -(result.mH @ g @ result.mH)},
@@ -75,39 +134,113 @@ def _det_k(x):
     return np.asarray(np.linalg.det(x))
 
 
-def _det_vjp(g, result, x):
+def _ill_conditioned(x, x_inv):
+    """Whether ``det(A) A^-1`` is a poor way to the cofactors of some matrix of
+    ``x``: its 1-norm condition number (from the inverse already computed)
+    above ``eps^(-1/3)``, or not finite.  The product is right to first order
+    there, but its derivative (det's second) loses ``eps * cond`` relatively,
+    catastrophically at a numerically singular matrix."""
+    a, ai = x._data, x_inv._data
+    if a.size == 0:
+        return False
+    with np.errstate(all="ignore"):
+        cond = np.abs(a).sum(-2).max(-1) * np.abs(ai).sum(-2).max(-1)
+    return not bool(np.all(cond < np.finfo(a.dtype).eps ** (-1 / 3)))
+
+
+def _inv_if_well_conditioned(x):
+    """``inv(x)``, or None where the cofactors should come from the SVD (a
+    singular or ill-conditioned matrix; a vmap stand-in whose values cannot be
+    read uses the inverse unless it is exactly singular)."""
     try:
         x_inv = inv(x)
     except LinAlgError:
+        return None
+    if type(x) is Tensor and type(x_inv) is Tensor and _ill_conditioned(x, x_inv):
+        return None
+    return x_inv
+
+
+def _det_vjp(g, result, x):
+    x_inv = _inv_if_well_conditioned(x)
+    if x_inv is None:
         return _det_vjp_singular(g, x)
     return (g * result.conj()).unsqueeze(-1).unsqueeze(-1) * x_inv.mH
 
 
-def _cofactors(x):
-    """The cofactor matrix of each matrix of ``x`` (``adj(A)^T``, ``det(A) A^-T``
-    where ``A`` is invertible), from an SVD ``A = U S V^H`` as
-    ``det(U) det(V^H) conj(U diag(prod_(j!=i) S_j) V^H)``: defined at singular matrices
-    too, and written in registry ops, so it differentiates again (where the
-    singular values are distinct: a repeated one makes the SVD's derivative,
-    and PyTorch's, infinite)."""
+def _prod_others_np(s):
+    """For each element of the last dimension, the product of the others (no division)."""
+    one = np.ones(s.shape[:-1] + (1,), s.dtype)
+    front = np.cumprod(np.concatenate([one, s[..., :-1]], -1), -1)
+    back = np.cumprod(np.concatenate([one, s[..., :0:-1]], -1), -1)[..., ::-1]
+    return front * back
+
+
+def _cofactors_k(x):
+    n = x.shape[-1]
+    if x.size == 0 or n == 0:
+        return np.zeros(x.shape, x.dtype)
+    u, s, vh = np.linalg.svd(x)
+    c = np.linalg.det(u) * np.linalg.det(vh)
+    out = c[..., None, None] * np.conj((u * _prod_others_np(s)[..., None, :]) @ vh)
+    return out.astype(x.dtype, copy=False)
+
+
+def _pair_others(s):
+    """``Q_ij = prod_(k not in {i, j}) S_k`` off the diagonal, 0 on it (products
+    only: the singular values may be zero)."""
+    n = s.shape[-1]
+    I = eye(n, dtype=bool)
+    w = where(I, 1.0, s.unsqueeze(-2))          # row i: S with S_i replaced by 1
+    return where(I, 0.0, _prod_others(w, -1))
+
+
+def _cofactor_map(m, q):
+    """The derivative of ``adj`` at a diagonal ``S`` in the direction ``M``:
+    ``diag(Q diag(M)) - Q * M`` (``Q`` from ``_pair_others``, zero diagonal).
+    The map is its own adjoint (``Q`` is real and symmetric)."""
+    d = (q * m.diagonal(0, -2, -1).unsqueeze(-2)).sum(-1)
+    return diag_embed(d) - q * m
+
+
+def _cofactor_parts(x):
     u, s, vh = _svd(x, False)
-    others = _prod_others(s, -1)            # (no division: the singular values may be zero)
-    return (det(u) * det(vh)).unsqueeze(-1).unsqueeze(-1) * ((u * others.unsqueeze(-2)) @ vh).conj()
+    return u, _pair_others(s), vh, (det(u) * det(vh)).unsqueeze(-1).unsqueeze(-1)
+
+
+def _cofactors_vjp(g, x):
+    # with A = U S V^H, adj(A + dA) = c V adj(S + U^H dA V) U^H for c = det(U) det(V^H)
+    # (adj(XY) = adj(Y) adj(X), adj(U) = det(U) U^H), so
+    # d cof = (c V L(U^H dA V) U^H)^T, whose adjoint is U L(conj(c) V^H G^T U) V^H
+    u, q, vh, c = _cofactor_parts(x)
+    return u @ _cofactor_map(c.conj() * (vh @ g.mT @ u), q) @ vh
+
+
+def _cofactors_jvp(x_t, x):
+    u, q, vh, c = _cofactor_parts(x)
+    return (c * (vh.mH @ _cofactor_map(u.mH @ x_t @ vh.mH, q) @ u.mH)).mT
+
+
+# the cofactor matrix (adj(A)^T) of each matrix, from an SVD: defined at singular
+# matrices, with derivatives free of divisions (det's second derivative there)
+_cofactors = defop("_det_cofactors", _cofactors_k, {"x": _cofactors_vjp}, jvp=_cofactors_jvp,
+                   family=LINALG, method=False, upcast=False)
 
 
 def _det_vjp_singular(g, x):
-    """det's vjp where some matrix of ``x`` is singular: ``g`` times the
-    conjugate cofactors."""
+    """det's vjp where some matrix of ``x`` is singular or ill-conditioned: ``g``
+    times the conjugate cofactors."""
     return g.unsqueeze(-1).unsqueeze(-1) * _cofactors(x).conj()
 
 
 def _det_jvp(x_t, result, x):
-    """``tr(adj(A) dA)``: ``det(A) tr(A^-1 dA)``, or at a singular matrix the sum
-    of the cofactors times ``dA`` (PyTorch's forward rule answers 0 there)."""
-    try:
-        return result * _trace_of_inv_times(x, x_t)
-    except LinAlgError:
+    """``tr(adj(A) dA)``: ``det(A) tr(A^-1 dA)``, or at a singular or
+    ill-conditioned matrix the sum of the cofactors times ``dA`` (PyTorch's
+    forward rule answers 0 at a singular matrix)."""
+    x_inv = _inv_if_well_conditioned(x)
+    if x_inv is None:
         return (_cofactors(x) * x_t).sum(-1).sum(-1)
+    return result * (x_inv * x_t.mT).sum(-1).sum(-1)
 
 
 det = defop("linalg_det", _det_k, {"x": _det_vjp}, jvp=_det_jvp,
@@ -136,7 +269,8 @@ def _slogdet_jvp(x_t, result, x):
     return result[0] * (1j * t.imag), t.real
 
 
-_slogdet_op = defop("linalg_slogdet", _slogdet_k, {"x": _slogdet_vjp}, jvp=_slogdet_jvp,
+# (the vjp reads the sign only: logabsdet may be changed in place, as in PyTorch)
+_slogdet_op = defop("linalg_slogdet", _slogdet_k, {"x": _slogdet_vjp}, jvp=_slogdet_jvp, out_saved=(0,),
                     node_name="LinalgSlogdetBackward0", family=LINALG, method=False, upcast=False)
 
 
@@ -148,8 +282,9 @@ def _solve_k(a, b):
     try:
         return np.linalg.solve(a, b)
     except np.linalg.LinAlgError:
-        raise LinAlgError("linalg.solve: The solver failed because the input matrix is singular.") \
-            from None
+        zero = _first_zero_pivot(a)
+    where_ = _batch_prefix(zero[0] if zero is not None else None)
+    raise LinAlgError(f"torch.linalg.solve: {where_}The solver failed because the input matrix is singular.")
 
 
 def _solve_vjp_b(g, a):
@@ -186,6 +321,11 @@ def slogdet(input):
 @public()
 def logdet(input):
     """log(det): NaN for a real matrix with a negative determinant, -inf for a singular one."""
+    if isinstance(input, Tensor):
+        try:
+            _square("slogdet", input._data)
+        except RuntimeError as e:           # (PyTorch's checks, in logdet's name)
+            raise RuntimeError("logdet:" + str(e).split(":", 1)[1]) from None
     sign, logabs = _slogdet_op(input)
     if input.is_complex():
         return logabs + sign.log()

@@ -125,7 +125,13 @@ def _zeta_k(x, q):
 
 
 def _zeta_check(x, q):
-    """PyTorch has no half/bfloat16 zeta kernel."""
+    """PyTorch has no half/bfloat16 zeta kernel, nor a zeta of two numbers."""
+    if not isinstance(x, _Tensor) and not isinstance(q, _Tensor):
+        raise TypeError(f"special_zeta() received an invalid combination of arguments - got "
+                        f"({type(x).__name__}, {type(q).__name__}), but expected one of:\n"
+                        f" * (Tensor input, Tensor other, *, Tensor out = None)\n"
+                        f" * (Number self, Tensor other, *, Tensor out = None)\n"
+                        f" * (Tensor input, Number other, *, Tensor out = None)\n")
     dt = None
     for v in (x, q):
         if isinstance(v, _Tensor):
