@@ -48,6 +48,8 @@ __all__ = ["UnpackedDualTensor", "dual_level", "enter_dual_level", "exit_dual_le
 _current_level = -1
 _levels = []            # the open levels, outermost first; _levels[i].index == i
 _NOFW = object()
+# casts whose real output of a complex input takes the real part of the tangent
+_REAL_PART = frozenset({"_to_copy", "copy_from"})
 
 
 class UnpackedDualTensor(NamedTuple):
@@ -127,7 +129,7 @@ class DualLevel:
         if tangents is None:
             return result
         outs = result if type(result) is tuple else (result,)
-        if not any(o._data.dtype.kind in "fc" and k not in op.nondiff_out
+        if not any(o._data.dtype.kind in "fcV" and k not in op.nondiff_out
                    for k, o in enumerate(outs) if isinstance(o, Tensor)):
             return result           # integer, boolean and non-differentiable outputs carry no tangent
         if not op.differentiable:          # PyTorch refuses too (heaviside)
@@ -155,7 +157,7 @@ class DualLevel:
 
     def _attach(self, op, out, t, want=None):
         od, td = out._data, t._data
-        if od.dtype.kind not in "fc":
+        if od.dtype.kind not in "fcV":     # ("V": ml_dtypes' bfloat16)
             return
         if td.shape != od.shape:
             try:
@@ -173,11 +175,17 @@ class DualLevel:
                     t = t.real
                     td = t._data
             if t.dtype is not want:
-                if td.dtype.kind == "c" and not want.is_complex:
+                if td.dtype.kind == "c" and not want.is_complex and op.name in _REAL_PART:
+                    t = t.real
+                    td = t._data
+                elif td.dtype.kind == "c" and not want.is_complex:
                     raise RuntimeError(f"{op.name}: the forward rule gave a complex tangent for a "
                                        f"real output")
                 t = t.to(want)
         elif td.dtype != od.dtype:
+            if td.dtype.kind == "c" and od.dtype.kind != "c" and op.name in _REAL_PART:
+                t = t.real      # a cast of complex to real: the real part, as PyTorch's
+                td = t._data
             if td.dtype.kind == "c" and od.dtype.kind != "c":
                 raise RuntimeError(f"{op.name}: the forward rule gave a complex tangent for a real "
                                    f"output")
@@ -241,7 +249,10 @@ class DualLevel:
                     root_t = root.new_zeros(root.shape)
                 if new is None:
                     new = self_t.new_zeros(self_t.shape)
-                root_t = copy_slices(root_t, _fit_dtype(new, root_t), chain)   # (in its dtype)
+                # in the dtype of the region the chain selects in root_t: a view_as_complex
+                # of a real root takes a complex tangent (both halves), view_as_real a real one
+                root_t = copy_slices(root_t, _fit_dtype(new, _region_like(self_t, root, root_t)),
+                                     chain)
             else:
                 root = self_t
                 old = self.tangent(self_t)
@@ -380,6 +391,19 @@ def _tangent_dtype(op, args, tangents):
     extra = any(t is not None and t.is_complex() and not a.is_complex()
                 for a, t in zip(args, tangents))
     return want, extra
+
+
+def _region_like(view, root, root_t):
+    """A tensor in the dtype of ``view``'s region of ``root_t``, the tangent of
+    ``view``'s root ``root`` (a chain may change the dtype: view_as_complex)."""
+    if root_t._data.dtype == root._data.dtype:
+        return view
+    if view._data.dtype != root._data.dtype:
+        if view.is_complex() and not root.is_complex() and not root_t.is_complex():
+            return root_t.new_empty((), dtype=root_t.dtype.to_complex())
+        if not view.is_complex() and root.is_complex() and root_t.is_complex():
+            return root_t.new_empty((), dtype=root_t.dtype.to_real())
+    return root_t
 
 
 def _fit_dtype(t, like):

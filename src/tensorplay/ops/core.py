@@ -568,9 +568,43 @@ _to = defop("_to_copy", _to_k, {"x": "grad"}, meta=("x",), upcast=False,
             node_name="ToCopyBackward0", family=ELEMENTWISE)
 
 
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool copy = "
+    "False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+    "memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+    "memory_format = None)\n")
+
+
+def _to_flags(args, kwargs, copy):
+    """PyTorch's ``non_blocking`` and ``copy`` given by position after a dtype,
+    a tensor, or a device and a dtype: ``(head, copy)``, or its TypeError."""
+    k = len(args)
+    while k > 1 and type(args[k - 1]) is bool:
+        k -= 1
+    head, flags = args[:k], args[k:]
+    if not flags:
+        return args, copy
+    first = head[0]
+    ok = len(flags) <= 2 and "non_blocking" not in kwargs and (len(flags) < 2 or copy is None) and (
+        len(head) == 1 and (isinstance(first, (Tensor, D.dtype)) or first in (float, int, bool, complex))
+        or len(head) == 2 and (head[1] is None or isinstance(head[1], D.dtype)))
+    if not ok:
+        got = [type(a).__name__ if not isinstance(a, D.dtype) else "torch.dtype" for a in args]
+        got += [f"{n}={type(v).__name__}" for n, v in (("copy", copy),) if v is not None]
+        got += [f"{n}={type(v).__name__}" for n, v in kwargs.items()]
+        raise TypeError(f"to() received an invalid combination of arguments - got ({', '.join(got)}), "
+                        f"but expected one of:\n" + _TO_SIGNATURES)
+    return head, flags[1] if len(flags) == 2 else copy
+
+
 @public()
-def to(input, *args, dtype=None, copy=False, **kwargs):
-    """``to(dtype)``, ``to(tensor)``, ``to(device)``, ``to(device, dtype)``."""
+def to(input, *args, dtype=None, copy=None, **kwargs):
+    """``to(dtype)``, ``to(tensor)``, ``to(device)``, ``to(device, dtype)``, each
+    optionally followed by ``non_blocking`` and ``copy`` (by position or keyword)."""
+    if args and type(args[-1]) is bool:
+        args, copy = _to_flags(args, kwargs, copy)
     for a in args:
         if isinstance(a, Tensor):
             dtype = a.dtype

@@ -93,7 +93,11 @@ def apply_inplace(self, f, args, kwargs, name):
             from .views import rebase_inplace_view
             return rebase_inplace_view(self, f, args, kwargs, name)
         src = _standin(self)
-    out = f(src, *args, **kwargs)
+    try:
+        out = f(src, *args, **kwargs)
+    except NotImplementedError:
+        _check_cast_first(self, f, args, kwargs)
+        raise
     if recording:
         _own_saved_copy(src, out)
     write_into(self, out, name)
@@ -106,6 +110,26 @@ def apply_inplace(self, f, args, kwargs, name):
     if TRANSFORMS:
         inplace_tangents(self, out)
     return self
+
+
+_CAST_CHECKED = frozenset({"div", "divide", "true_divide"})      # (elementwise ops without .op)
+
+
+def _check_cast_first(self, f, args, kwargs):
+    """An elementwise op refused the operands' dtype (``f32.atan2_(c64)``,
+    ``i64.bitwise_and_(f32)``): PyTorch checks first that the result's type
+    can be written into ``self`` and raises that error."""
+    op = getattr(f, "op", None)
+    if not (getattr(getattr(op, "family", None), "name", None) == "elementwise"
+            or getattr(f, "__name__", None) in _CAST_CHECKED):
+        return
+    from ._registry import _result_dtype
+    vals = [self] + [a for a in (*args, *kwargs.values())
+                     if isinstance(a, Tensor) or type(a) in (bool, int, float, complex)]
+    rk, dk = _result_dtype(vals, len(vals)), D._FROM_NP[self._data.dtype]
+    if rk.category > dk.category:
+        raise RuntimeError(f"result type {_title(rk.np)} can't be cast to the desired output type "
+                           f"{_title(dk.np)}") from None
 
 
 def inplace_tangents(self, out):

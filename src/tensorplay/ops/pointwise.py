@@ -549,9 +549,17 @@ def _pow_vjp_x(g, x, exponent):
         return where(exponent == 0, 0.0, g * conj(exponent * x ** (exponent - 1)))
     if exponent == 0:
         return _zl(g)
-    if exponent == 2:      # a square's: x ** 1 is x, so one op fewer and PyTorch's values bit for bit
-        return g * conj(x * 2)      # ((g * 2) * x would overflow 2g where g (2x) does not)
+    if exponent == 2 and not state.enabled:
+        # a square's: x ** 1 is x, so one op fewer and PyTorch's values bit for bit ((g * 2) * x
+        # would overflow 2g where g (2x) does not).  Recorded (create_graph), it keeps PyTorch's
+        # x ** 1: the second derivative 2 * x ** 0 stays in the graph, a third is zeros (a
+        # forward level takes a missing tangent as zeros: the shortcut is right there)
+        return g * conj(x * 2)
     return g * conj(exponent * x ** (exponent - 1))
+
+
+def _square_vjp(g, x):
+    return _pow_vjp_x(g, x, 2)
 
 
 def _pow_vjp_e(g, result, x, exponent):
@@ -715,7 +723,7 @@ def _square_k(x):
     return np.square(x.astype(np.int64) if x.dtype.kind == "b" else x)     # (bool ** 2: int64)
 
 
-square = unary("square", _square_k, {"x": lambda g, x: g * conj(2 * x)}, float_only=False,
+square = unary("square", _square_k, {"x": _square_vjp}, float_only=False,
                fast_kernel=np.square, family=ELEMENTWISE, inplace=True,
                node_name="PowBackward0")   # (PyTorch: x ** 2)
 reciprocal = unary("reciprocal", np.reciprocal, {"x": lambda g, result: -g * conj(result * result)},
@@ -850,6 +858,11 @@ def _gelu_k(x, approximate="none"):
 
 
 def _gelu_vjp(g, x, approximate):
+    if approximate == "tanh" and x._data.dtype in D.LOW_PRECISION:
+        # in float32, as PyTorch's opmath: 0.044715 * x**3 overflows float16 from |x| ~ 700
+        # (and (1 - t*t) * d_inner is then 0 * inf)
+        r = _gelu_vjp(g.float() if g._data.dtype in D.LOW_PRECISION else g, x.float(), approximate)
+        return r.to(g.dtype) if g._data.dtype in D.LOW_PRECISION else r
     if approximate == "tanh":
         inner = _SQRT_2_PI * (x + 0.044715 * x * x * x)
         t = inner.tanh()
@@ -1045,16 +1058,37 @@ def _where_number(v, npdt):
     return np.asarray(D.check_fits(v, npdt, floats=npdt.itemsize > 2), npdt)
 
 
+def _where_condition_error(c):
+    return RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with "
+                        f"dtype {_tname(c.dtype)}")
+
+
+def _where_transformed(condition, input, other):
+    """``where`` under a transform (vmap, a dual level): PyTorch's checks and
+    promotion here, before the innermost transform gets the op (NumPy's own
+    promotion of the operands would otherwise decide the result's dtype)."""
+    if not isinstance(condition, Tensor):
+        condition = _wrap(np.asarray(condition))
+    c = condition._data
+    if c.dtype != np.bool_:
+        if c.dtype != np.uint8:
+            raise _where_condition_error(c)
+        condition = condition.to(D.bool_)
+    rdt = _where_dtype(input, other)
+    input = input.to(rdt) if isinstance(input, Tensor) else _wrap(_where_number(input, rdt.np))
+    other = other.to(rdt) if isinstance(other, Tensor) else _wrap(_where_number(other, rdt.np))
+    return intercept(_where_op, [condition, input, other])
+
+
 def _where(condition, input, other):
     if TRANSFORMS:
-        return intercept(_where_op, [condition, input, other])
+        return _where_transformed(condition, input, other)
     c = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if c.dtype != np.bool_:
         if c.dtype == np.uint8:
             c = c.astype(np.bool_)
         else:
-            raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
-                               f"with dtype {_tname(c.dtype)}")
+            raise _where_condition_error(c)
     cond_t = condition if isinstance(condition, Tensor) else _wrap(c)
     rdt = _where_dtype(input, other)
     xd = input._data.astype(rdt.np, copy=False) if isinstance(input, Tensor) else \

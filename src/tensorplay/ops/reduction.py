@@ -31,7 +31,7 @@ from ._util import dtype_error
 from ._util import (dims_arg as _dims_arg, tensor_arg as _tensor_arg, _tname, F32 as _F32,
                     F64 as _F64)
 from .pointwise import (conj as _conj, where as _where, maximum as _maximum, minimum as _minimum,
-                        sub as _sub)
+                        sub as _sub, _sub_check)
 from .shape import cat as _cat
 from .._out import call_with_out
 from .._warn import warn as _warn_user
@@ -523,6 +523,9 @@ def _mode_k(x, dim=-1, keepdim=False):
     length = x.shape[d]
     if length == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
+    if x.dtype.name == "bfloat16":      # NumPy does not order bfloat16's NaN: as float32 (exact)
+        values, idx = _mode_k(x.astype(np.float32), dim, keepdim)
+        return values.astype(x.dtype), idx
     a = np.moveaxis(x, d, -1)
     rows = a.reshape(-1, length)
     n = rows.shape[0]
@@ -590,6 +593,25 @@ def _vnorm_k(x, ord, dim=None, keepdim=False):
         return np.power(np.sum(np.power(a, ord), axis=axes, keepdims=keepdim), 1.0 / ord)
 
 
+def _in_float32(f):
+    """``f`` computed in float32 where its tensors are half or bfloat16 (PyTorch's
+    opmath for the norm's derivatives: ``g / norm`` overflows float16 for small
+    norms), its result given back in the first argument's dtype."""
+    def run(*args):
+        first = args[0]
+        if not _b.any(isinstance(a, _Tensor) and a._data.dtype in D.LOW_PRECISION for a in args):
+            return f(*args)
+        r = f(*(a.float() if isinstance(a, _Tensor) and a._data.dtype in D.LOW_PRECISION else a
+                for a in args))
+        want = first.dtype if isinstance(first, _Tensor) else None
+        return r if want is None or r.dtype is want or first._data.dtype not in D.LOW_PRECISION \
+            else r.to(want)
+    run.__name__ = run.__qualname__ = f.__name__
+    run.__wrapped__ = f
+    return run
+
+
+@_in_float32
 def _vnorm_vjp(g, result, x, ord, dim, keepdim):     # PyTorch's norm_backward
     axes = _axes(dim, x.ndim)
     g = _restore(g, x.shape, axes, keepdim)
@@ -657,6 +679,8 @@ def dist(input, other, p=2):
     """``norm(input - other, p)``, as one node (PyTorch's ``DistBackward0``)."""
     _tensor_arg("dist", "input", 1, input)
     _tensor_arg("dist", "other", 2, other)
+    if input._data.dtype == np.bool_ or other._data.dtype == np.bool_:
+        _sub_check(input, other)        # (PyTorch's dist subtracts first: its bool refusal)
     return _dist(input, other, p)
 
 
@@ -813,6 +837,7 @@ def _renorm_parts(x, p, dim, maxnorm):
     return axes, n, over, inv, inv * maxnorm
 
 
+@_in_float32
 def _renorm_vjp(g, x, p, dim, maxnorm):
     """``factor * g`` plus the part through the norm: ``factor = maxnorm /
     (norm + eps)`` where the norm exceeds ``maxnorm``, else ``g`` as it is."""
@@ -823,6 +848,7 @@ def _renorm_vjp(g, x, p, dim, maxnorm):
     return _where(over, f * g - f * inv * through, g)
 
 
+@_in_float32
 def _renorm_jvp(x_t, x, p, dim, maxnorm):
     axes, n, over, inv, f = _renorm_parts(x, p, dim, maxnorm)
     dn = _vnorm_vjp(n.new_ones(n.shape), n, x, p, axes, True)     # (d norm / d x, conjugated)
@@ -922,20 +948,24 @@ logsumexp = _defop("logsumexp", _logsumexp_k, {"x": _logsumexp_vjp}, float_only=
 
 
 # ------------------------------------------------------------------ cumsum / cumprod
-_WIDE = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128}
+_WIDE = {np.dtype(np.float32): np.float64, np.dtype(np.complex64): np.complex128,
+         np.dtype(np.float16): np.float32, D.bfloat16.np: np.float32}
 
 
 def _scan(f, x, d):
     """``f(x, axis=d)`` (cumsum, cumprod, logaddexp.accumulate) as PyTorch's CPU
     kernels run it: integers in int64, float32/complex64 accumulated in double
     precision (a long float32 running sum drifts otherwise), and a C-contiguous
-    result whatever the input's layout (NumPy keeps a transposed one)."""
+    result whatever the input's layout (NumPy keeps a transposed one).  Half and
+    bfloat16 in float32, rounded back here (their ops take ``upcast=False``),
+    silently where the sum overflows them, as PyTorch's."""
     if x.dtype.kind in "biu":
         return np.ascontiguousarray(f(x, axis=d, dtype=np.int64))
     wide = _WIDE.get(x.dtype)
-    if wide is None:
-        return np.ascontiguousarray(f(x, axis=d))
-    return f(x, axis=d, dtype=wide).astype(x.dtype, order="C")
+    with np.errstate(over="ignore", invalid="ignore"):     # (inf - inf, overflow: PyTorch is silent)
+        if wide is None:
+            return np.ascontiguousarray(f(x, axis=d))
+        return f(x, axis=d, dtype=wide).astype(x.dtype, order="C")
 
 
 def _cumsum_k(x, dim):
@@ -952,7 +982,7 @@ def _cumsum_vjp(g, x, dim):
 
 
 _cumsum = _defop("cumsum", _cumsum_k, {"x": _cumsum_vjp}, meta=("x",), node_name="CumsumBackward0",
-                 family=ALONG_DIM, dims=("dim",), linear=True)
+                 family=ALONG_DIM, dims=("dim",), linear=True, upcast=False)
 
 
 @_public(inplace=True)
@@ -1020,7 +1050,7 @@ def _cumprod_jvp(x_t, result, x, dim):
     return total.movedim(-1, dim)
 
 
-_cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="CumprodBackward0",
+_cumprod = _defop("cumprod", _cumprod_k, {"x": _cumprod_vjp}, node_name="CumprodBackward0", upcast=False,
                   family=ALONG_DIM, dims=("dim",), jvp=_cumprod_jvp)
 
 

@@ -169,7 +169,7 @@ def _median_all_k(x):
         raise NotImplementedError(f"\"median_cpu\" not implemented for '{_tname(x.dtype)}'")
     f = x.reshape(-1)
     if f.size == 0:
-        return np.array(np.nan, x.dtype) if x.dtype.kind == "f" else np.zeros((), x.dtype)
+        return np.array(np.nan, x.dtype) if _isfloat(x) else np.zeros((), x.dtype)
     s = f[np.argsort(_key(f), kind="stable")]
     if _isfloat(x) and np.isnan(_key(s[-1:]))[0]:
         return np.array(np.nan, x.dtype)
@@ -313,6 +313,7 @@ def _searchsorted_k(seq, values, right=False, out_int32=False, sorter=None):
     side = "right" if right else "left"
     dt = np.int32 if out_int32 else np.int64
     v = np.asarray(values)
+    seq, v = _key(seq), _key(v)         # (NumPy does not order bfloat16's NaN)
     if seq.ndim <= 1:
         return np.asarray(np.searchsorted(seq, v, side=side, sorter=sorter), dt)
     if v.ndim != seq.ndim or v.shape[:-1] != seq.shape[:-1]:
@@ -368,6 +369,9 @@ def bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
 
 
 def _unique_k(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if x.dtype.name == "bfloat16":      # NumPy does not order bfloat16's NaN: as float32 (exact)
+        vals, inv, counts = _unique_k(x.astype(np.float32), sorted, return_inverse, return_counts, dim)
+        return vals.astype(x.dtype), inv, counts
     if dim is None:
         vals, inv, counts = np.unique(x.reshape(-1), return_inverse=True, return_counts=True,
                                       equal_nan=False)       # (each NaN is its own value)

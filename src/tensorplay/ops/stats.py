@@ -29,7 +29,7 @@ from ._families import REDUCTION, ELEMENTWISE, batch_size, materialize
 from ._registry import defop as _defop, dispatch as _dispatch, public as _public
 from .shape import cat as _cat, stack as _stack
 from ._util import _key, _isfloat, _tname
-from .pointwise import binary as _binary, exp2 as _exp2, where as _where
+from .pointwise import binary as _binary, exp2 as _exp2, pow as _pow, where as _where
 from .reduction import _return_type
 from .sorting import _argsort_np, _scatter_back, _BY_INDEX, along_flattened, evenly_distributed
 from .._out import call_with_out
@@ -431,8 +431,9 @@ def ldexp(input, other, *, out=None):
             raise TypeError(f"ldexp(): argument '{n}' (position {i + 1}) must be Tensor, not "
                             f"{type(t).__name__}")
     k = input._data.dtype
-    two = np.asarray(2, np.float32 if k.kind in "biu" else k)     # (PyTorch's: the input's own dtype)
-    return input * _wrap(two).pow(other)
+    if k.kind in "biu":     # PyTorch's pow(2.0, other): a number base (a 0-d half exponent: half)
+        return input * _pow(2.0, other)
+    return input * _wrap(np.asarray(2, k)).pow(other)       # (PyTorch's: the input's own dtype)
 
 
 def _frexp_k(x):
