@@ -53,3 +53,17 @@ def test_broadcast_shapes_names_the_argument_as_given(shapes, shown):
            f"had {shown}; but expected shape should be broadcastable to {list(want)}")
     with pytest.raises(RuntimeError, match=exact(msg)):
         tp.broadcast_shapes(*shapes)
+
+
+def test_resize_with_a_memory_format_keeps_the_storage(T):
+    a = T.arange(24.).reshape(1, 2, 3, 4)
+    a.resize_(1, 2, 3, 4, memory_format=T.channels_last)
+    assert a.stride() == (24, 1, 8, 2) and a.flatten().tolist()[:4] == [0.0, 2.0, 4.0, 6.0]
+    b = T.arange(24.).reshape(1, 2, 3, 4).clone(memory_format=T.channels_last)
+    b.resize_(1, 2, 3, 4, memory_format=T.channels_last)
+    assert b.flatten().tolist() == [float(i) for i in range(24)]     # values unchanged
+    c = T.arange(10.)
+    c.resize_(1, 2, 2, 2, memory_format=T.channels_last)
+    assert c.flatten().tolist() == [0.0, 2.0, 4.0, 6.0, 1.0, 3.0, 5.0, 7.0]
+    with pytest.raises(RuntimeError, match=exact("required rank 4 tensor to use channels_last format")):
+        T.arange(4.).resize_(2, 2, memory_format=T.channels_last)

@@ -467,8 +467,12 @@ class Tensor:
             old = flat[offset:offset + n]
             data[:old.size] = old
             data = data.reshape(shape)
-        if memory_format is not None and memory_format not in (contiguous_format, preserve_format):
-            data = _layout_copy(data, memory_format)
+        if memory_format is not None and memory_format.perm is not None:
+            # the same storage read with the format's strides (PyTorch's resize_ keeps
+            # the storage; copying into the layout would move the values)
+            _check_format(data, memory_format)
+            perm = memory_format.perm
+            data = data.reshape(-1).reshape(tuple(shape[p] for p in perm)).transpose(np.argsort(perm))
         self._data = data
         self._bump()
         return self
