@@ -67,3 +67,35 @@ def test_resize_with_a_memory_format_keeps_the_storage(T):
     assert c.flatten().tolist() == [0.0, 2.0, 4.0, 6.0, 1.0, 3.0, 5.0, 7.0]
     with pytest.raises(RuntimeError, match=exact("required rank 4 tensor to use channels_last format")):
         T.arange(4.).resize_(2, 2, memory_format=T.channels_last)
+
+
+@pytest.mark.parametrize("norm", ["layer", "group", "batch", "instance"])
+def test_half_norm_layers_keep_their_gradient_when_the_variance_passes_65504(norm):
+    """The statistics stay float32 for half input (PyTorch's native norms keep them
+    so): a float16 variance past 65504 was inf, and the input gradient all zeros."""
+    v = [300., -250, 120, -40, 400, -380]
+    F = tp.nn.functional
+    x64 = tp.tensor([v], dtype=tp.float64, requires_grad=True)
+    x16 = tp.tensor([v], dtype=tp.float16, requires_grad=True)
+    g = tp.tensor([[1., 0, 0, 0, 0, 0]])
+    for x in (x64, x16):
+        if norm == "layer":
+            y = F.layer_norm(x, (6,))
+        elif norm == "group":
+            y = F.group_norm(x.reshape(1, 1, 6), 1).reshape(1, 6)
+        elif norm == "batch":
+            y = F.batch_norm(x.reshape(6, 1), None, None, training=True).reshape(1, 6)
+        else:
+            y = F.instance_norm(x.reshape(1, 1, 6)).reshape(1, 6)
+        y.backward(g.to(x.dtype))
+    assert x16.grad.dtype == tp.float16
+    np.testing.assert_allclose(np.asarray(x16.grad.tolist()), np.asarray(x64.grad.tolist()),
+                               rtol=2e-2, atol=2e-6)
+
+
+def test_half_batchnorm_running_variance_stays_finite():
+    bn = tp.nn.BatchNorm1d(1).half()
+    bn(tp.tensor([[300.0], [-250.0], [120.0], [-40.0], [400.0], [-380.0]], dtype=tp.float16))
+    assert bn.running_var.tolist() == [9384.0]      # (PyTorch's: 0.9 + 0.1 * 93830, in half)
+    bn.eval()
+    assert abs(bn(tp.tensor([[100.0]], dtype=tp.float16)).item() - 1.0068) < 1e-3

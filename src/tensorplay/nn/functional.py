@@ -495,12 +495,12 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if running_mean is not None or running_var is not None:
             with _no_grad():
                 if running_mean is not None:
-                    running_mean.mul_(1 - momentum).add_(mean.reshape(c).to(running_mean.dtype),
-                                                         alpha=momentum)
+                    # (the statistics are float32 for half input: the update is computed so,
+                    # then rounded, as PyTorch's; a variance past 65504 stays finite)
+                    running_mean.mul_(1 - momentum).add_(mean.reshape(c), alpha=momentum)
                 if running_var is not None:
                     unbiased = var.reshape(c) * (size / max(size - 1, 1))
-                    running_var.mul_(1 - momentum).add_(unbiased.to(running_var.dtype),
-                                                        alpha=momentum)
+                    running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
         return _affine(xhat, weight, bias, _channel_shape(input))
     shape = _channel_shape(input)
     scale = (running_var.to(input.dtype) + eps).rsqrt()

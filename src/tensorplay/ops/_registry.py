@@ -101,7 +101,8 @@ class Op:
                  upcast=True, out_dtype=None, differentiable=True, view=False, nondiff_out=(),
                  node_name=None, method=True, inplace=False, operators=(), out_saved=None,
                  kwonly=(), exact=None, no_complex=None, no_bool=None, no_int=None, opmath=(),
-                 opmath_0d=True, fits=(), fits_skip=frozenset(), numbers=(), check=None):
+                 opmath_0d=True, fits=(), fits_skip=frozenset(), numbers=(), check=None,
+                 opmath_out=()):
         self.name, self.kernel, self.n_in = name, kernel, n_in
         self.family, self.dims, self.linear = family, tuple(dims), linear
         self.promote, self.float_only, self.upcast = promote, float_only, upcast
@@ -122,6 +123,9 @@ class Op:
         # add, pow... and comparisons round it; lerp rounds a weight tensor)
         self.opmath = frozenset(opmath)
         self.opmath_0d = frozenset(opmath) if opmath_0d else frozenset()
+        # the outputs a half/bfloat16 call keeps in float32 (the norms' statistics, as
+        # PyTorch's native norms return them: a variance past 65504 is inf in half)
+        self.opmath_out = frozenset(opmath_out)
         # the number parameters PyTorch converts to the result's dtype with its overflow
         # check (clamp's bounds, pow's exponent: 300 into uint8, 1e6 into half are
         # refused, where add wraps or rounds its number), except for the result dtypes
@@ -1465,7 +1469,9 @@ def dispatch(op, args):
         raise
     if back is not None:                 # round float results back to half/bfloat16
         if type(r) is tuple:
-            r = tuple(x.astype(back) if x.dtype.kind == "f" else x for x in r)
+            keep = op.opmath_out
+            r = tuple(x.astype(back) if x.dtype.kind == "f" and i not in keep else x
+                      for i, x in enumerate(r))
         else:
             r = np.asarray(r)
             if r.dtype.kind == "f":

@@ -257,7 +257,7 @@ def _normalize_batch(op, args, bdims):
 
 native_normalize = defop("native_normalize", _normalize_k, {"x": _normalize_vjp},
                          node_name="NativeNormBackward0", family=OTHER, jvp=_normalize_jvp,
-                         batch=_normalize_batch, method=False)
+                         batch=_normalize_batch, method=False, opmath_out=(1, 2))
 
 
 # ------------------------------------------------------------------ embedding
