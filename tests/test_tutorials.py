@@ -237,9 +237,16 @@ def test_optimization_loop_learns():
 
 @needs_torch
 def test_optimization_loop_matches_pytorch_step_by_step():
+    """float32 training with two libraries' matrix kernels: the losses agree to 1e-4
+    until rounding differences grow through the updates; when that begins depends on
+    the host's kernels (step 42 of 60 on an AMD EPYC host; another host agreed to the
+    end), so the later steps and the test results get a looser bound."""
     ours, theirs = run("optimization"), run("optimization", "torch")
-    close(ours["step_losses"], theirs["step_losses"], 1e-4)
-    close(ours["test_results"], theirs["test_results"], 1e-4)
+    close(ours["step_losses"][:30], theirs["step_losses"][:30], 1e-4)
+    close(ours["step_losses"], theirs["step_losses"], 2e-2)
+    res, ref = np.asarray(ours["test_results"], float), np.asarray(theirs["test_results"], float)
+    close(res[:, 0], ref[:, 0], 0, atol=3 / 320)          # accuracy: within 3 of 320 samples
+    close(res[:, 1], ref[:, 1], 2e-2)
 
 
 # ------------------------------------------------------------------------- polynomial fits
