@@ -250,6 +250,20 @@ CASES = [
            [Sample([A, arr(3, 5, seed=304)])], op="hardshrink_backward", complex=False),
     OpCase("softshrink_backward", lambda T, g, x: _aten_bw(T, "softshrink_backward", g, x, 0.4),
            [Sample([A, arr(3, 5, seed=305)])], op="softshrink_backward", complex=False),
+    # a gradient kept in its input's graph (nll_loss's, reflection/replication padding's and
+    # prelu's with create_graph; torch: the backward kernels that take the input)
+    OpCase("_grad_link", lambda T, g, x: T.ops.nn_ops._grad_link(g, x),
+           [Sample([A, arr(3, 5, seed=306)]), Sample([arr(5, seed=307), A], desc="broadcast")],
+           torch_fn=lambda T, g, x: g + x * 0, op="_grad_link"),
+    OpCase("_linked_input", lambda T, x: T.ops.nn_ops._linked_input(x), [Sample([A3])],
+           torch_fn=lambda T, x: x.clone(), op="_linked_input"),
+    # eval-mode batch_norm's: a gradient whose input edge gives no gradient (torch: undefined);
+    # only the gradient is differentiated here
+    OpCase("_grad_unlinked", lambda T, g, x: T.ops.nn_ops._grad_unlinked(g, x),
+           [Sample([A, arr(3, 5, seed=308)], grad=[0])], torch_fn=lambda T, g, x: g + x.detach() * 0,
+           op="_grad_unlinked"),
+    OpCase("_unlinked_input", lambda T, x: T.ops.nn_ops._unlinked_input(x), [Sample([A3])],
+           torch_fn=lambda T, x: x.clone(), op="_unlinked_input"),
     OpCase("hardswish", lambda T, x: _F(T).hardswish(x * 2), [Sample([A3])], op="hardswish",
            complex=False),
     OpCase("mish", _act("mish"), [Sample([A]), Sample([A3 * 5], desc="large")], op="mish",

@@ -254,7 +254,10 @@ def prelu(input, weight):
         weight = weight.reshape((n,) + (1,) * (input.ndim - 2))
     elif weight.ndim:
         weight = weight.reshape(())     # (one value: the output keeps input's shape, 0-d too)
-    return _pw.where(input > 0, input, weight * input)
+    mask = input > 0
+    if _grad_state.enabled and input.requires_grad:
+        input = _nn._linked_input(input)    # (PyTorch's backward reads the input: a first gradient
+    return _pw.where(mask, input, weight * input)   # with create_graph is in its graph, zeros next)
 
 
 @_sampling(batch="elementwise", inplace_param="inplace")
@@ -503,7 +506,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                     running_var.mul_(1 - momentum).add_(unbiased, alpha=momentum)
         return _affine(xhat, weight, bias, _channel_shape(input))
     shape = _channel_shape(input)
-    scale = (running_var.to(input.dtype) + eps).rsqrt()
+    if _grad_state.enabled and input.requires_grad:
+        input = _nn._unlinked_input(input)      # (a recorded first gradient requires grad, as
+    scale = (running_var.to(input.dtype) + eps).rsqrt()     # PyTorch's; by the input: none)
     if weight is not None:
         scale = scale * weight
     shift = -running_mean.to(input.dtype) * scale
@@ -621,27 +626,36 @@ def linear(input, weight, bias=None):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({lead}x{xs[-1]} and "
                                f"{ws[1]}x{ws[0]})")
         return _matmul(input, weight.t()) + (0 if bias is None else bias)
-    if input._data.dtype != weight._data.dtype:
-        if input.ndim >= 2 and bias is not None:    # (PyTorch's addmm path)
+    if bias is not None:                # (PyTorch's addmm(bias, input, weight.t()): self, then mat1)
+        if bias._data.dtype != weight._data.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(bias)} and "
+                               f"{_tname(weight)}")
+        if input._data.dtype != weight._data.dtype:
             raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(input)} and "
                                f"{_tname(weight)}")
+    elif input._data.dtype != weight._data.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != "
                            f"{_cname(weight)}")
     if bias is not None:
-        if bias._data.dtype != input._data.dtype:
-            raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(bias)} and "
-                               f"{_tname(weight)}")
         out_shape = xs[:-1] + ws[:1]
+        if bias.ndim == 1:              # (addmm's bias expanded to the folded [rows, out_features])
+            out_shape = (_math.prod(xs[:-1]) if len(xs) > 1 else 1,) + ws[:1]
         try:
             _np.broadcast_shapes(bias._data.shape, out_shape)
             ok = len(bias._data.shape) <= len(out_shape)
         except ValueError:
             ok = False
         if not ok:
-            raise RuntimeError(f"The expanded size of the tensor ({out_shape[-1]}) must match the "
-                               f"existing size ({bias.shape[-1] if bias.ndim else 1}) at "
-                               f"non-singleton dimension {len(out_shape) - 1}.  Target sizes: "
-                               f"{list(out_shape)}.  Tensor sizes: {list(bias.shape)}")
+            bs, d = tuple(bias._data.shape), len(out_shape) - 1
+            for i in range(1, min(len(bs), len(out_shape)) + 1):    # (expand's first clash, from the right)
+                if bs[-i] not in (1, out_shape[-i]):
+                    d = len(out_shape) - i
+                    break
+            k = d - len(out_shape) + len(bs)
+            raise RuntimeError(f"The expanded size of the tensor ({out_shape[d]}) must match the "
+                               f"existing size ({bs[k] if 0 <= k < len(bs) else 1}) at "
+                               f"non-singleton dimension {d}.  Target sizes: "
+                               f"{list(out_shape)}.  Tensor sizes: {list(bs)}")
     return _nn.linear(input, weight, bias)
 
 
@@ -1485,6 +1499,24 @@ def _check_mha_inputs(query, key, value, in_proj_weight, in_proj_bias, q_proj_we
                 raise AssertionError(f"expecting {name} bias shape of {(eq,)}, but got {b.shape}")
 
 
+def _check_mha_dtypes(query, key, value, in_proj_weight, in_proj_bias, q_proj_weight, k_proj_weight,
+                      v_proj_weight, batch_first):
+    """PyTorch's errors of the input projections (its F.linear) for an input of
+    another dtype than the weights: addmm's when the (L, N, E) input it
+    projects is contiguous and there is a bias, else matmul's."""
+    ws = (in_proj_weight,) * 3 if in_proj_weight is not None else (q_proj_weight, k_proj_weight,
+                                                                  v_proj_weight)
+    for t, w in zip((query, key, value), ws):
+        if w is None or t._data.dtype == w._data.dtype:
+            continue
+        contiguous = (t.transpose(0, 1) if batch_first else t).is_contiguous()
+        if in_proj_bias is not None and contiguous:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_tname(t)} and "
+                               f"{_tname(w)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(t)} != "
+                           f"{_cname(w)}")
+
+
 def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bias_v, add_zero_attn,
          dropout_p, out_proj_weight, out_proj_bias, training, key_padding_mask, need_weights,
          attn_mask, q_proj_weight, k_proj_weight, v_proj_weight, average_attn_weights, is_causal,
@@ -1497,6 +1529,8 @@ def _mha(query, key, value, num_heads, in_proj_weight, in_proj_bias, bias_k, bia
         if mask is not None and not (mask.dtype == _D.bool_ or mask.is_floating_point()):
             raise AssertionError(f"only bool and floating types of {name} are supported")
     _check_mha_inputs(query, key, value, in_proj_weight, in_proj_bias, q_proj_weight, k_proj_weight,
+                      v_proj_weight, batch_first)
+    _check_mha_dtypes(query, key, value, in_proj_weight, in_proj_bias, q_proj_weight, k_proj_weight,
                       v_proj_weight, batch_first)
     if batch_first:
         bsz, tgt_len, embed_dim = query.shape

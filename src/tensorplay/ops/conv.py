@@ -788,8 +788,9 @@ def _fold_args(fname, kernel_size, dilation, padding, stride):
             at = 0 if not isinstance(v, (tuple, list)) else list(v).index(bad)
             raise TypeError(f"{fname}(): argument '{name}' (position {pos}) must be tuple of ints, but found "
                             f"element of type {type(bad).__name__} at pos {at}")
-        if len(t) != 2:
-            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(t)}")
+        n = len(v) if isinstance(v, (tuple, list)) else len(t)     # (a one-element list is not spread)
+        if n != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {n}")
         out.append(t)
     k, d, p, s = out
     if min(k) <= 0:
@@ -836,8 +837,9 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if size is None:
         raise TypeError(f"col2im(): argument 'output_size' (position 2) must be tuple of ints, not "
                         f"{type(output_size).__name__}")
-    if len(size) != 2:
-        raise RuntimeError(f"It is expected output_size equals to 2, but got size {len(size)}")
+    n = len(output_size) if isinstance(output_size, (tuple, list)) else len(size)
+    if n != 2:
+        raise RuntimeError(f"It is expected output_size equals to 2, but got size {n}")
     k, d, p, s = _fold_args("col2im", kernel_size, dilation, padding, stride)
     shape = list(input.shape)
     if input.ndim not in (2, 3) or any(m == 0 for m in shape[-2:]):

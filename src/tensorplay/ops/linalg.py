@@ -23,8 +23,8 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
-from ._families import BILINEAR, LINALG, OTHER
-from ._registry import OpNode, defop, dispatch, flat_kernel, public
+from ._families import BILINEAR, LINALG, OTHER, NoBatchRule
+from ._registry import REGISTRY, OpNode, defop, dispatch, flat_kernel, public
 from .pointwise import conj
 from ._util import tensor_arg as _tensor_arg, no_bool_product as _no_bool_product, _BOOL
 
@@ -373,6 +373,18 @@ def _expand_check(input, shape):
                            f"of dimensions in the tensor ({len(s)})")
 
 
+def _addmm_batch(op, args, bdims):
+    """addmm's batching rule, ``_batch_rules.batch_addmm`` (one rule for addmm,
+    baddbmm, addmv and addr, by ``op.name``), read from baddbmm's entry, which
+    ``_batch_rules.attach`` gives it: named here because addbmm's spelling of
+    addmm (``op_spelled``, factorizations.py) copies the op before ``attach``
+    runs (and _batch_rules imports this module)."""
+    rule = REGISTRY["baddbmm"].batch
+    if rule is None or rule is _addmm_batch:
+        raise NoBatchRule
+    return rule(op, args, bdims)
+
+
 # beta * input + alpha * mat1 @ mat2: neither linear nor bilinear (the input term), so
 # no family rule fits
 _addmm = defop("addmm", _addmm_k,
@@ -380,7 +392,7 @@ _addmm = defop("addmm", _addmm_k,
                 "mat1": lambda g, mat2, alpha: _scaled(_mm(g, mat2.mH), alpha),
                 "mat2": lambda g, mat1, alpha: _scaled(_mm(mat1.mH, g), alpha)},
                n_in=3, meta=("input",), node_name="AddmmBackward0", family=OTHER, kwonly=("beta", "alpha"),
-               fits=("beta", "alpha"),
+               fits=("beta", "alpha"), batch=_addmm_batch,
                jvp=lambda input_t, mat1_t, mat2_t, mat1, mat2, beta, alpha:
                _addmm(input_t, mat1_t, mat2, beta=beta, alpha=alpha) + _mm(mat1, mat2_t) * alpha)
 

@@ -25,9 +25,9 @@ import math
 import numpy as np
 
 from .. import _dtype as D
-from .._tensor import _wrap
+from .._tensor import Tensor, _wrap
 from ._families import BILINEAR, ELEMENTWISE, INDEXING, OTHER
-from ._registry import defop, dispatch, flat_kernel, public, real_float_kernel
+from ._registry import defop, derivatives_recorded, dispatch, flat_kernel, public, real_float_kernel
 from ._util import NOT_FLOAT, number_arg, refuse
 from .core import matmul as _matmul
 from .indexing import index_add as _index_add
@@ -482,6 +482,45 @@ cross_entropy = defop("cross_entropy", _cross_entropy_k, {"x": _cross_entropy_gr
                       batch=_class_loss_batch, method=False)
 
 
+# A gradient that PyTorch's backward kernel computes from the forward input too
+# (nll_loss_backward(grad, self, ...), reflection_pad1d_backward(grad, self, ...),
+# _prelu_kernel_backward) without depending on its values: with create_graph the
+# first gradient is in the graph of that input (its derivative there zeros), not
+# "does not require grad".  ``grad_link(g, x)`` is ``g``, with that edge to ``x``,
+# when the derivative is recorded; else ``g`` itself (no node, no copy).
+def _grad_link_k(g, x):
+    return np.broadcast_to(g, np.broadcast_shapes(g.shape, x.shape)).copy()
+
+
+_grad_link = defop("_grad_link", _grad_link_k, {"g": "grad", "x": "zero"}, n_in=2,
+                   family=ELEMENTWISE, method=False)
+
+
+def grad_link(g, x):
+    """``g``, kept in ``x``'s graph (a zero derivative) when derivatives are recorded."""
+    if x.shape == g.shape and isinstance(x, Tensor) and derivatives_recorded():
+        return _grad_link(g, x)
+    return g
+
+
+# ``x`` itself, its gradient ``grad_link``-ed to it: a composite whose backward
+# would not otherwise read its input (prelu) starts from this
+_linked_input = defop("_linked_input", lambda x: x.copy(), {"x": lambda g, x: grad_link(g, x)},
+                      family=ELEMENTWISE, method=False)
+
+
+# PyTorch's eval-mode batch_norm: its backward node (NativeBatchNormBackwardBackward0)
+# keeps an edge to the input that gives it no gradient at all (undefined): a first
+# gradient taken with create_graph requires grad, and differentiating it by the input
+# is "appears to not have been used in the graph" (None with allow_unused)
+_grad_unlinked = defop("_grad_unlinked", _grad_link_k, {"g": "grad", "x": lambda gg: None}, n_in=2,
+                       family=ELEMENTWISE, method=False, meta=("x",), jvp=lambda g_t: g_t)
+_unlinked_input = defop("_unlinked_input", lambda x: x.copy(),
+                        {"x": lambda g, x: _grad_unlinked(g, x) if g.shape == x.shape and
+                         derivatives_recorded() else g},
+                        family=ELEMENTWISE, method=False)
+
+
 def _nll_loss_k(x, target, weight, reduction, ignore_index):
     cdim, c, valid, tc, wt = _class_layout(x.shape, target, weight, ignore_index, x.dtype)
     loss = -np.take_along_axis(np.moveaxis(x, cdim, -1), tc[..., None], -1)[..., 0] * wt
@@ -490,7 +529,12 @@ def _nll_loss_k(x, target, weight, reduction, ignore_index):
 
 
 def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
-    """``x`` is only its shape (a TensorMeta): the gradient is a constant pick."""
+    """The gradient is a constant pick (``x`` read for its shape, and kept in
+    the graph of a recorded gradient: ``grad_link``)."""
+    return grad_link(_nll_loss_pick(g, x, target, weight, reduction, ignore_index), x)
+
+
+def _nll_loss_pick(g, x, target, weight, reduction, ignore_index):
     dt = g.dtype.np
     cdim, c, valid, tc, wt = _class_layout(tuple(x.shape), target._data, None if weight is None
                                            else weight._data, ignore_index, dt)
@@ -502,7 +546,7 @@ def _nll_loss_vjp(g, x, target, weight, reduction, ignore_index):
     return _const(np.moveaxis(pick, -1, cdim)) * _grad_scale(g, wt, valid, reduction, cdim, dt)
 
 
-nll_loss = defop("nll_loss", _nll_loss_k, {"x": _nll_loss_vjp}, n_in=3, meta=("x",),
+nll_loss = defop("nll_loss", _nll_loss_k, {"x": _nll_loss_vjp}, n_in=3,
                  node_name="NllLossBackward0", family=OTHER, linear=True, batch=_class_loss_batch,
                  method=False)
 

@@ -22,6 +22,7 @@ from ._families import OTHER
 from ._registry import defop, dispatch, overload_node
 from ._util import _tname, is_int as _is_int
 from .pooling import batch_merge_leading
+from .nn_ops import grad_link as _grad_link
 
 __all__ = ["constant_pad_nd"]
 
@@ -138,15 +139,21 @@ def _by_rank(op, names):
     return {k: overload_node(op, name) for k, name in names.items()}
 
 
+def _pad_vjp(mode, g, x, pad):
+    gx = _PAD_OPS[mode][1](g, tuple(x.shape[-(len(pad) // 2):]), pad)
+    return gx if mode == "circular" else _grad_link(gx, x)
+
+
 _PAD_NODE = {"reflect": "ReflectionPad", "replicate": "ReplicationPad", "circular": "CircularPad"}
 _PAD_OPS = {}
 for _mode in ("reflect", "replicate", "circular"):
     _name = {"reflect": "reflection_pad", "replicate": "replication_pad", "circular": "circular_pad"}[_mode]
     _fwd = defop(_name, _index_pad_k(_mode),
-                 {"x": (lambda m: lambda g, x, pad: _PAD_OPS[m][1](g, tuple(x.shape[-(len(pad) // 2):]),
-                                                                    pad))(_mode)},
-                 meta=("x",), family=OTHER, linear=True, node_name=f"{_PAD_NODE[_mode]}1DBackward0",
-                 method=False, batch=batch_merge_leading,
+                 {"x": (lambda m: lambda g, x, pad: _pad_vjp(m, g, x, pad))(_mode)},
+                 # (reflect/replicate: PyTorch's backward kernels take the input, so a recorded
+                 # first gradient is in its graph, zeros at the next order; circular's is not)
+                 meta=("x",) if _mode == "circular" else (), family=OTHER, linear=True,
+                 node_name=f"{_PAD_NODE[_mode]}1DBackward0", method=False, batch=batch_merge_leading,
                  # (PyTorch's kernels of the rank padded: reflection_pad2d, ...; circular
                  # padding is copies, any dtype)
                  no_bool=None if _mode == "circular" else

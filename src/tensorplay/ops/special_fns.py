@@ -119,30 +119,31 @@ def _not_implemented(what):
     return not_implemented(NotImplementedError, f"the derivative for '{what}' is not implemented.")
 
 
-def _zeta_k(x, q):
-    dt = x.dtype if isinstance(x, np.ndarray) else q.dtype
-    return K.zeta(np.asarray(x, dt), np.asarray(q, dt))
+def _zeta_k(input, other):
+    dt = input.dtype if isinstance(input, np.ndarray) else other.dtype
+    return K.zeta(np.asarray(input, dt), np.asarray(other, dt))
 
 
-def _zeta_check(x, q):
+def _zeta_check(input, other):
     """PyTorch has no half/bfloat16 zeta kernel, nor a zeta of two numbers."""
-    if not isinstance(x, _Tensor) and not isinstance(q, _Tensor):
+    if not isinstance(input, _Tensor) and not isinstance(other, _Tensor):
         raise TypeError(f"special_zeta() received an invalid combination of arguments - got "
-                        f"({type(x).__name__}, {type(q).__name__}), but expected one of:\n"
+                        f"({type(input).__name__}, {type(other).__name__}), but expected one of:\n"
                         f" * (Tensor input, Tensor other, *, Tensor out = None)\n"
                         f" * (Number self, Tensor other, *, Tensor out = None)\n"
                         f" * (Tensor input, Number other, *, Tensor out = None)\n")
     dt = None
-    for v in (x, q):
+    for v in (input, other):
         if isinstance(v, _Tensor):
             dt = v.dtype if dt is None else _D.promote_types(dt, v.dtype)
     if dt is not None and dt.name in ("float16", "bfloat16"):
         raise dtype_error("zeta_cpu", dt.np)
 
 
+# (PyTorch's keywords: special.zeta(input=, other=))
 special_zeta = _binary("special_zeta", _zeta_k,
-                       {"x": _not_implemented("zeta"),
-                        "q": lambda g, x, q: g * (-x * special_zeta(x + 1.0, q))},
+                       {"input": _not_implemented("zeta"),
+                        "other": lambda g, input, other: g * (-input * special_zeta(input + 1.0, other))},
                        float_only=True, family=ELEMENTWISE, method=False, node_name="SpecialZetaBackward0",
                        no_complex="zeta_cpu", check=_zeta_check)
 special_zeta.op.variants = lambda a: (

@@ -158,9 +158,6 @@ class RNNBase(Module):
         name = type(self).__name__
         if input.ndim not in (2, 3):
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D tensor instead")
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.shape[-1]}")
         batched = input.ndim == 3
         for t in (hx, cx):
             if t is None:
@@ -171,6 +168,10 @@ class RNNBase(Module):
             if not batched and t.ndim != 2:
                 raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got "
                                    f"{t.ndim}-D tensor")
+        self._check_dtype(input)        # (PyTorch's check_input: the dtype, then the size)
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
         return batched
 
     def _run(self, input, hx, cx):
