@@ -694,6 +694,8 @@ class Tensor:
             for h in tuple(hooks.values()):
                 r = h(self)
                 if r is not None and r is not self:     # (self: an in-place op's result)
+                    if not isinstance(r, Tensor):
+                        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
                     raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
     def _bump(self):

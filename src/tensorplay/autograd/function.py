@@ -18,6 +18,7 @@ The ``ctx`` that ``forward`` and ``backward`` see is the backward node itself
 (``y.grad_fn``), as in PyTorch: a node of class ``ExpBackward``.
 """
 import functools
+import inspect
 import warnings
 
 import numpy as np
@@ -37,10 +38,6 @@ class FunctionCtx:
     """What ``forward`` may tell ``backward`` through ``ctx``."""
 
     def save_for_backward(self, *tensors):
-        for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
-                raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
-                                f"of type {type(t).__name__}")
         self.to_save = tensors
 
     def save_for_forward(self, *tensors):
@@ -146,6 +143,8 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(f"function {self.name()} returned a gradient different than None "
                                    f"at position {i + 1}, but the corresponding forward input was "
                                    "not a Variable")
+            if r is not None and not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {type(r).__name__})")
         if len(res) == len(self.next_edges):
             return res
         # as in PyTorch, the node's edges are those of its tensor inputs only
@@ -170,6 +169,10 @@ class FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        # how many positional arguments apply passes on unbound (until the first
+        # call has read forward's signature: none)
+        cls._bind_ok = frozenset()
+        cls._bind_known = False
         super().__init__(name, bases, attrs)
         base = globals().get("Function")
         cls._new_style = base is not None and cls.setup_context is not base.setup_context
@@ -231,9 +234,86 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if kwargs or len(args) not in cls._bind_ok:
+            args = _bind(cls, args, kwargs)
+            kwargs = {}
         if TRANSFORMS:
             return intercept_function(cls, args, kwargs)
-        return _apply(cls, args, kwargs)
+        return _apply_with_ctx(cls, args, kwargs)[0]
+
+
+_MANY = 64         # (a call with more positional arguments than this is bound: slower, not wrong)
+
+
+def _forward_params(cls):
+    """forward's parameters, without ``ctx`` for the old style; None if
+    forward has no signature to read."""
+    try:
+        params = list(inspect.signature(cls.forward).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if not cls._new_style and params and params[0].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD):
+        params = params[1:]
+    return params
+
+
+def _bind_ok(cls):
+    """How many positional arguments ``apply`` may get and pass on as they are:
+    PyTorch binds a new-style call to forward's signature (defaults applied),
+    and an old-style one only when keywords are given."""
+    params = _forward_params(cls)
+    if params is None or not cls._new_style:
+        return frozenset(range(_MANY))
+    P = inspect.Parameter
+    if any(p.kind is P.KEYWORD_ONLY for p in params):
+        return frozenset()          # always bound (and then refused, as PyTorch does)
+    npos = sum(p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) for p in params)
+    if any(p.kind is P.VAR_POSITIONAL for p in params):
+        return frozenset(range(npos, max(npos + 1, _MANY)))
+    return frozenset((npos,))
+
+
+def _bind(cls, args, kwargs):
+    """``apply``'s arguments as one positional tuple, as PyTorch binds them,
+    so that keyword arguments are inputs like the others (in ``inputs``,
+    ``needs_input_grad`` and the node's edges)."""
+    if not cls.__dict__.get("_bind_known"):
+        cls._bind_ok = _bind_ok(cls)
+        cls._bind_known = True
+        if not kwargs and len(args) in cls._bind_ok:
+            return args
+    params = _forward_params(cls)
+    if params is None:
+        if kwargs:
+            raise TypeError(f"forward() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        return args
+    if cls._new_style:
+        # inspect's own errors ("missing a required argument: 'x'"), as PyTorch's
+        bound = inspect.Signature(params).bind(*args, **kwargs)
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError(f"forward() got an unexpected keyword argument "
+                            f"'{next(iter(bound.kwargs))}'")
+        return tuple(bound.args)
+    # old style (PyTorch's C++ binding): keywords fill the positional parameters
+    # after the given ones, in order, without defaults
+    if not kwargs:
+        return args
+    P = inspect.Parameter
+    pos = [p.name for p in params if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
+    for k in kwargs:
+        if k not in pos:
+            raise TypeError(f"forward() got an unexpected keyword argument '{k}'")
+        if pos.index(k) < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{k}'")
+    last = max(pos.index(k) for k in kwargs)
+    out = list(args)
+    for i in range(len(args), last + 1):
+        if pos[i] not in kwargs:
+            raise TypeError(f"forward() missing required argument: '{pos[i]}' (position {i})")
+        out.append(kwargs[pos[i]])
+    return tuple(out)
 
 
 def _apply(cls, args, kwargs):
@@ -267,7 +347,14 @@ def _apply_with_ctx(cls, args, kwargs):
     outs = (outputs,) if single else outputs
     node.num_outputs = len(outs)
     if not recording:
-        return _unrecorded_outputs(cls, args, outputs, outs, single), node
+        dirty = node.dirty_tensors
+        if dirty:
+            # PyTorch runs mark_dirty's checks and bumps the versions whether or not
+            # the call is recorded: a saved tensor written in place is then caught
+            _check_dirty(dirty, outs, prev)
+            for d in dirty:
+                d._bump()
+        return _unrecorded_outputs(cls, args, outputs, outs, single, dirty), node
     # edges and metadata per tensor input (PyTorch gives non-tensor arguments no edge)
     edges, meta = [], []
     for a, t, rg in zip(args, is_tensor, needs):
@@ -285,7 +372,7 @@ def _apply_with_ctx(cls, args, kwargs):
     dirty = node.dirty_tensors
     nondiff = node.non_differentiable
     if dirty:
-        _check_dirty(dirty, outs)
+        _check_dirty(dirty, outs, True)
     dirty_views = None
     new_outs, out_meta, originals = [], [], {}
     for i, o in enumerate(outs):
@@ -302,12 +389,12 @@ def _apply_with_ctx(cls, args, kwargs):
             # an input returned unchanged: the output is a new tensor sharing its memory
             t = _wrap(o._data)
             t._vc = o._shared_version()
-            t._fn_view = (i, cls.__name__)
+            t._fn_view = (i, cls.__name__, _multi_tensor(outs))
         else:
             t = o
             if getattr(o, "_base", None) is not None:      # a view made inside forward
                 o._nograd_view = False
-                o._fn_view = (i, cls.__name__)
+                o._fn_view = (i, cls.__name__, _multi_tensor(outs))
                 o._view_version = o._vc[0]      # its history is this node, whatever forward wrote
         originals[id(o)] = i
         originals[id(t)] = i
@@ -325,6 +412,11 @@ def _apply_with_ctx(cls, args, kwargs):
     node._out_meta = out_meta
     node.n_out = len(outs)
     if node.to_save:
+        for i, t in enumerate(node.to_save):
+            # (checked only when the call is recorded, as in PyTorch)
+            if t is not None and not isinstance(t, T):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is "
+                                f"of type {type(t).__name__}")
         node._saved = [None if s is None else SavedTensor(s, originals.get(id(s)))
                        for s in node.to_save]
         node._had_saved = True
@@ -346,41 +438,68 @@ _DIRTY_VIEW_MSG = (
     "You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change.")
 
 
-def _unrecorded_outputs(cls, args, outputs, outs, single):
+def _unrecorded_outputs(cls, args, outputs, outs, single, dirty=()):
     """Outputs of an unrecorded call are still a custom Function's views, as in
     PyTorch: an input returned as-is comes back as a new tensor sharing its
     memory, and a view made inside forward may not be written in place where
-    the write would need a gradient."""
+    the write would need a gradient.  An input marked dirty comes back itself,
+    or, if it (or its base) requires grad, as a detached alias of itself."""
     if not any(isinstance(o, Tensor) and (o._base is not None or any(o is a for a in args))
                for o in outs):
         return outputs
     res = []
     for i, o in enumerate(outs):
         if isinstance(o, Tensor):
+            if dirty and any(o is d for d in dirty):
+                base = o._base
+                if o._rg or (base is not None and base._rg):
+                    t = _wrap(o._data)
+                    t._vc = o._shared_version()
+                    o = t
+                res.append(o)
+                continue
             returned = any(o is a for a in args)
             if returned:
                 t = _wrap(o._data)
                 t._vc = o._shared_version()
                 o = t
             if returned or o._base is not None:
-                o._fn_view = (i, cls.__name__)
+                o._fn_view = (i, cls.__name__, _multi_tensor(outs))
         res.append(o)
     return res[0] if single else tuple(res)
+
+
+def _multi_tensor(outs):
+    """Whether a Function returned more than one tensor: its view outputs are then
+    PyTorch's "output of a function that returns multiple views" (``_fn_view[2]``,
+    for the in-place refusal's words)."""
+    n = 0
+    for o in outs:
+        if isinstance(o, Tensor):
+            n += 1
+    return n > 1
 
 
 def _differentiable(npdt):
     return npdt.kind in "fc" or npdt.name == "bfloat16"
 
 
-def _check_dirty(dirty, outs):
+def _check_dirty(dirty, outs, grad_mode):
     """PyTorch's checks on ``mark_dirty``: every dirty tensor is returned, and
-    none is a leaf (or a view of a leaf) that requires grad."""
+    (in grad mode) none is a leaf (or a view of a leaf) that requires grad, nor
+    a view made under no_grad of a tensor that requires grad."""
     for d in dirty:
         if not any(d is o for o in outs):
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
                                "returned as output. The inputs that are modified inplace must all "
                                "be outputs of the Function.")
-        if d._rg and d._gfn is None:
+    if not grad_mode:
+        return
+    for d in dirty:
+        base = getattr(d, "_base", None)
+        if (d._rg and d._gfn is None) or (
+                base is not None and base._rg and getattr(d, "_nograd_view", None)):
+            # (PyTorch's words for the no_grad view too)
             raise RuntimeError("a leaf Variable that requires grad has been used in an in-place "
                                "operation.")
         base = getattr(d, "_base", None)

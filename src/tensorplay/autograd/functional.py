@@ -305,11 +305,54 @@ def _jacfwd(func, inputs, strict, vectorize):
         is_tuple, outs = _as_tuple(func(*xs), "outputs of the user-provided function", "jacobian")
         is_out.append(is_tuple)
         return outs
-    jac = jacfwd(as_tuple, argnums=tuple(range(len(ins))))(*ins)
+    try:
+        jac = jacfwd(as_tuple, argnums=tuple(range(len(ins))))(*ins)
+    except RuntimeError as e:
+        # a custom Function with a jvp but no vmap rule: PyTorch's legacy vmap
+        # batches through its forward and jvp; here, one forward-mode pass per
+        # column of the basis
+        if "does not have vmap support" not in str(e):
+            raise
+        del is_out[:]
+        jac = _jacfwd_loop(as_tuple, ins)
     # PyTorch's containers: lists for several outputs (it builds them so)
     if is_out[0]:
         return [list(per_in) if is_in_tuple else per_in[0] for per_in in jac]
     return list(jac[0]) if is_in_tuple else jac[0][0]
+
+
+def _jacfwd_loop(as_tuple, ins):
+    """``jacfwd``'s result (per output, per input: output shape + input shape),
+    by one forward-mode pass per element of each input."""
+    from . import forward_ad as fwad
+    outs = None
+    cols = []                       # per input: per element, the tuple of output tangents
+    for k, x in enumerate(ins):
+        per = []
+        for j in range(x.numel()):
+            tangents = [zeros_like(a) for a in ins]
+            tangents[k].view(-1)[j] = 1
+            with fwad.dual_level():
+                outs = as_tuple(*[fwad.make_dual(a, t) for a, t in zip(ins, tangents)])
+                unpacked = [fwad.unpack_dual(o) for o in outs]
+                outs = tuple(u.primal for u in unpacked)
+                touts = tuple(zeros_like(u.primal) if u.tangent is None else u.tangent
+                              for u in unpacked)
+            per.append(touts)
+        cols.append(per)
+    if outs is None:
+        outs = as_tuple(*ins)
+    jac = []
+    for o_i, o in enumerate(outs):
+        row = []
+        for k, x in enumerate(ins):
+            if cols[k]:
+                col = stack([c[o_i] for c in cols[k]], -1)
+                row.append(col.reshape(tuple(o.shape) + tuple(x.shape)))
+            else:
+                row.append(o.new_zeros(tuple(o.shape) + tuple(x.shape)))
+        jac.append(tuple(row))
+    return tuple(jac)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,

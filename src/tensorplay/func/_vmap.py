@@ -86,6 +86,9 @@ class BatchedTensor(Tensor):
     ``_same`` is None, or the version of the physical tensor at which every
     sample is known to hold the same value (see ``same``)."""
     __slots__ = ("_value", "_level", "_same")
+    # (bdim, value) where the batch of ``value`` (our ``_value``) sat at dimension
+    # bdim before it was moved first: a Function's vmap rule sees that layout
+    _phys_dim = None
 
     @property
     def requires_grad(self):
@@ -495,7 +498,11 @@ class VmapLevel:
         if bdim is None or not isinstance(r, Tensor):
             return r
         if bdim != 0:
-            r = r.movedim(bdim, 0)
+            moved = bdim % r.dim()
+            r = _wrap_batched(self, r.movedim(bdim, 0))
+            if moved:
+                r._phys_dim = (moved, r._value)
+            return r
         return _wrap_batched(self, r)
 
     def _fallback(self, op, args, bdims=None):
@@ -536,16 +543,38 @@ class VmapLevel:
             return _generated_vmap(self, cls, args, kwargs)
         rule = getattr(cls, "vmap", None)
         if rule is not None and rule is not getattr(Function, "vmap", None):
-            in_dims = tuple(0 if _is_batched(a, self) else None for a in args)
-            phys = [a._value if _is_batched(a, self) else a for a in args]
+            # as in PyTorch, the rule sees each tensor as the user laid it out (its
+            # batch where in_dims put it), and those in_dims
+            in_dims, phys = [], []
+            for a in args:
+                if not _is_batched(a, self):
+                    in_dims.append(None)
+                    phys.append(a)
+                    continue
+                pd = a._phys_dim
+                if pd is not None and pd[1] is a._value:
+                    in_dims.append(pd[0])
+                    phys.append(a._value.movedim(0, pd[0]))
+                else:
+                    in_dims.append(0)
+                    phys.append(a._value)
 
             class _Info:
                 batch_size = self.size
                 randomness = self.randomness
-            out, out_dims = rule(_Info, in_dims, *phys, **kwargs)
+            res = rule(_Info, tuple(in_dims), *phys, **kwargs)
+            if type(res) is not tuple:
+                raise RuntimeError(_TWO_RETURNS + f"Got a {type(res)} instead")
+            if len(res) != 2:
+                raise RuntimeError(_TWO_RETURNS + f"Got {len(res)} returns instead")
+            out, out_dims = res
             if isinstance(out, tuple):
                 dims = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(out)
+                if len(dims) != len(out):
+                    raise RuntimeError(_incompatible_out_dims(out, out_dims))
                 return tuple(self._wrap_one(o, d) for o, d in zip(out, dims))
+            if isinstance(out_dims, (tuple, list)):
+                raise RuntimeError(_incompatible_out_dims(out, out_dims))
             return self._wrap_one(out, out_dims)
         raise RuntimeError(f"You tried to vmap over {cls.__name__}, but it does not have vmap "
                            f"support. Please override and implement the vmap staticmethod or set "
@@ -822,6 +851,18 @@ def _stack(ts):
     return dispatch(REGISTRY["stack"], list(ts) + [0])
 
 
+_TWO_RETURNS = ("Expected the vmap staticmethod to have two returns, an output and out_dims with "
+                "pytree structure compatible with the output. ")
+
+
+def _incompatible_out_dims(out, out_dims):
+    return (f"The autograd.Function's vmap staticmethod returned an incompatible (output, out_dims) "
+            f"tuple. Expected out_dims={out_dims} to be compatible with the structure of `output`. "
+            f"out_dims has structure {tree_flatten(out_dims)[1]} but output has structure "
+            f"{tree_flatten(out)[1]}. For more details, please see "
+            f"https://pytorch.org/docs/main/notes/extending.func.html")
+
+
 def _generated_vmap(level, cls, args, kwargs):
     """``generate_vmap_rule=True``: the Function applied to the physical
     tensors by a Function whose forward and backward are the original ones
@@ -831,6 +872,8 @@ def _generated_vmap(level, cls, args, kwargs):
     dims = tuple(0 if _is_batched(a, level) else None for a in args)
 
     class Generated(Function):
+        generate_vmap_rule = True       # (a vmap level outside this one batches it in turn)
+
         @staticmethod
         def forward(ctx, *phys):
             inner = VmapLevel(size, level.randomness)
@@ -895,21 +938,25 @@ class _CtxProxy:
     def __init__(self, ctx, level):
         object.__setattr__(self, "_ctx", ctx)
         object.__setattr__(self, "_level", level)
+        # nested generated rules (vmap of vmap) stack proxies on one ctx: each
+        # keeps its flags under a name of its own
+        object.__setattr__(self, "_depth", ctx._depth + 1 if type(ctx) is _CtxProxy else 0)
 
     def save_for_backward(self, *ts):
         lv = self._level
         self._ctx.save_for_backward(*[t._value if _is_batched(t, lv) else t for t in ts])
-        self._ctx._vmap_batched = tuple(_is_batched(t, lv) for t in ts)
+        setattr(self._ctx, f"_vmap_batched{self._depth}", tuple(_is_batched(t, lv) for t in ts))
 
     def save_for_forward(self, *ts):
         lv = self._level
         self._ctx.save_for_forward(*[t._value if _is_batched(t, lv) else t for t in ts])
-        self._ctx._vmap_fw_batched = tuple(_is_batched(t, lv) for t in ts)
+        setattr(self._ctx, f"_vmap_fw_batched{self._depth}", tuple(_is_batched(t, lv) for t in ts))
 
     @property
     def saved_tensors(self):
         ctx = self._ctx         # (while jvp runs, what forward saved for it)
-        flags = getattr(ctx, "_vmap_fw_batched" if ctx._fw_saved is not None else "_vmap_batched", ())
+        flags = getattr(ctx, ("_vmap_fw_batched" if ctx._fw_saved is not None else "_vmap_batched")
+                        + str(self._depth), ())
         return tuple(_wrap_batched(self._level, t) if f else t
                      for t, f in zip(ctx.saved_tensors, flags))
 
@@ -1371,10 +1418,13 @@ def _run(func, flat_args, spec, dims, out_dims, randomness, kwargs):
         batched = []
         for a, d in zip(flat_args, dims):
             if d is not None:
-                if d % a.dim():
+                moved = d % a.dim()
+                if moved:
                     with level.below():
                         a = a.movedim(d, 0)
                 a = _wrap_batched(level, a)
+                if moved:
+                    a._phys_dim = (moved, a._value)
             batched.append(a)
         return _outputs(func, level, func(*tree_unflatten(batched, spec), **kwargs), out_dims)
 

@@ -39,7 +39,8 @@ def check_inplace(self, args):
         if fv is not None:
             if self._rg:
                 raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and is being modified "
-                                   "inplace. " + FN_VIEW_MSG)
+                                   "inplace. " +
+                                   (MULTI_VIEW_MSG if fv[2:] == (True,) else FN_VIEW_MSG))
             if any(isinstance(a, Tensor) and a._rg for a in args):
                 # the Function's call was not recorded: PyTorch's words for a view without history
                 raise RuntimeError("A view was created in no_grad mode and is being modified inplace "
@@ -63,6 +64,10 @@ def check_inplace(self, args):
                 "outside (if you want the inplace to be tracked).")
 
 
+MULTI_VIEW_MSG = (
+    "This view is the output of a function that returns multiple views. Such functions do not "
+    "allow the output views to be modified inplace. You should replace the inplace operation by "
+    "an out-of-place one.")
 FN_VIEW_MSG = (
     "This view was created inside a custom Function (or because an input was returned as-is) and "
     "the autograd logic to handle view+inplace would override the custom backward associated with "

@@ -81,8 +81,9 @@ def _value(node, kind, i):
             if k == 0:
                 t._vc = vl              # the output's own version counter, as in PyTorch
         return t
-    if i == -2:
-        return tuple(args[:len(args) - node.op.n_kw])
+    if i == -2:                     # the *args after the named parameters (permute's dims)
+        op = node.op
+        return tuple(args[0 if op.variadic else len(op.names):len(args) - op.n_kw])
     op = node.op
     if op.variadic:                 # (tensors..., params): a parameter counts from the end
         i = len(args) - (len(op.names) - i)

@@ -25,8 +25,8 @@ from .._autograd.grad_mode import enable_grad
 from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import TRANSFORMS, defop, dispatch
-from .inplace import (FN_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt, inplace_tangents,
-                      move_retain_grad, _writable)
+from .inplace import (FN_VIEW_MSG, MULTI_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt,
+                      inplace_tangents, move_retain_grad, _writable)
 
 
 def apply_chain(t, chain):
@@ -171,7 +171,8 @@ def refresh_view(v):
     fv = v._fn_view
     if fv is not None:
         raise RuntimeError(f"Output {fv[0]} of {fv[1]} is a view and its base or another view of "
-                           "its base has been modified inplace. " + FN_VIEW_MSG)
+                           "its base has been modified inplace. " +
+                           (MULTI_VIEW_MSG if fv[2:] == (True,) else FN_VIEW_MSG))
     if getattr(v, "_nograd_view", False):
         raise RuntimeError(
             "A view was created in no_grad mode and its base or another view of its base has been "
