@@ -806,25 +806,9 @@ def householder_product(input, tau, *, out=None):
         _out_form("linalg_householder_product", out, 1)
         return call_with_out("linalg_householder_product", householder_product, (input, tau), {}, out)
     A = input
+    _fz._householder(A, tau, "torch.linalg.householder_product", "orgqr_cpu")   # (PyTorch's checks)
     a, t = A._data, tau._data
-    name = "torch.linalg.householder_product"
-    if a.ndim < 2:
-        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
     m, n = a.shape[-2:]
-    if m < n:
-        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
-    if t.ndim < 1 or n < t.shape[-1]:
-        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
-    if t.ndim != a.ndim - 1:
-        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal "
-                           f"to {t.ndim} and input.ndim is equal to {a.ndim}")
-    if t.shape[:-1] != a.shape[:-2]:
-        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
-                           f"{list(t.shape[:-1])}")
-    if a.dtype != t.dtype:
-        raise RuntimeError(f"{name}: tau dtype {_tname(t.dtype)} does not match input dtype {_tname(a.dtype)}")
-    if a.dtype.name not in ("float32", "float64", "complex64", "complex128"):
-        raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{_tname(a.dtype)}'")
     k = t.shape[-1]
     q = _eye(m, n, dtype=A.dtype).expand(tuple(A.shape))
     below = A.tril(-1)
