@@ -230,7 +230,7 @@ def test_randomness_different_is_one_draw_for_the_batch(name, inside, outside):
     ("randint", lambda x: tp.randint(0, 100, (4,))),
     ("multinomial", lambda x: tp.multinomial(x, 2)),
     ("normal sized", lambda x: tp.normal(0.0, 1.0, (3,))),
-    ("dropout2d", lambda x: F.dropout2d(x.reshape(2, 2, 1) + 1)),
+    ("dropout2d", lambda x: F.dropout2d(x.reshape(1, 2, 2, 1) + 1)),
     ("gumbel_softmax", lambda x: F.gumbel_softmax(x, tau=0.5)),
 ])
 def test_randomness_different_per_sample(name, f):
