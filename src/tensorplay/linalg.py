@@ -807,18 +807,7 @@ def householder_product(input, tau, *, out=None):
         return call_with_out("linalg_householder_product", householder_product, (input, tau), {}, out)
     A = input
     _fz._householder(A, tau, "torch.linalg.householder_product", "orgqr_cpu")   # (PyTorch's checks)
-    a, t = A._data, tau._data
-    m, n = a.shape[-2:]
-    k = t.shape[-1]
-    q = _eye(m, n, dtype=A.dtype).expand(tuple(A.shape))
-    below = A.tril(-1)
-    unit = _eye(m, dtype=A.dtype)
-    for i in range(k - 1, -1, -1):              # Q = H_1 (H_2 (... (H_k I)))
-        v = below.narrow(-1, i, 1) + unit.narrow(-1, i, 1)              # (..., m, 1)
-        q = q - (tau.narrow(-1, i, 1).unsqueeze(-1) * v) @ (v.mH @ q)
-    if k == 0:      # no reflector: PyTorch's output still has a node (exact zeros added)
-        q = q + A.narrow(-1, 0, 0).sum(-1, keepdim=True) + tau.sum(-1, keepdim=True).unsqueeze(-1)
-    return q
+    return _fz._orgqr_impl(A, tau)
 
 
 # ---- LDL, tensorinv, tensorsolve (the LDL kernels: ops/factorizations.py)

@@ -387,6 +387,8 @@ def _orgqr_impl(input, tau):
     for i in range(k - 1, -1, -1):              # Q = H_1 (H_2 (... (H_k I)))
         v = _reflector(below, unit, i)
         q = q - (_tau(tau, i) * v) @ (v.mH @ q)
+    if k == 0:      # no reflector: PyTorch's output still has a node (exact zeros added)
+        q = q + input.narrow(-1, 0, 0).sum(-1, keepdim=True) + tau.sum(-1, keepdim=True).unsqueeze(-1)
     return q
 
 
