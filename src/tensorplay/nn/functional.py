@@ -1961,12 +1961,18 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
         e = emb.detach()
         bag_d = bag.unsqueeze(1).expand(length, dim)
         keep = valid.unsqueeze(1).expand(length, dim)
+        # PyTorch's kernel walks each bag keeping an entry when it is the first or
+        # greater than the kept one: a NaN is kept only when first, else skipped
         lowest = _zeros(bags, dim, dtype=weight.dtype) - _math.inf
-        top = lowest.scatter_reduce(0, bag_d, e.masked_fill(~keep, -_math.inf), "amax")
+        top = lowest.scatter_reduce(0, bag_d, e.masked_fill(~keep | e.isnan(), -_math.inf), "amax")
+        pos = at.unsqueeze(1).expand(length, dim)
+        none = _zeros(bags, dim, dtype=at.dtype) + length
         hit = keep & (e == top.gather(0, bag_d))
-        cand = _pw.where(hit, at.unsqueeze(1).expand(length, dim), length)
-        first = (_zeros(bags, dim, dtype=at.dtype) + length).scatter_reduce(0, bag_d, cand, "amin")
-        return emb.gather(0, first.clamp_max(length - 1)).masked_fill(first == length, 0)   # (the first maximum)
+        first = none.scatter_reduce(0, bag_d, _pw.where(hit, pos, length), "amin")   # the first maximum
+        head = none.scatter_reduce(0, bag_d, _pw.where(keep, pos, length), "amin")   # the first entry
+        head_nan = e.gather(0, head.clamp_max(length - 1)).isnan() & (head < length)
+        first = _pw.where(head_nan, head, first)
+        return emb.gather(0, first.clamp_max(length - 1)).masked_fill(first == length, 0)
     w = valid.to(weight.dtype)
     if psw is not None:
         w = w * psw
