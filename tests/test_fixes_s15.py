@@ -66,3 +66,95 @@ def test_embedding_bag_max_with_nan_and_inf_follows_the_kernels_walk():
         out, grad = _bag_max_reference(W, idx, offs, pad)
         np.testing.assert_array_equal(o.detach().numpy(), out)
         np.testing.assert_array_equal(w.grad.numpy(), grad)
+
+
+# ------------------------------------------------------------------ grid_sample: 3-d, bicubic, bfloat16
+from conftest import torch  # noqa: E402
+
+needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed")
+
+
+@needs_torch
+@pytest.mark.parametrize("nd,mode", [(2, "bicubic"), (3, "bilinear"), (3, "nearest")])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_3d_and_bicubic_vs_torch(nd, mode, padding_mode, align_corners):
+    rng = np.random.default_rng(nd)
+    sp, osp = (3, 4, 5)[-nd:], (2, 3, 2)[-nd:]
+    x = rng.standard_normal((2, 2) + sp)
+    g = rng.uniform(-1.4, 1.4, (2,) + osp + (nd,))
+    if nd == 2 or padding_mode == "zeros":
+        # (PyTorch's 3-d backward leaves a clipped NaN point unclipped, so that its
+        # gradients are 0 there while its forward gives a value; ours are the
+        # forward's derivatives, as finite differences say)
+        g.flat[:3] = [np.nan, np.inf, -np.inf]
+    res = []
+    for lib in (torch, tp):
+        a = lib.tensor(x, requires_grad=True)
+        b = lib.tensor(g, requires_grad=True)
+        o = lib.nn.functional.grid_sample(a, b, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+        w = lib.tensor(np.cos(np.arange(o.numel())).reshape(tuple(o.shape)))
+        (o * w).sum().backward()
+        res.append([o.detach().numpy(), a.grad.numpy(), b.grad.numpy()])
+    for want, got in zip(*res):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("nd,mode", [(2, "bicubic"), (3, "bilinear")])
+def test_grid_sample_3d_and_bicubic_gradgradcheck(nd, mode):
+    rng = np.random.default_rng(7)
+    sp, osp = (3, 4, 5)[-nd:], (2, 3, 2)[-nd:]
+    x = tp.tensor(rng.standard_normal((1, 2) + sp), requires_grad=True)
+    g = tp.tensor(rng.uniform(-0.9, 0.9, (1,) + osp + (nd,)), requires_grad=True)
+
+    def f(a, b):
+        return tp.nn.functional.grid_sample(a, b, mode=mode, padding_mode="reflection", align_corners=False)
+    assert tp.autograd.gradcheck(f, (x, g))
+    assert tp.autograd.gradgradcheck(f, (x, g))
+
+
+def _keys(d, a=-0.75):
+    d = abs(d)
+    if d <= 1:
+        return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+    if d < 2:
+        return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a
+    return 0.0
+
+
+def test_grid_sample_bicubic_is_keys_cubic_convolution_and_refuses_5d():
+    rng = np.random.default_rng(11)
+    h, w = 5, 6
+    img = rng.standard_normal((h, w))
+    px, py = np.array([2.3, 3.7, 0.4, 4.9]), np.array([2.6, 1.2, 3.1, 0.2])
+    grid = np.stack([(2 * px + 1) / w - 1, (2 * py + 1) / h - 1], -1)[None, None]
+    out = tp.nn.functional.grid_sample(tp.tensor(img[None, None]), tp.tensor(grid), mode="bicubic",
+                                       padding_mode="border", align_corners=False)
+    want = []
+    for x, y in zip(px, py):        # the 4x4 points around, each clipped into the image (border)
+        x0, y0 = int(np.floor(x)), int(np.floor(y))
+        want.append(sum(_keys(x - i) * _keys(y - j) * img[min(max(j, 0), h - 1), min(max(i, 0), w - 1)]
+                        for i in range(x0 - 1, x0 + 3) for j in range(y0 - 1, y0 + 3)))
+    np.testing.assert_allclose(out.numpy().ravel(), want, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        tp.nn.functional.grid_sample(tp.zeros(1, 1, 2, 2, 2), tp.zeros(1, 1, 1, 1, 3), mode="bicubic",
+                                     align_corners=False)
+
+
+def test_grid_sample_bfloat16_and_affine_grid_3d():
+    x = tp.arange(16.0).reshape(1, 1, 4, 4)
+    g = tp.tensor([[[[0.0, 0.0], [-0.75, -0.75]]]])
+    ref = tp.nn.functional.grid_sample(x, g, align_corners=False)
+    got = tp.nn.functional.grid_sample(x.bfloat16(), g.bfloat16(), align_corners=False)
+    assert got.dtype == tp.bfloat16
+    np.testing.assert_allclose(got.float().numpy(), ref.numpy(), rtol=1e-2)
+    # the identity 3-d map gives the base grid: x along W, y along H, z along D
+    theta = tp.tensor([[[1.0, 0, 0, 0], [0, 1.0, 0, 0], [0, 0, 1.0, 0]]], dtype=tp.float64)
+    grid = tp.nn.functional.affine_grid(theta, (1, 1, 2, 3, 4), align_corners=True)
+    assert tuple(grid.shape) == (1, 2, 3, 4, 3)
+    np.testing.assert_allclose(grid[0, 1, 2, 3].numpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(grid[0, 0, 1, 0].numpy(), [-1.0, 0.0, -1.0])
+    # and sampling through it is the identity
+    v = tp.arange(24.0, dtype=tp.float64).reshape(1, 1, 2, 3, 4)
+    np.testing.assert_allclose(tp.nn.functional.grid_sample(v, grid, align_corners=True).numpy(), v.numpy(),
+                               atol=1e-12)

@@ -8,6 +8,7 @@ softmax-cross-entropy, ``nll_loss``, ``binary_cross_entropy``, ``attention``, ``
 Everything else here is a composition of registry ops, so it differentiates,
 double-differentiates and runs under forward mode like any other code.
 """
+import itertools as _itertools
 import math as _math
 import warnings as _warnings
 
@@ -2014,21 +2015,21 @@ def _neg_one_to_one(steps, align_corners, dtype):
 
 
 def affine_grid(theta, size, align_corners=None):
-    """The sampling grid of a batch of 2-d affine maps ``theta`` (N, 2, 3): for
-    an output of ``size`` (N, C, H, W), the (N, H, W, 2) points ``theta @ (x, y, 1)``
-    over the normalised output coordinates."""
+    """The sampling grid of a batch of affine maps ``theta``: (N, 2, 3) for an
+    output of ``size`` (N, C, H, W), giving (N, H, W, 2) points ``theta @ (x, y, 1)``
+    over the normalised output coordinates; (N, 3, 4) for (N, C, D, H, W),
+    giving (N, D, H, W, 3) points ``theta @ (x, y, z, 1)``."""
     if align_corners is None:
         _warnings.warn(_ALIGN_WARNING, UserWarning, stacklevel=2)
         align_corners = False
     if not theta.is_floating_point():
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     size = tuple(size)
-    if len(size) == 4:
-        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (2, 3):
-            raise ValueError(f"Expected a batch of 2D affine matrices of shape Nx2x3 for size {size}. Got "
-                             f"{_torch_size(theta)}.")
-    elif len(size) == 5:
-        raise NotImplementedError("tensorplay: affine_grid of 3-d (5-d size) transforms is not implemented")
+    if len(size) in (4, 5):
+        nd = len(size) - 2
+        if theta.ndim != 3 or tuple(theta.shape[-2:]) != (nd, nd + 1):
+            raise ValueError(f"Expected a batch of {nd}D affine matrices of shape Nx{nd}x{nd + 1} for size {size}. "
+                             f"Got {_torch_size(theta)}.")
     else:
         raise NotImplementedError(f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
                                   f"respectively. Got size {size}.")
@@ -2038,18 +2039,20 @@ def affine_grid(theta, size, align_corners=None):
         _warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                        "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
                        "of affine_grid for details.", UserWarning, stacklevel=2)
-    n, _, h, w = size
+    n, spatial = size[0], size[2:]
     if theta.shape[0] != n:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, 3] but got: "
-                           f"[{theta.shape[0]}, 3].")
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{n}, {nd + 1}] but got: "
+                           f"[{theta.shape[0]}, {nd + 1}].")
     dt = theta.dtype
-    xs = _neg_one_to_one(w, align_corners, dt)
-    ys = _neg_one_to_one(h, align_corners, dt)
-    base = _np.empty((h, w, 3), dt.np)
-    base[..., 0] = xs.numpy()[None, :]
-    base[..., 1] = ys.numpy()[:, None]
-    base[..., 2] = 1
-    return _matmul(_wrap(base.reshape(1, h * w, 3)), theta.transpose(1, 2)).view(n, h, w, 2)
+    base = _np.empty(spatial + (nd + 1,), dt.np)
+    for k in range(nd):                 # coordinate k (x, y, z) runs along spatial axis nd - 1 - k
+        axis = nd - 1 - k
+        shape = [1] * nd
+        shape[axis] = spatial[axis]
+        base[..., k] = _neg_one_to_one(spatial[axis], align_corners, dt).numpy().reshape(shape)
+    base[..., nd] = 1
+    m = _math.prod(spatial)
+    return _matmul(_wrap(base.reshape(1, m, nd + 1)), theta.transpose(1, 2)).view(n, *spatial, nd)
 
 
 def _reflect(x, lo2, hi2):
@@ -2063,29 +2066,57 @@ def _reflect(x, lo2, hi2):
     return _pw.where(_pw.remainder(flips, 2) == 0, extra + low, span - extra + low)
 
 
-def _clip_coord(x, size):
+def _clip_coord(x, size, nan_high=False):
     """``x`` clipped to [0, size - 1] as PyTorch's grid sampler clips it: the
     bounds themselves count as outside, so the gradient is 0 there (``clamp``'s
-    passes it), and NaN becomes 0 (PyTorch's CPU kernel), with gradient 0."""
+    passes it), and NaN becomes 0 (PyTorch's 2-d CPU kernel) or, ``nan_high``,
+    size - 1 (its 3-d kernel), with gradient 0."""
+    if nan_high:
+        return _pw.where(x < size - 1, _pw.where(x > 0, x, 0.0), float(size - 1))
     return _pw.where(x > 0, _pw.where(x < size - 1, x, float(size - 1)), 0.0)
 
 
-def _source_coord(g, size, padding_mode, align_corners):
+def _unnormalize(g, size, align_corners):
     """Normalised grid coordinates [-1, 1] to pixel coordinates of an axis of ``size``."""
-    x = (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+    return (g + 1) / 2 * (size - 1) if align_corners else ((g + 1) * size - 1) / 2
+
+
+def _pad_coord(x, size, padding_mode, align_corners, nan_high=False):
+    """Pixel coordinates brought inside per ``padding_mode`` (PyTorch's compute_coordinates)."""
     if padding_mode == "border":
-        x = _clip_coord(x, size)
+        x = _clip_coord(x, size, nan_high)
     elif padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        x = _clip_coord(x, size)
+        x = _clip_coord(x, size, nan_high)
     return x
+
+
+def _source_coord(g, size, padding_mode, align_corners):
+    return _pad_coord(_unnormalize(g, size, align_corners), size, padding_mode, align_corners)
+
+
+_CUBIC_A = -0.75                        # PyTorch's (and OpenCV's) bicubic convolution constant
+
+
+def _cubic_weights(t):
+    """The four cubic-convolution weights of the points at -1, 0, 1, 2 for a fraction ``t``."""
+    a = _CUBIC_A
+
+    def near(d):                        # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):                         # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
 
 
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Samples ``input`` (N, C, H, W) at the normalised points ``grid`` (N, Ho, Wo, 2)
-    (x then y, in [-1, 1]): bilinear or nearest, outside points per ``padding_mode``.
-    Written with ``gather``, so the gradients reach both the input and the grid
-    (the grid's through the bilinear weights; nearest gives it zeros)."""
+    (x then y, in [-1, 1]), or (N, C, D, H, W) at (N, Do, Ho, Wo, 3) (x, y, z):
+    bilinear (trilinear), nearest, or bicubic (4-d only, as in PyTorch), outside
+    points per ``padding_mode``.  Written with ``gather``, so the gradients reach
+    both the input and the grid (the grid's through the interpolation weights;
+    nearest gives it zeros)."""
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")
@@ -2104,30 +2135,68 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if grid.shape[-1] != input.ndim - 2:
         raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last dimension, but got "
                            f"grid with sizes {list(grid.shape)}")
-    if input.ndim == 5 or mode == "bicubic":
-        raise NotImplementedError("tensorplay: grid_sample of 5-d inputs or with mode='bicubic' is not implemented")
-    if input._data.dtype.kind != "f" or grid._data.dtype.kind != "f":
-        raise NotImplementedError(f"\"grid_sampler_2d_cpu_kernel_impl\" not implemented for '{_tname(input)}'")
+    nd = input.ndim - 2
+    if mode == "bicubic" and nd == 3:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if not input.is_floating_point() or not grid.is_floating_point():
+        raise NotImplementedError(f"\"grid_sampler{'_2d_cpu_kernel_impl' if nd == 2 else '3d_cpu'}\" not "
+                                  f"implemented for '{_tname(input)}'")
     if input._data.dtype != grid._data.dtype:
         raise RuntimeError(f"expected scalar type {_tname(input)} but found {_tname(grid)}")
-    n, c, h, w = input.shape
-    ho, wo = grid.shape[1:3]
-    x = _source_coord(grid[..., 0], w, padding_mode, align_corners)        # (N, Ho, Wo)
-    y = _source_coord(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    n, c = input.shape[:2]
+    sizes = tuple(input.shape[2:])      # (D,) H, W
+    out = tuple(grid.shape[1:-1])
+    m = _math.prod(out)
+    flat = input.reshape(n, c, _math.prod(sizes))
+    # the pixel coordinate along each input axis (D, H, W order; the grid lists x, y, z)
+    pix = [_unnormalize(grid[..., nd - 1 - j], sizes[j], align_corners) for j in range(nd)]
 
-    def pick(xi, yi):
-        """input at integer points (xi, yi) (N, Ho, Wo), zero outside."""
-        inside = (xi >= 0) & (xi <= w - 1) & (yi >= 0) & (yi <= h - 1)     # (NaN: outside)
-        at = _pw.where(inside, yi * w + xi, 0.0).long().reshape(n, 1, ho * wo).expand(n, c, ho * wo)
-        v = flat.gather(2, at).view(n, c, ho, wo)
-        return _pw.where(inside.unsqueeze(1), v, 0.0)
+    def pick(idx, weight):
+        """input at integer points ``idx`` (one (N, *out) tensor per axis) times
+        ``weight``, zero outside.  (PyTorch's 3-d kernel skips the points outside,
+        so that a NaN or infinite weight there adds nothing; its 2-d one adds
+        0 * weight.)"""
+        inside = lin = None
+        for j, (i, size) in enumerate(zip(idx, sizes)):
+            ok = (i >= 0) & (i <= size - 1)                 # (NaN: outside)
+            inside = ok if inside is None else inside & ok
+            lin = i if lin is None else lin * size + i
+        at = _pw.where(inside, lin, 0.0).long().reshape(n, 1, m).expand(n, c, m)
+        v = flat.gather(2, at).view(n, c, *out)
+        inside = inside.unsqueeze(1)
+        if nd == 3:
+            return _pw.where(inside, v * weight.unsqueeze(1), 0.0)
+        return _pw.where(inside, v, 0.0) * weight.unsqueeze(1)
 
+    if mode == "bicubic":               # 4x4 points around, each brought inside by the padding
+        y, x = pix
+        y0, x0 = _pw.floor(y.detach()), _pw.floor(x.detach())
+        wy, wx = _cubic_weights(y - y0), _cubic_weights(x - x0)
+        total = None
+        for a in range(4):
+            yi = _pad_coord(y0 + (a - 1), sizes[0], padding_mode, align_corners)
+            row = None
+            for b in range(4):
+                xi = _pad_coord(x0 + (b - 1), sizes[1], padding_mode, align_corners)
+                term = pick((yi, xi), wx[b])
+                row = term if row is None else row + term
+            term = row * wy[a].unsqueeze(1)
+            total = term if total is None else total + term
+        return total
+    pix = [_pad_coord(p, size, padding_mode, align_corners, nd == 3) for p, size in zip(pix, sizes)]
     if mode == "nearest":       # (the grid on the graph, with a zero gradient, as in PyTorch)
-        none = _pw.where(_zeros(1, dtype=_D.bool_), x + y, 0.0).unsqueeze(1)
-        return pick(_pw.round(x.detach()), _pw.round(y.detach())) + none
-    x0, y0 = _pw.floor(x.detach()), _pw.floor(y.detach())
-    wx1, wy1 = x - x0, y - y0
-    wx0, wy0 = 1 - wx1, 1 - wy1
-    return (pick(x0, y0) * (wx0 * wy0).unsqueeze(1) + pick(x0 + 1, y0) * (wx1 * wy0).unsqueeze(1)
-            + pick(x0, y0 + 1) * (wx0 * wy1).unsqueeze(1) + pick(x0 + 1, y0 + 1) * (wx1 * wy1).unsqueeze(1))
+        none = _pw.where(_zeros(1, dtype=_D.bool_), pix[0] + pix[-1], 0.0)
+        return pick([_pw.round(p.detach()) for p in pix], none + 1)
+    lows = [_pw.floor(p.detach()) for p in pix]
+    fracs = [p - lo for p, lo in zip(pix, lows)]
+    if nd == 3:                 # (a NaN or infinite point is outside: no weight, and no gradient, there)
+        fracs = [_pw.where(lo.isfinite(), f, 0.0) for f, lo in zip(fracs, lows)]
+    total = None
+    for corner in _itertools.product((0, 1), repeat=nd):     # (0 = the floor, 1 = the next point)
+        w = None
+        for f, k in zip(fracs, corner):
+            wk = f if k else 1 - f
+            w = wk if w is None else w * wk
+        term = pick([lo + k for lo, k in zip(lows, corner)], w)
+        total = term if total is None else total + term
+    return total
