@@ -158,3 +158,39 @@ def test_grid_sample_bfloat16_and_affine_grid_3d():
     v = tp.arange(24.0, dtype=tp.float64).reshape(1, 1, 2, 3, 4)
     np.testing.assert_allclose(tp.nn.functional.grid_sample(v, grid, align_corners=True).numpy(), v.numpy(),
                                atol=1e-12)
+
+
+# ------------------------------------------------------------------ to(): PyTorch's three forms
+@pytest.mark.parametrize("args,kwargs,got", [
+    ((tp.float64, tp.float16), {}, "(torch.dtype, torch.dtype)"),
+    ((tp.ones(1), tp.float64), {}, "(Tensor, torch.dtype)"),
+    ((tp.float64,), {"device": "cpu"}, "(torch.dtype, device=str)"),
+    ((tp.float64,), {"dtype": tp.float16}, "(torch.dtype, dtype=torch.dtype)"),
+    ((tp.float64, 1), {}, "(torch.dtype, int)"),
+    ((tp.float64, False, False, False), {}, "(torch.dtype, bool, bool, bool)"),
+    (("cpu", tp.float64), {"dtype": tp.float64}, "(str, torch.dtype, dtype=torch.dtype)"),
+])
+def test_to_refuses_what_matches_none_of_its_forms(args, kwargs, got):
+    for obj in (tp.ones(2), tp.nn.Linear(1, 1)):
+        with pytest.raises(TypeError) as e:
+            obj.to(*args, **kwargs)
+        assert str(e.value).startswith(f"to() received an invalid combination of arguments - got {got}, but "
+                                       "expected one of:\n * (torch.device device = None")
+
+
+def test_to_forms_that_hold():
+    x = tp.ones(2)
+    assert x.to("cpu", tp.float64, True).dtype == tp.float64          # device, dtype, non_blocking
+    assert x.to(tp.float64, False, True).dtype == tp.float64          # dtype, non_blocking, copy
+    assert x.to(float).dtype == tp.float64
+    assert x.to(tensor=tp.ones(1, dtype=tp.float16)).dtype == tp.float16
+    y = x.to(tp.float32, copy=True)
+    assert y is not x and y.dtype == tp.float32
+    m = tp.nn.Linear(1, 1)
+    assert m.to("cpu", tp.float64, False).weight.dtype == tp.float64
+    with pytest.raises(RuntimeError, match=r"^\.to\(\) does not accept copy argument$"):
+        m.to(tp.float32, False, False)
+    with pytest.raises(TypeError, match="nn.Module.to only accepts floating point or complex dtypes"):
+        m.to(tp.ones(1, dtype=tp.int64))
+    c = tp.nn.Conv2d(1, 2, 2).to(memory_format=tp.channels_last)
+    assert c.weight.is_contiguous(memory_format=tp.channels_last) and c.weight.dtype == tp.float32

@@ -11,7 +11,7 @@ from .. import _dtype as D
 from .._compat import view_shape
 from .._tensor import Tensor, _expandable
 from ._families import batch_dims, jvp_linear, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
-from .._tensor import (Size, _wrap_dim, check_device, _layout_copy, contiguous_format,
+from .._tensor import (Size, _wrap_dim, check_device, device as _device, _layout_copy, contiguous_format,
                        preserve_format, _SCALAR_NAMES, storage_offset_in, storage_root)
 from ._registry import (Untracked, broadcast_error, by_tensor_arg, defop, dispatch, dispatch_view,
                         op_spelled, overload_node, public)
@@ -577,51 +577,67 @@ _TO_SIGNATURES = (
     "memory_format = None)\n")
 
 
-def _to_flags(args, kwargs, copy):
-    """PyTorch's ``non_blocking`` and ``copy`` given by position after a dtype,
-    a tensor, or a device and a dtype: ``(head, copy)``, or its TypeError."""
-    k = len(args)
-    while k > 1 and type(args[k - 1]) is bool:
-        k -= 1
-    head, flags = args[:k], args[k:]
-    if not flags:
-        return args, copy
-    first = head[0]
-    ok = len(flags) <= 2 and "non_blocking" not in kwargs and (len(flags) < 2 or copy is None) and (
-        len(head) == 1 and (isinstance(first, (Tensor, D.dtype)) or first in (float, int, bool, complex))
-        or len(head) == 2 and (head[1] is None or isinstance(head[1], D.dtype)))
-    if not ok:
-        got = [type(a).__name__ if not isinstance(a, D.dtype) else "torch.dtype" for a in args]
-        got += [f"{n}={type(v).__name__}" for n, v in (("copy", copy),) if v is not None]
-        got += [f"{n}={type(v).__name__}" for n, v in kwargs.items()]
-        raise TypeError(f"to() received an invalid combination of arguments - got ({', '.join(got)}), "
-                        f"but expected one of:\n" + _TO_SIGNATURES)
-    return head, flags[1] if len(flags) == 2 else copy
+_TO_FORMS = (("device", "dtype", "non_blocking", "copy"), ("dtype", "non_blocking", "copy"),
+             ("tensor", "non_blocking", "copy"))
+_PY_DTYPES = (float, int, bool, complex)
+
+
+def _to_fits(name, v):
+    if name == "device":
+        return v is None or type(v) is not bool and isinstance(v, (str, _device, int))
+    if name == "dtype":
+        return v is None or isinstance(v, D.dtype) or any(v is t for t in _PY_DTYPES)
+    if name == "tensor":
+        return isinstance(v, Tensor)
+    return type(v) is bool                  # non_blocking, copy
+
+
+def _to_type_name(v):
+    if isinstance(v, D.dtype):
+        return "torch.dtype"
+    if isinstance(v, _device):
+        return "torch.device"
+    return "Tensor" if isinstance(v, Tensor) else type(v).__name__
+
+
+def parse_to(args, kwargs):
+    """PyTorch's three forms of ``to``: ``(device=None, dtype=None, non_blocking=False,
+    copy=False)``, ``(dtype, non_blocking=False, copy=False)`` and ``(tensor,
+    non_blocking=False, copy=False)``, each with a keyword ``memory_format``.
+    Returns ``(device, dtype, non_blocking, copy, memory_format)`` (a tensor's
+    dtype for the third; ``copy`` None when not given), or raises PyTorch's TypeError."""
+    kw = dict(kwargs)
+    fmt = kw.pop("memory_format", None)
+    for form in _TO_FORMS:
+        if len(args) > len(form) or any(k not in form or k in form[:len(args)] for k in kw):
+            continue
+        bound = dict(zip(form, args))
+        bound.update(kw)
+        if form[0] != "device" and bound.get(form[0]) is None:     # (the dtype or tensor is required)
+            continue
+        if all(_to_fits(k, v) for k, v in bound.items()):
+            dtype = bound["tensor"].dtype if "tensor" in bound else bound.get("dtype")
+            if any(dtype is t for t in _PY_DTYPES):
+                dtype = D.to_dtype(dtype)
+            return (bound.get("device"), dtype, bound.get("non_blocking", False), bound.get("copy"), fmt)
+    got = [_to_type_name(a) for a in args] + [f"{k}={_to_type_name(v)}" for k, v in kwargs.items()]
+    raise TypeError(f"to() received an invalid combination of arguments - got ({', '.join(got)}), "
+                    f"but expected one of:\n" + _TO_SIGNATURES)
 
 
 @public()
-def to(input, *args, dtype=None, copy=None, **kwargs):
+def to(input, *args, **kwargs):
     """``to(dtype)``, ``to(tensor)``, ``to(device)``, ``to(device, dtype)``, each
     optionally followed by ``non_blocking`` and ``copy`` (by position or keyword)."""
-    if args and type(args[-1]) is bool:
-        args, copy = _to_flags(args, kwargs, copy)
-    for a in args:
-        if isinstance(a, Tensor):
-            dtype = a.dtype
-        elif isinstance(a, D.dtype) or a in (float, int, bool, complex):
-            dtype = D.to_dtype(a)
-        elif a is not None:
-            check_device(a)                 # raises for anything but the CPU
-    unknown = set(kwargs) - {"device", "non_blocking", "memory_format"}
-    if unknown:
-        raise TypeError(f"to() received an invalid combination of arguments - got an unexpected "
-                        f"keyword argument '{sorted(unknown)[0]}'")
-    check_device(kwargs.get("device"))
-    fmt = kwargs.get("memory_format")
-    if dtype is None or D.to_dtype(dtype).np == input._data.dtype:
+    if kwargs or len(args) != 1 or not isinstance(args[0], D.dtype):
+        dev, dtype, _, copy, fmt = parse_to(args, kwargs)
+        check_device(dev)
+    else:                                   # x.to(dtype), the commonest
+        dtype, copy, fmt = args[0], False, None
+    if dtype is None or dtype.np == input._data.dtype:
         r = clone(input) if copy else input
     else:
-        r = _to(input, D.to_dtype(dtype))
+        r = _to(input, dtype)
     if fmt is not None and fmt is not preserve_format:
         r = contiguous(r, memory_format=fmt)
     return r

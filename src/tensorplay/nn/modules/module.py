@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from ... import _dtype as D
 from ..._autograd.grad_mode import no_grad
 from ..._creation import zeros
-from ..._tensor import Size, Tensor, device as _device
+from ..._tensor import Size, Tensor, check_device, device as _device
 from ...autograd.function import Function
+from ...ops.core import parse_to
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module"]
@@ -585,36 +586,22 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments - got unexpected "
-                            f"keyword argument '{next(iter(kwargs))}'")
-        for a in args:
-            if isinstance(a, D.dtype):
-                dtype = a
-            elif isinstance(a, Tensor):
-                dtype = a.dtype
-            elif isinstance(a, (str, _device)) or a is None or isinstance(a, bool):
-                if isinstance(a, str) or isinstance(a, _device):
-                    dev = _device(a) if isinstance(a, str) else a
-                    if dev.type != "cpu":
-                        raise RuntimeError(f"tensorplay runs on the CPU only (got device "
-                                           f"'{dev}')")
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments - got "
-                                f"({_type_name(a)})")
-        if dtype is None:
+        dev, dtype, _, copy, fmt = parse_to(args, kwargs)    # (PyTorch's forms and TypeError)
+        if copy is not None:
+            raise RuntimeError(".to() does not accept copy argument")
+        check_device(dev)
+        if dtype is not None:
+            dtype = D.to_dtype(dtype)
+            if dtype.category not in (D._FLOAT, D._COMPLEX):
+                raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got "
+                                f"desired dtype={dtype}")
+        if dtype is None and fmt is None:
             return self
-        dtype = D.to_dtype(dtype)
-        if dtype.category not in (D._FLOAT, D._COMPLEX):
-            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got "
-                            f"desired dtype={dtype}")
 
         def convert(t):
-            return t.to(dtype) if t.is_floating_point() or t.is_complex() else t
+            if fmt is not None and t.ndim in (4, 5):     # (PyTorch lays out only 4-d and 5-d tensors)
+                t = t.contiguous(memory_format=fmt)
+            return t.to(dtype) if dtype is not None and (t.is_floating_point() or t.is_complex()) else t
         return self._apply(convert)
 
     def _cast(self, dtype):
