@@ -27,7 +27,7 @@ LAYERS = [
                     "tensorplay.cuda", "tensorplay.backends", "tensorplay.accelerator",
                     "tensorplay.datasets", "tensorplay.distributed", "tensorplay.linalg", "tensorplay.fft",
                     "tensorplay.special", "tensorplay.distributions", "tensorplay.signal", "tensorplay.testing",
-                    "tensorplay._toplevel", "tensorplay._stft", "tensorplay"]),
+                    "tensorplay.amp", "tensorplay._toplevel", "tensorplay._stft", "tensorplay"]),
 ]
 
 # Packages outside tensorplay that each layer may use (the standard library is

@@ -77,6 +77,13 @@ from ._settings import *  # noqa: F401,F403   (determinism, matmul precision, wa
 from . import _settings
 from . import datasets  # noqa: F401   (small datasets shipped in the package; not torch's)
 from . import accelerator, backends, cuda  # noqa: F401   (CPU-only answers for device code)
+from . import amp  # noqa: F401   (autocast: a transform on the interception point; GradScaler)
+from .amp.autocast_mode import (autocast, is_autocast_enabled, set_autocast_enabled,  # noqa: F401
+                                get_autocast_dtype, set_autocast_dtype, is_autocast_cache_enabled,
+                                set_autocast_cache_enabled, clear_autocast_cache,
+                                autocast_increment_nesting, autocast_decrement_nesting,
+                                get_autocast_cpu_dtype, set_autocast_cpu_dtype, is_autocast_cpu_enabled,
+                                set_autocast_cpu_enabled, get_autocast_gpu_dtype)
 from .utils.dlpack import from_dlpack  # noqa: F401
 
 import math as _math
@@ -206,6 +213,11 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_inference", "set_anomaly_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
+    # automatic mixed precision (tensorplay.amp)
+    "autocast", "is_autocast_enabled", "set_autocast_enabled", "get_autocast_dtype", "set_autocast_dtype",
+    "is_autocast_cache_enabled", "set_autocast_cache_enabled", "clear_autocast_cache",
+    "autocast_increment_nesting", "autocast_decrement_nesting", "get_autocast_cpu_dtype",
+    "set_autocast_cpu_dtype", "is_autocast_cpu_enabled", "set_autocast_cpu_enabled", "get_autocast_gpu_dtype",
 ] + [k for k in _ops.EXPORTS if k not in ("bool", "float", "int")]
 
 

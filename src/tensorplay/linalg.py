@@ -25,6 +25,7 @@ from .ops import decompositions as _dec
 from .ops import linalg_more as _lm
 from .ops import factorizations as _fz
 from .ops.linalg import cross as _cross
+from .ops._registry import autocast_inputs as _autocast_inputs
 from .ops.reduction import _vector_norm, norm as _norm, _return_type
 from .ops.core import matmul as _matmul
 from .ops.shape import diagonal as _diagonal
@@ -350,6 +351,7 @@ def vecdot(x, y, *, dim=-1, out=None):
         _out_form("linalg_vecdot", out, 1)
         return _write("linalg_vecdot", vecdot(x, y, dim=dim), out, "sum",
                       "linalg.vecdot: Expected out of dtype{r} but found {o}", (x, y))
+    x, y = _autocast_inputs("linalg_vecdot", x, y)
     _float_input("linalg.vecdot", x)
     if x.dtype != y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "

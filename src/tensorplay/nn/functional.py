@@ -27,7 +27,7 @@ from ..ops.linalg import _cname
 from ..ops._util import tensor_arg as _tensor_arg, refuse as _refuse, NOT_FLOAT as _NOT_FLOAT
 from ..ops._util import number_arg as _number_arg, int_list_arg as _int_list_arg
 from ..ops._util import _tname as _dtype_name
-from ..ops._registry import broadcast_error as _broadcast_error
+from ..ops._registry import broadcast_error as _broadcast_error, autocast_inputs as _autocast_inputs
 from ..ops.pointwise_more import xlogy as _xlogy
 from ..ops.reduction import (_functional_log_softmax as log_softmax,  # noqa: F401
                              _functional_softmax as _softmax_fn)
@@ -240,6 +240,7 @@ def leaky_relu_(input, negative_slope=0.01):
 def prelu(input, weight):
     """``max(0, x) + weight * min(0, x)``, ``weight`` of one value or one per
     channel (dimension 1; an input of fewer dimensions has one channel)."""
+    input, weight = _autocast_inputs("prelu", input, weight)
     if input._data.dtype != weight._data.dtype:
         raise RuntimeError(f"prelu: Type promoting not supported. Got {_tname(input)} and {_tname(weight)}")
     _refuse("prelu_cpu", _NOT_FLOAT, input)
@@ -627,6 +628,7 @@ def linear(input, weight, bias=None):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({lead}x{xs[-1]} and "
                                f"{ws[1]}x{ws[0]})")
         return _matmul(input, weight.t()) + (0 if bias is None else bias)
+    input, weight, bias = _autocast_inputs("linear", input, weight, bias)
     if bias is not None:                # (PyTorch's addmm(bias, input, weight.t()): self, then mat1)
         if bias._data.dtype != weight._data.dtype:
             raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(bias)} and "
@@ -917,6 +919,7 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 
 # ------------------------------------------------------------------ losses
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    input, target = _autocast_inputs("l1_loss", input, target)
     _size_warning(input, target)
     reduction = _reduction(reduction, size_average, reduce)
     return _weighted((input - target).abs(), weight, reduction, input)
@@ -930,6 +933,7 @@ def _bool_in_common_dtype(input, target):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    input, target = _autocast_inputs("mse_loss", input, target)
     _refuse("mse_cpu", _NOT_FLOAT, input, target)     # (complex: a negative MSE, without a word)
     _size_warning(input, target)
     input, target = _bool_in_common_dtype(input, target)
@@ -939,6 +943,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    input, target = _autocast_inputs("smooth_l1_loss", input, target)
     _refuse("smooth_l1_cpu", _NOT_FLOAT, input, target)
     _size_warning(input, target)
     input, target = _bool_in_common_dtype(input, target)
@@ -959,6 +964,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    input, target = _autocast_inputs("huber_loss", input, target)
     _refuse("huber_cpu", _NOT_FLOAT, input, target)
     if not input.is_floating_point():   # (its loss is made like the input: a float one can't go there)
         raise RuntimeError(f"result type {_dtype_name(_D.promote_types(input.dtype, target.dtype).np)} "
@@ -1118,6 +1124,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     and so is its gradient ``(1 - y) sigmoid(x) - pos_weight y sigmoid(-x)`` (the
     usual ``(1 - y) x + softplus(-x)`` cancels: below x = -20 softplus's threshold
     made the loss 0, and its two gradient terms lose ~6 digits there)."""
+    input, target, weight, pos_weight = _autocast_inputs(
+        "binary_cross_entropy_with_logits", input, target, weight, pos_weight)
     reduction = _reduction(reduction, size_average, reduce)
     _refuse("log_sigmoid_cpu", _NOT_FLOAT, input)
     if target.shape != input.shape:
@@ -1137,6 +1145,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    input, target = _autocast_inputs("kl_div", input, target)
     _tensor_arg("kl_div", "target", 2, target)
     if size_average is not None or reduce is not None:
         reduction = _legacy_reduction(size_average, reduce)
@@ -1162,6 +1171,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
 
 def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
                      reduce=None, reduction="mean"):
+    input, target = _autocast_inputs("poisson_nll_loss", input, target)
     _tensor_arg("poisson_nll_loss", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
     loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
@@ -1207,6 +1217,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    input, target = _autocast_inputs("hinge_embedding_loss", input, target)
     _tensor_arg("hinge_embedding_loss", "target", 2, target)
     reduction = _reduction(reduction, size_average, reduce)
     if input._data.dtype.kind in "iu" and target._data.dtype.kind in "iu" and reduction == "mean":
@@ -1220,11 +1231,13 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, reduce=None,
                         reduction="mean"):
+    input1, input2, target = _autocast_inputs("margin_ranking_loss", input1, input2, target)
     reduction = _reduction(reduction, size_average, reduce)
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    input, target = _autocast_inputs("soft_margin_loss", input, target)
     _tensor_arg("soft_margin_loss", "target", 2, target)
     _not_differentiable(target, "soft_margin_loss", "target")
     reduction = _reduction(reduction, size_average, reduce)

@@ -1376,6 +1376,20 @@ def broadcast_error(a, b):
 # no transform active the cost is one global read.
 TRANSFORMS = []
 
+# Entry casts.  Autocast (tensorplay.amp) is a transform above, for the ops that
+# dispatch as themselves (fft, linalg, mm...).  PyTorch's autocast also sees, as one
+# op, functions that are several ops here (F.linear's error path, the losses, cdist)
+# and functions that check their operands' dtypes before they dispatch (mm, bmm,
+# conv): those call ``autocast_inputs(<PyTorch's op name>, *tensors)`` at their
+# entry, which hands the tensors to autocast's cast while CPU autocast is on (the
+# slot holds it then) and returns them unchanged otherwise.
+AUTOCAST = [None]
+
+
+def autocast_inputs(name, *tensors):
+    f = AUTOCAST[0]
+    return tensors if f is None else f(name, tensors)
+
 
 def derivatives_recorded():
     """Whether what a derivative computes now will be differentiated again:

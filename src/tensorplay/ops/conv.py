@@ -37,7 +37,7 @@ from numpy.lib.stride_tricks import as_strided
 
 from .._tensor import Tensor
 from ._families import BILINEAR, OTHER
-from ._registry import defop, dispatch, public
+from ._registry import autocast_inputs, defop, dispatch, public
 from ._util import _tname, is_int as _is_int
 from .pointwise import conj
 from .pooling import _front, batch_merge_leading
@@ -603,6 +603,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         if not isinstance(v, Tensor):
             raise TypeError(f"convolution(): argument '{nm}' (position {i + 1}) must be Tensor, not "
                             f"{type(v).__name__}")
+    input, weight, bias = autocast_inputs("convolution", input, weight, bias)
     s, p, d, op = _check(input, weight, bias, *params[:3], bool(transposed), params[3], int(groups))
     return _convolution(input, weight, bias, s, p, d, bool(transposed), op, int(groups))
 
@@ -658,6 +659,7 @@ def _conv_nd(fname, nd, input, weight, bias, stride, padding, dilation, groups):
         for e in reversed(extra):       # the odd one out goes on the far side
             pads += [0, e]
         input = constant_pad_nd(input, pads)
+    input, weight, bias = autocast_inputs("convolution", input, weight, bias)
     s, p, d, op = _check(input, weight, bias, s, p, d, False, (0,), groups)
     out = _convolution(input, weight, bias, s, p, d, False, op, groups)
     return out.squeeze(0) if unbatched else out
@@ -678,6 +680,7 @@ def _conv_transpose_nd(fname, nd, input, weight, bias, stride, padding, output_p
         raise invalid()
     s, p, op, d = params
     input, unbatched = _batched_input(fname, nd, input)
+    input, weight, bias = autocast_inputs("convolution", input, weight, bias)
     s, p, d, op = _check(input, weight, bias, s, p, d, True, op, groups)
     out = _convolution(input, weight, bias, s, p, d, True, op, groups)
     return out.squeeze(0) if unbatched else out

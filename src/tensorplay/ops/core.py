@@ -13,7 +13,7 @@ from .._tensor import Tensor, _expandable
 from ._families import batch_dims, jvp_linear, ELEMENTWISE, REDUCTION, VIEW, BILINEAR, OTHER
 from .._tensor import (Size, _wrap_dim, check_device, device as _device, _layout_copy, contiguous_format,
                        preserve_format, _SCALAR_NAMES, storage_offset_in, storage_root)
-from ._registry import (Untracked, broadcast_error, by_tensor_arg, defop, dispatch, dispatch_view,
+from ._registry import (Untracked, autocast_inputs, broadcast_error, by_tensor_arg, defop, dispatch, dispatch_view,
                         op_spelled, overload_node, public)
 from ._util import (dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg,
                     star_ints_error, function_of_method, method_of_function)
@@ -780,6 +780,9 @@ def matmul(input, other, *, out=None):
             if f is not None:
                 return f(input, other)
         elif input._data.ndim and other._data.ndim:
+            input, other = autocast_inputs("matmul", input, other)
+            if input._data.dtype == other._data.dtype:      # (autocast cast them)
+                return matmul(input, other)
             # (before the half-precision upcast would make them agree)
             raise _mixed_matmul(input._data.dtype, other._data.dtype)
     except AttributeError:

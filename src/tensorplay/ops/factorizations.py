@@ -36,7 +36,7 @@ from .._creation import eye, randn
 from .._out import call_with_out
 from .._warn import warn_once
 from ._families import LINALG
-from ._registry import defop, dispatch, not_implemented, op_spelled, overload_node, public
+from ._registry import autocast_inputs, defop, dispatch, not_implemented, op_spelled, overload_node, public
 from ._util import LinAlgError, _tname, tensor_arg
 from .core import matmul
 from .decompositions import _bool, _qr, _svd, _solve_triangular_k, _batch_shape, solve_triangular
@@ -516,6 +516,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         raise RuntimeError(f"batch1 and batch2 must have same number of batches, got {b} and {batch2.shape[0]}")
     if batch2.shape[1] != k:
         raise RuntimeError(f"Incompatible matrix sizes for bmm ({n}x{k} and {batch2.shape[1]}x{batch2.shape[2]})")
+    input, batch1, batch2 = autocast_inputs("addbmm", input, batch1, batch2)
     if input.dtype != batch2.dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_tname(input._data.dtype)} and "
                            f"{_tname(batch2._data.dtype)}")

@@ -41,7 +41,7 @@ from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from .._out import write_out
 from ._families import OTHER, batch_dims
-from ._registry import defop
+from ._registry import autocast_inputs, defop
 from ._util import _tname
 from .core import real as _real
 from .indexing import _slice
@@ -198,6 +198,7 @@ def _promote(x, require_complex):
     """PyTorch's dtype for a transform's input: integers and bools in the default
     dtype, float32/float64 (half precision has no CPU kernel), complex as it is;
     as complex when ``require_complex``."""
+    x, = autocast_inputs("_fft_r2c", x)           # (every FFT is a float32 op of autocast)
     dt = D._FROM_NP[x._data.dtype]
     if dt.is_complex:
         return x

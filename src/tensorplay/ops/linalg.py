@@ -24,7 +24,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap
 from ._families import BILINEAR, LINALG, OTHER, NoBatchRule
-from ._registry import REGISTRY, OpNode, defop, dispatch, flat_kernel, public
+from ._registry import REGISTRY, OpNode, autocast_inputs, defop, dispatch, flat_kernel, public
 from .pointwise import conj
 from ._util import tensor_arg as _tensor_arg, no_bool_product as _no_bool_product, _BOOL
 
@@ -155,6 +155,7 @@ def mm(input, mat2, *, out=None):
     if mat2.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     _mm_check_shapes(input, mat2)
+    input, mat2 = autocast_inputs("mm", input, mat2)
     if not _same(input, mat2):
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cname(input)} != "
                            f"{_cname(mat2)}")
@@ -189,6 +190,7 @@ def bmm(input, mat2, *, out=None):
     _tensor_arg("bmm", "input", 1, input)
     _tensor_arg("bmm", "mat2", 2, mat2)
     _bmm_checks(input, mat2)
+    input, mat2 = autocast_inputs("bmm", input, mat2)
     if not _same(input, mat2):
         raise RuntimeError(f"expected scalar type {_sname(input)} but found {_sname(mat2)}")
     return _bmm(input, mat2)
@@ -215,6 +217,7 @@ def mv(input, vec, *, out=None):
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat "
                            f"({input.shape[0]}x{input.shape[1]}), vec ({vec.shape[0]})")
+    input, vec = autocast_inputs("mv", input, vec)
     if not _same(input, vec):
         raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_sname(vec)}, "
                            f"{_sname(input)}, and {_sname(vec)}")
@@ -249,6 +252,7 @@ def dot(input, tensor, *, out=None):
         return call_with_out('dot', dot, (input, tensor), {}, out)
     _tensor_arg("dot", "input", 1, input)
     _tensor_arg("dot", "tensor", 2, tensor)
+    input, tensor = autocast_inputs("dot", input, tensor)
     _dot_checks(input, tensor)
     return _dot(input, tensor)
 
@@ -409,6 +413,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
     _mm_check_shapes(mat1, mat2)
+    input, mat1, mat2 = autocast_inputs("addmm", input, mat1, mat2)
     if not _same(input, mat2):
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_sname(input)} and "
                            f"{_sname(mat2)}")
@@ -438,6 +443,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     for i, (nm, v) in enumerate((("input", input), ("batch1", batch1), ("batch2", batch2))):
         _tensor_arg("baddbmm", nm, i + 1, v)
     _bmm_checks(batch1, batch2)
+    input, batch1, batch2 = autocast_inputs("baddbmm", input, batch1, batch2)
     if not _same(batch1, batch2):
         raise RuntimeError(f"expected scalar type {_sname(batch1)} but found {_sname(batch2)}")
     if not _same(input, batch1):

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ._families import OTHER
-from ._registry import defop, dispatch, public
+from ._registry import autocast_inputs, defop, dispatch, public
 from ._util import _tname, is_int as _is_int
 
 __all__ = ["max_pool1d", "max_pool1d_with_indices", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
@@ -1002,6 +1002,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     _pool3d_shape_check("avg_pool3d", input, k, s, p, (1, 1, 1), ceil_mode, check_input_size=True)
+    input, = autocast_inputs("avg_pool3d", input)
     dt = input._data.dtype
     if dt == np.float16 or dt.name == "bfloat16":
         raise NotImplementedError(f"\"avg_pool3d_out_frame\" not implemented for '{_tname(dt)}'")

@@ -24,7 +24,7 @@ import numpy as np
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise, batch_size, materialize, pad_rank
-from ._registry import (broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
+from ._registry import (autocast_inputs as _autocast_inputs, broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
                         derivatives_recorded as _recorded, not_implemented as _not_implemented,
                         public as _public)
 from ._util import dtype_error
@@ -749,6 +749,7 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     if compute_mode not in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
                             "donot_use_mm_for_euclid_dist"):
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    x1, x2 = _autocast_inputs("cdist", x1, x2)
     for x in (x1, x2):          # (float32 and float64 only; other dtypes: the kernel's words)
         if x._data.dtype in D.LOW_PRECISION:
             raise dtype_error("cdist", x._data.dtype)
