@@ -194,3 +194,55 @@ def test_to_forms_that_hold():
         m.to(tp.ones(1, dtype=tp.int64))
     c = tp.nn.Conv2d(1, 2, 2).to(memory_format=tp.channels_last)
     assert c.weight.is_contiguous(memory_format=tp.channels_last) and c.weight.dtype == tp.float32
+
+
+# ------------------------------------------------------------------ optim: older state dicts, hooks
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adagrad", "Adadelta", "RMSprop", "Rprop", "ASGD"])
+def test_an_older_state_dict_without_newer_options_loads_and_steps(name):
+    p = tp.nn.Parameter(tp.ones(2, dtype=tp.float64))
+    opt = getattr(tp.optim, name)([p], lr=0.1)
+    p.grad = tp.ones(2, dtype=tp.float64)
+    opt.step()
+    sd = opt.state_dict()
+    for k in ("maximize", "foreach", "centered", "momentum", "differentiable", "capturable"):
+        sd["param_groups"][0].pop(k, None)
+    for k in ("eta", "mu", "mu_product"):          # (numbers, as older PyTorch saved them)
+        if k in sd["state"][0]:
+            sd["state"][0][k] = float(sd["state"][0][k])
+    again = getattr(tp.optim, name)([p], lr=0.1)
+    again.load_state_dict(sd)
+    assert again.param_groups[0]["maximize"] is False
+    before = p.detach().clone()
+    again.step()
+    assert not np.array_equal(p.detach().numpy(), before.numpy())
+
+
+def test_step_hooks_see_the_optimizer_first_and_global_hooks_run():
+    from tensorplay.optim.optimizer import register_optimizer_step_pre_hook, register_optimizer_step_post_hook
+    p = tp.nn.Parameter(tp.ones(2))
+    opt = tp.optim.SGD([p], lr=0.1)
+    seen = []
+    h1 = opt.register_step_pre_hook(lambda o, args, kwargs: seen.append(("pre", args)))
+    h2 = register_optimizer_step_pre_hook(lambda o, args, kwargs: seen.append(("global pre", args)))
+    h3 = register_optimizer_step_post_hook(lambda o, args, kwargs: seen.append(("global post", args)))
+    p.grad = tp.ones(2)
+    opt.step()
+    for h in (h1, h2, h3):
+        h.remove()
+    assert [s[0] for s in seen] == ["global pre", "pre", "global post"]
+    assert all(s[1] == (opt,) for s in seen)
+    opt.step()
+    assert len(seen) == 3
+
+
+def test_sgd_takes_a_nan_lr_as_pytorch_and_scheduler_order_check():
+    tp.optim.SGD([tp.nn.Parameter(tp.ones(1))], lr=float("nan"))      # (PyTorch checks lr < 0 only)
+    with pytest.raises(ValueError, match="Invalid learning rate"):
+        tp.optim.Adam([tp.nn.Parameter(tp.ones(1))], lr=float("nan"))
+    p = tp.nn.Parameter(tp.ones(1))
+    opt = tp.optim.SGD([p], lr=0.1)
+    p.grad = tp.ones(1)
+    opt.step()                      # before the scheduler exists: does not count
+    sched = tp.optim.lr_scheduler.StepLR(opt, 1)
+    with pytest.warns(UserWarning, match="Detected call of `lr_scheduler.step\\(\\)` before"):
+        sched.step()

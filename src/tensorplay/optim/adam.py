@@ -21,6 +21,8 @@ class Adam(Optimizer):
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
         _check_lr(lr)
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         _check_nonneg(eps, "epsilon")
         if not 0.0 <= _scalar(betas[0]) < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")

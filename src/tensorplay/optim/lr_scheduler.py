@@ -91,6 +91,9 @@ class LRScheduler:
                         "run (not recommended)")
         self.base_lrs = _values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        # from now on the optimizer's steps count for the order check in step() (PyTorch
+        # wraps optimizer.step here: steps taken before a scheduler existed do not count)
+        optimizer.__dict__["_lr_sched_tracks"] = True
         self._initial_step()
 
     def _initial_step(self):

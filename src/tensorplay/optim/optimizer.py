@@ -8,6 +8,7 @@ rounding.  Nothing is recorded: the arrays are written directly, and each
 parameter's version counter moves on as for any in-place write.
 """
 import functools
+import inspect
 import warnings
 from collections import OrderedDict, defaultdict
 from copy import deepcopy
@@ -20,7 +21,7 @@ from .._autograd.graph import RemovableHandle
 from .._dtype import get_default_dtype
 from .._tensor import Tensor, _wrap
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "required", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 
 class _RequiredParameter:
@@ -57,11 +58,29 @@ def _algorithm_step(step):
     return wrapper
 
 
+_GLOBAL_STEP_PRE_HOOKS = OrderedDict()
+_GLOBAL_STEP_POST_HOOKS = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """A hook run before every optimizer's ``step``: ``hook(optimizer, args, kwargs)``
+    returning None or new ``(args, kwargs)``; ``args`` starts with the optimizer."""
+    return RemovableHandle(_GLOBAL_STEP_PRE_HOOKS, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """A hook run after every optimizer's ``step``: ``hook(optimizer, args, kwargs)``."""
+    return RemovableHandle(_GLOBAL_STEP_POST_HOOKS, hook)
+
+
 def _hooked(step):
-    """``step`` with the optimizer's step pre/post hooks around it."""
+    """``step`` with the step pre/post hooks around it (the global ones first before,
+    last after, as PyTorch runs them).  The hooks see ``args`` with the optimizer
+    first, PyTorch's ``(self, *args)``."""
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
-        for hook in tuple(self._optimizer_step_pre_hooks.values()):
+        args = (self,) + args
+        for hook in (*_GLOBAL_STEP_PRE_HOOKS.values(), *self._optimizer_step_pre_hooks.values()):
             r = hook(self, args, kwargs)
             if r is not None:
                 if isinstance(r, tuple) and len(r) == 2:
@@ -69,9 +88,10 @@ def _hooked(step):
                 else:
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
                                        f"new_kwargs), but got {r}.")
-        self._opt_called = True          # read by the lr schedulers' order check
-        out = step(self, *args, **kwargs)
-        for hook in tuple(self._optimizer_step_post_hooks.values()):
+        if self.__dict__.get("_lr_sched_tracks"):    # (a scheduler's order check reads it)
+            self._opt_called = True
+        out = step(*args, **kwargs)
+        for hook in (*self._optimizer_step_post_hooks.values(), *_GLOBAL_STEP_POST_HOOKS.values()):
             hook(self, args, kwargs)
         return out
     wrapper.hooked = True
@@ -134,6 +154,12 @@ class Optimizer:
                      "_optimizer_load_state_dict_pre_hooks",
                      "_optimizer_load_state_dict_post_hooks"):
             self.__dict__.setdefault(name, OrderedDict())
+        # a group from an older or hand-made state dict: the options it lacks take the
+        # constructor's defaults (PyTorch's per-class __setstate__ fills the same keys)
+        defaults = _constructor_defaults(type(self))
+        for group in self.__dict__.get("param_groups", ()):
+            for k, v in defaults.items():
+                group.setdefault(k, v)
         self._patch_step_function()
 
     def __repr__(self):
@@ -325,6 +351,21 @@ def _register(hooks, hook, prepend):
     return handle
 
 
+@functools.lru_cache(maxsize=None)
+def _constructor_defaults(cls):
+    """The keyword defaults of ``cls.__init__`` (an optimizer's group options)."""
+    try:
+        params = inspect.signature(cls.__init__).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not p.empty and p.name != "params"
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+# the scalar state PyTorch keeps as 0-d tensors (an older state dict may hold numbers)
+_SCALAR_STATE = frozenset({"step", "eta", "mu", "mu_product"})
+
+
 def _cast_state(param, value, key=None):
     """A loaded state value made to fit ``param``: tensors copied (floating ones
     cast to the parameter's dtype, except the step count), containers walked."""
@@ -334,9 +375,9 @@ def _cast_state(param, value, key=None):
                 a.dtype != param._data.dtype:
             return _wrap(a.astype(param._data.dtype))
         return _wrap(np.array(a, copy=True))
-    if key == "step" and isinstance(value, (int, float)) and not isinstance(value, bool):
-        # an older or hand-made state dict's step count as a number: a tensor, as
-        # PyTorch's __setstate__ makes it
+    if key in _SCALAR_STATE and isinstance(value, (int, float)) and not isinstance(value, bool):
+        # an older or hand-made state dict's number: a tensor, as PyTorch's __setstate__
+        # makes it
         return _wrap(np.asarray(float(value), _scalar_dtype()))
     if isinstance(value, dict):
         return {k: _cast_state(param, v, k) for k, v in value.items()}
@@ -377,10 +418,11 @@ def _numbers(group):
     return out
 
 
-def _check_lr(lr):
+def _check_lr(lr, nan_ok=False):
+    """PyTorch's check of ``lr`` (SGD's, ``lr < 0``, lets NaN through: ``nan_ok``)."""
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
-    if not 0.0 <= _scalar(lr):
+    if (_scalar(lr) < 0.0) if nan_ok else not 0.0 <= _scalar(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 

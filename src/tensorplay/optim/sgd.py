@@ -28,7 +28,7 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
-        _check_lr(lr)
+        _check_lr(lr, nan_ok=True)
         _check_nonneg(momentum, "momentum")
         _check_nonneg(weight_decay, "weight_decay")
         _no_differentiable(differentiable)

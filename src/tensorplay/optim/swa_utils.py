@@ -28,7 +28,7 @@ from .._autograd.grad_mode import no_grad as _no_grad
 from .._tensor import Tensor as _Tensor, _wrap
 from ..nn.modules.module import Module as _Module
 from ..nn.modules.normalization import _BatchNorm
-from .lr_scheduler import LRScheduler as _LRScheduler, _per_group
+from .lr_scheduler import LRScheduler, _per_group  # noqa: F401   (importable here, as in PyTorch)
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
            "get_ema_avg_fn", "get_swa_avg_fn"]
@@ -249,7 +249,7 @@ def update_bn(loader, model, device=None):
         model.train(was_training)
 
 
-class SWALR(_LRScheduler):
+class SWALR(LRScheduler):
     """Anneals each group's learning rate from its current value to ``swa_lr``
     over ``anneal_epochs`` steps (``'cos'`` or ``'linear'``), then keeps it
     there."""
