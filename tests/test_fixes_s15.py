@@ -246,3 +246,77 @@ def test_sgd_takes_a_nan_lr_as_pytorch_and_scheduler_order_check():
     sched = tp.optim.lr_scheduler.StepLR(opt, 1)
     with pytest.warns(UserWarning, match="Detected call of `lr_scheduler.step\\(\\)` before"):
         sched.step()
+
+
+# ------------------------------------------------------------------ forward mode: out=, detach_, set_, resize_
+from tensorplay.autograd import forward_ad as fwad  # noqa: E402
+
+
+def _x3():
+    return tp.tensor([0.5, 1.0, 2.0], dtype=tp.float64), tp.ones(3, dtype=tp.float64)
+
+
+def test_out_under_forward_mode_raises_instead_of_dropping_the_tangent():
+    x, t = _x3()
+    with pytest.raises(NotImplementedError, match="^Trying to use forward AD with sin_out that does not support it "
+                                                  "because it is an out= function$"):
+        tp.func.jvp(lambda p: tp.sin(p, out=tp.empty(3, dtype=tp.float64)), (x,), (t,))
+
+    def f(p):
+        y = p * 1.0
+        tp.exp(y, out=y)        # (its own stale tangent would stay)
+        return y
+    with pytest.raises(NotImplementedError, match="exp_out"):
+        tp.func.jvp(f, (x,), (t,))
+    with fwad.dual_level():
+        d = fwad.make_dual(x, t) * 2
+        with pytest.raises(NotImplementedError, match="add_out"):
+            tp.add(x, x, out=d)         # out has a tangent, the inputs none
+    with pytest.raises(RuntimeError, match=r"^Batching rule not implemented for aten::sin\.out"):
+        tp.func.vmap(lambda p: tp.sin(p, out=tp.empty(3)))(tp.ones(2, 3))
+
+
+def test_detach_in_place_drops_the_tangent_and_set_has_no_derivative():
+    x, t = _x3()
+    _, jt = tp.func.jvp(lambda p: (p * 2).detach_() * 3, (x,), (t,))
+    np.testing.assert_array_equal(jt.numpy(), [0.0, 0.0, 0.0])
+    with fwad.dual_level():
+        d = fwad.make_dual(x, t) * 2
+        d.detach_()
+        assert fwad.unpack_dual(d).tangent is None
+        d = fwad.make_dual(x, t) * 2
+        with pytest.raises(NotImplementedError, match="forward AD with set_"):
+            d.set_(tp.zeros(3, dtype=tp.float64))
+        with pytest.raises(RuntimeError, match="^cannot resize variables that has a forward grad$"):
+            d.resize_(5)
+    a = tp.tensor([1.0, 2.0, 3.0], dtype=tp.float64, requires_grad=True)
+    z = a * a
+    z.set_(tp.zeros(3, dtype=tp.float64))      # z no longer depends on a: no silent 2a
+    assert z.requires_grad and type(z.grad_fn).__name__ == "NotImplemented"
+    with pytest.raises(RuntimeError, match="^derivative for set_ is not implemented$"):
+        z.sum().backward()
+    y = tp.zeros(3)
+    y.set_(tp.ones(3, requires_grad=True))
+    assert y.requires_grad and y.grad_fn.name() == "NotImplemented"
+    z = a * a
+    with tp.no_grad():                          # (unrecorded: the old history stays, as in PyTorch)
+        z.set_(tp.zeros(3, dtype=tp.float64))
+    z.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [2.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize("kind", ["view", "slice", "unsqueeze"])
+def test_a_view_of_a_no_grad_view_refuses_a_recorded_write(kind):
+    x0 = tp.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    w = tp.tensor([2.0, 3.0, 4.0], requires_grad=True)
+    x = x0 * 1
+    with tp.no_grad():
+        u = x[0]
+    v = {"view": lambda: u.view(3), "slice": lambda: u[1:], "unsqueeze": lambda: u.unsqueeze(0)}[kind]()
+    with pytest.raises(RuntimeError, match="created in no_grad mode and is being modified inplace"):
+        v.mul_(w[:v.shape[-1]])     # (recorded as if the region had no history: wrong gradients)
+    b = tp.zeros(3)                 # a base without grad, a value with: refused as well
+    with tp.no_grad():
+        c = b[:]
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being modified inplace"):
+        c.view(3).add_(tp.ones(3, requires_grad=True))

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._autograd.grad_mode import state
-from ._autograd.graph import AccumulateGrad, RemovableHandle
+from ._autograd.graph import AccumulateGrad, ErrorNode, RemovableHandle
 from ._print import tensor_repr
 from ._warn import warn as _warn_user
 
@@ -155,6 +155,16 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+
+# set_'s node when it is recorded (PyTorch names it so): no derivative
+_SetNode = type("NotImplemented", (ErrorNode,), {"__slots__": ()})
+
+
+def _has_tangent(t):
+    """Whether ``t`` has a forward-mode tangent at an open level."""
+    d = t.__dict__.get("_fw_grads")
+    return bool(d) and any(v is not None for v in d.values())
 
 
 def like_hook(t):
@@ -400,25 +410,32 @@ class Tensor:
 
     def set_(self, source=None, storage_offset=0, size=None, stride=None):
         """Make this tensor use ``source``'s memory (a tensor or a storage; with
-        ``size``/``stride``, a strided window of it), or an empty one."""
+        ``size``/``stride``, a strided window of it), or an empty one.  With grad
+        recorded, a tensor that requires grad (or takes a source that does) gets
+        PyTorch's ``NotImplemented`` node: a backward through it raises."""
         if state.enabled and self._rg and self._gfn is None:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
+        if _has_tangent(self) or isinstance(source, Tensor) and _has_tangent(source):
+            raise NotImplementedError(
+                "Trying to use forward AD with set_ that does not support it because it has not been "
+                "implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/"
+                "issues/new?template=feature-request.yml so that we can prioritize its implementation.")
         dt = self._data.dtype
         if source is None:
             data = np.empty((0,), dt)
+        elif isinstance(source, Tensor) and size is None:
+            if source._data.dtype != dt:
+                raise RuntimeError(f"Expected object of scalar type {_SCALAR_NAMES[self.dtype.name]}"
+                                   f" but got scalar type {_SCALAR_NAMES[source.dtype.name]} for "
+                                   "argument 'source'")
+            data = source._data
         else:
             if isinstance(source, Tensor):
                 if source._data.dtype != dt:
                     raise RuntimeError(f"Expected object of scalar type {_SCALAR_NAMES[self.dtype.name]}"
                                        f" but got scalar type {_SCALAR_NAMES[source.dtype.name]} for "
                                        "argument 'source'")
-                if size is None:
-                    data = source._data
-                    self._data = data
-                    self._bump()
-                    self._new_accumulator()
-                    return self
                 root = storage_geometry(source._data)[0]
             elif isinstance(source, (UntypedStorage, TypedStorage)):
                 root = source._root
@@ -434,6 +451,10 @@ class Tensor:
             data = np.lib.stride_tricks.as_strided(
                 flat[storage_offset:], size, tuple(s * dt.itemsize for s in stride),
                 writeable=flat.flags.writeable)
+        if state.enabled and (self._rg or isinstance(source, Tensor) and source._rg):
+            ins = [self] + ([source] if isinstance(source, Tensor) else [])
+            self._gfn = _SetNode("derivative for set_ is not implemented", ins)
+            self._rg, self._out_nr = True, 0
         self._data = data
         self._bump()
         self._new_accumulator()
@@ -451,6 +472,8 @@ class Tensor:
         large enough (elements beyond it are new and zero)."""
         if self._rg:
             raise RuntimeError("cannot resize variables that require grad")
+        if _has_tangent(self):
+            raise RuntimeError("cannot resize variables that has a forward grad")
         shape = size_arg(sizes)
         if shape == self._data.shape and memory_format is None:
             return self                 # nothing changes: no version bump, as in PyTorch
@@ -729,6 +752,8 @@ class Tensor:
             self.__dict__["_detached_inplace"] = True   # a node that saved it refuses to use it
         self._gfn = None
         self._rg = False
+        if self.__dict__.get("_fw_grads"):              # (and its forward-mode tangents go too)
+            self.__dict__["_fw_grads"].clear()
         return self
 
     def _shared_version(self):

@@ -116,6 +116,21 @@ def checked_hook_result(hook, prev, r):
     return r
 
 
+
+class ErrorNode(Node):
+    """A node that raises ``RuntimeError(msg)`` when a backward reaches it: what
+    has no derivative (``set_``, a ``once_differentiable`` backward)."""
+
+    def __init__(self, msg, inputs):
+        self.msg = msg
+        self.next_edges = tuple(t._edge() if t._rg else None for t in inputs)
+        self.input_meta = tuple(x for t in inputs for x in (t._data.shape, t._data.dtype))
+        self.n_out = 1
+
+    def apply(self, grads):
+        raise RuntimeError(self.msg)
+
+
 class RemovableHandle:
     """Returned by every ``register_*hook``; ``remove()`` unregisters."""
     _ids = itertools.count()

@@ -26,7 +26,7 @@ import numpy as np
 from .._autograd.anomaly_mode import anomaly, note_creation
 from .._autograd.engine import FREED_MSG
 from .._autograd.grad_mode import no_grad, state
-from .._autograd.graph import Node
+from .._autograd.graph import ErrorNode, Node
 from .._tensor import Tensor, _wrap, validate_grad
 from ..ops.inplace import _standin, adopt, move_retain_grad
 from ..ops.views import copy_slices, views_follow_requires_grad, refresh_view
@@ -527,17 +527,8 @@ def _rebase_dirty_view(v):
     refresh_view(v)
 
 
-class DelayedErrorNode(Node):
+class DelayedErrorNode(ErrorNode):
     """Stands after a ``once_differentiable`` backward: raises if reached."""
-
-    def __init__(self, msg, inputs):
-        self.msg = msg
-        self.next_edges = tuple(t._edge() if t._rg else None for t in inputs)
-        self.input_meta = tuple(x for t in inputs for x in (t._data.shape, t._data.dtype))
-        self.n_out = 1
-
-    def apply(self, grads):
-        raise RuntimeError(self.msg)
 
 
 def once_differentiable(fn):

@@ -1574,6 +1574,8 @@ def dispatch_view(op, args):
             o._view_chain = (step,)
         else:
             o._view_chain = x._view_chain + (step,)
+            if getattr(x, "_nograd_view", False):   # a view of a no_grad view is one too (PyTorch)
+                o._nograd_view = True
         o._vc, o._base, o._view_version = v, root, v[0]
         refs = root._views
         if refs is None:
@@ -1657,6 +1659,8 @@ def _mark_view(base, outs, op, args, enabled):
         root, chain = base, ()
     else:
         chain = base._view_chain
+        if getattr(base, "_nograd_view", False):    # a view of a no_grad view is one too (PyTorch)
+            enabled = False
     refs = root._views
     if refs is None:
         refs = root._views = ViewList()

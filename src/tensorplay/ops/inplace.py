@@ -7,6 +7,8 @@ on, so a node that saved the old value raises instead of computing a wrong
 gradient.
 """
 
+import re
+
 import numpy as np
 
 from .. import _dtype as D
@@ -55,9 +57,15 @@ def check_inplace(self, args):
         if base is not None and base._rg and base._gfn is None:
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
-        if base is not None and base._rg and getattr(self, "_nograd_view", None):
+        if base is not None and getattr(self, "_nograd_view", None) and (
+                base._rg or self._rg or any(isinstance(a, Tensor) and a._rg for a in args)):
+            # (made under no_grad, or a view of such a view: PyTorch names the latter's op)
+            head = "A view was created in no_grad mode"
+            if self._gfn is not None:
+                name = re.sub(r"Backward\d*$", "", self._gfn.name())
+                head = f"Output {self._out_nr} of {name} is a view of a view which was created in no_grad mode"
             raise RuntimeError(
-                "A view was created in no_grad mode and is being modified inplace with grad mode "
+                f"{head} and is being modified inplace with grad mode "
                 "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
                 "You can clarify your code by moving both the view and the inplace either both "
                 "inside the no_grad block (if you don't want the inplace to be tracked) or both "
