@@ -320,3 +320,24 @@ def test_a_view_of_a_no_grad_view_refuses_a_recorded_write(kind):
         c = b[:]
     with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being modified inplace"):
         c.view(3).add_(tp.ones(3, requires_grad=True))
+
+
+def test_writes_into_a_view_whose_elements_share_memory_keep_every_written_value():
+    a = tp.zeros(4)
+    v = a.unfold(0, 2, 1)           # rows [a0 a1], [a1 a2], [a2 a3]
+    v[0] = tp.tensor([1.0, 2.0])
+    np.testing.assert_array_equal(a.numpy(), [1.0, 2.0, 0.0, 0.0])
+    a = tp.zeros(4)
+    a.unfold(0, 2, 1).index_fill_(1, tp.tensor([0]), 2.0)
+    np.testing.assert_array_equal(a.numpy(), [2.0, 2.0, 2.0, 0.0])
+    a = tp.zeros(4)
+    a.unfold(0, 2, 1).masked_fill_(tp.tensor([[False, True], [False, False], [False, False]]), 2.0)
+    np.testing.assert_array_equal(a.numpy(), [0.0, 2.0, 0.0, 0.0])
+    # recorded: the write goes through copy_slices, and the gradient follows the values
+    x0 = tp.zeros(4, dtype=tp.float64, requires_grad=True)
+    u = tp.tensor([1.0, 2.0], dtype=tp.float64, requires_grad=True)
+    x = x0 * 1
+    x.unfold(0, 2, 1)[0] = u * 3
+    np.testing.assert_array_equal(x.detach().numpy(), [3.0, 6.0, 0.0, 0.0])
+    (x * tp.tensor([1.0, 2.0, 3.0, 4.0], dtype=tp.float64)).sum().backward()
+    np.testing.assert_array_equal(u.grad.numpy(), [3.0, 6.0])

@@ -251,8 +251,36 @@ def write_into(self, out, name):
     if not d.flags.writeable:
         d = _writable(d, name == "fill")   # (one value everywhere: shared elements agree)
     if r is not d:
-        np.copyto(d, r, casting="unsafe")
+        copy_overlapping(d, r)
     self._bump()
+
+
+def may_self_overlap(d):
+    """Whether elements of ``d`` may share memory (``unfold`` with a step below its
+    size, ``as_strided``): False when its strides prove them distinct."""
+    if d.flags.c_contiguous or d.flags.f_contiguous:
+        return False
+    extent = d.itemsize                 # (bytes the smaller-stride dimensions span)
+    for s, n in sorted((abs(s), n) for s, n in zip(d.strides, d.shape) if n > 1):
+        if s < extent:
+            return True
+        extent += s * (n - 1)
+    return False
+
+
+def copy_overlapping(d, r):
+    """``d[...] = r``; where elements of ``d`` share memory, only the elements that
+    change are written (as PyTorch's kernels write only what an index selects): a
+    full copy would write the old value of one alias over the new value of another."""
+    if not may_self_overlap(d):
+        np.copyto(d, r, casting="unsafe")
+        return
+    r = np.broadcast_to(np.asarray(r).astype(d.dtype, copy=False), d.shape)
+    with np.errstate(invalid="ignore"):
+        same = r == d
+        if d.dtype.kind in "fc" or d.dtype == D.bfloat16.np:
+            same |= (r != r) & (d != d)     # (NaN stays NaN: no change)
+    np.copyto(d, r, where=~same)
 
 
 _SELF_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to "

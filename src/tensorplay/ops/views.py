@@ -26,7 +26,7 @@ from .._tensor import Tensor
 from ._families import OTHER
 from ._registry import TRANSFORMS, defop, dispatch
 from .inplace import (FN_VIEW_MSG, MULTI_VIEW_MSG, _standin, _own_saved_copy, write_into, adopt,
-                      inplace_tangents, move_retain_grad, _writable)
+                      inplace_tangents, move_retain_grad, _writable, copy_overlapping)
 
 
 def apply_chain(t, chain):
@@ -52,7 +52,7 @@ def _copy_slices_k(base, src, chain, layout=None):
         raise RuntimeError("internal error: a view chain did not produce a view")
     if not region.flags.writeable:      # distinct elements of an expand (checked before)
         region = _writable(region)
-    region[...] = src
+    copy_overlapping(region, src)
     return out
 
 
