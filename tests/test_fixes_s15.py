@@ -341,3 +341,19 @@ def test_writes_into_a_view_whose_elements_share_memory_keep_every_written_value
     np.testing.assert_array_equal(x.detach().numpy(), [3.0, 6.0, 0.0, 0.0])
     (x * tp.tensor([1.0, 2.0, 3.0, 4.0], dtype=tp.float64)).sum().backward()
     np.testing.assert_array_equal(u.grad.numpy(), [3.0, 6.0])
+
+
+def test_compile_runs_eagerly_with_torch_compiles_checks():
+    m = tp.nn.Linear(2, 2)
+    assert tp.compile(m) is m and tp.compile()(m) is m
+
+    @tp.compile(mode="max-autotune")
+    def f(x):
+        return x * 2
+    np.testing.assert_array_equal(f(tp.ones(2)).numpy(), [2.0, 2.0])
+    with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+        tp.compile(m, mode="default", options={})
+    with pytest.raises(RuntimeError, match="^Unrecognized mode=bogus, should be one of: default"):
+        tp.compile(m, mode="bogus")
+    with pytest.raises(AssertionError, match="A callable function is expected"):
+        tp.compile(5)

@@ -176,7 +176,28 @@ _SAME = ("bilinear", "celu", "selu", "rrelu", "threshold", "prelu", "hardshrink"
          "rrelu_", "threshold_")
 globals().update({n: getattr(_F, n) for n in _SAME})
 
-__all__ = _made + list(_SAME) + ["lu", "lu_solve", "ctc_loss"] + [
+_COMPILE_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None,
+            disable=False, **kwargs):
+    """``torch.compile``'s signature and argument checks.  tensorplay has no compiler:
+    the function or module comes back unchanged and runs eagerly (as PyTorch's
+    ``backend="eager"`` would run it, though without its wrapper object, so a
+    module's ``state_dict`` keeps its own keys).  Without ``model``, a decorator."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if mode is not None and mode not in _COMPILE_MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_COMPILE_MODES)}")
+    if model is None:
+        return lambda m: compile(m, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                                 options=options, name=name, disable=disable, **kwargs)
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    return model
+
+
+__all__ = _made + list(_SAME) + ["lu", "lu_solve", "ctc_loss", "compile"] + [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "dropout", "dropout_", "alpha_dropout",
     "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "embedding", "kl_div",
     "margin_ranking_loss", "triplet_margin_loss", "hinge_embedding_loss", "poisson_nll_loss",

@@ -28,10 +28,10 @@ from .._autograd.grad_mode import no_grad as _no_grad
 from .._tensor import Tensor as _Tensor, _wrap
 from ..nn.modules.module import Module as _Module
 from ..nn.modules.normalization import _BatchNorm
-from .lr_scheduler import LRScheduler, _per_group  # noqa: F401   (importable here, as in PyTorch)
+from .lr_scheduler import LRScheduler, _per_group
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn",
-           "get_ema_avg_fn", "get_swa_avg_fn"]
+           "get_ema_avg_fn", "get_swa_avg_fn", "LRScheduler"]   # (LRScheduler: importable here, as in PyTorch)
 
 
 def _check_decay(decay):
