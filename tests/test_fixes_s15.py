@@ -357,3 +357,21 @@ def test_compile_runs_eagerly_with_torch_compiles_checks():
         tp.compile(m, mode="bogus")
     with pytest.raises(AssertionError, match="A callable function is expected"):
         tp.compile(5)
+
+
+def test_a_write_through_a_view_cannot_give_a_detached_base_its_history_back():
+    a = tp.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = a * 2
+    v = b[1:]
+    b.detach_()
+    with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used in an "
+                                           "in-place operation.$"):
+        v.mul_(10)
+    with tp.no_grad():
+        v.mul_(10)
+    np.testing.assert_array_equal(b.numpy(), [2.0, 40.0, 60.0])
+    w = tp.ones(3, requires_grad=True)
+    b.mul_(w)                       # a new history: its old views may be written again
+    b[1:].mul_(2)
+    b.sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [2.0, 80.0, 120.0])

@@ -54,7 +54,10 @@ def check_inplace(self, args):
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
         base = getattr(self, "_base", None)
-        if base is not None and base._rg and base._gfn is None:
+        if base is not None and base._gfn is None and (
+                base._rg or self._rg and base.__dict__.get("_detached_inplace")):
+            # (a base detached in place since: PyTorch refuses too, rather than give it back
+            # the history it was cut from)
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
         if base is not None and getattr(self, "_nograd_view", None) and (
