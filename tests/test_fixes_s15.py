@@ -375,3 +375,60 @@ def test_a_write_through_a_view_cannot_give_a_detached_base_its_history_back():
     b[1:].mul_(2)
     b.sum().backward()
     np.testing.assert_array_equal(w.grad.numpy(), [2.0, 80.0, 120.0])
+
+
+# ------------------------------------------------------------------ save/load, DataLoader
+import io  # noqa: E402
+from collections import OrderedDict, namedtuple  # noqa: E402
+
+
+def test_save_keeps_a_state_dicts_metadata_and_refuses_types_it_would_change():
+    class M(tp.nn.Module):
+        _version = 2
+
+        def __init__(self):
+            super().__init__()
+            self.w = tp.nn.Parameter(tp.arange(4.0).reshape(2, 2))
+
+        def _load_from_state_dict(self, sd, prefix, local_metadata, *args):
+            if local_metadata.get("version") is None or local_metadata["version"] < 2:
+                sd[prefix + "w"] = sd[prefix + "w"].t()     # an old checkpoint's layout
+            super()._load_from_state_dict(sd, prefix, local_metadata, *args)
+    b = io.BytesIO()
+    tp.save(M().state_dict(), b)
+    b.seek(0)
+    sd = tp.load(b)
+    assert sd._metadata == OrderedDict([("", {"version": 2})])
+    m = M()
+    m.load_state_dict(sd)
+    np.testing.assert_array_equal(m.w.detach().numpy(), [[0.0, 1.0], [2.0, 3.0]])
+    P = namedtuple("P", "a b")
+    for obj in (P(1, 2), __import__("collections").defaultdict(list), __import__("enum").IntEnum("E", "A").A):
+        with pytest.raises(TypeError, match="not their subclasses"):
+            tp.save(obj, io.BytesIO())
+
+
+def test_load_from_a_stream_stops_after_its_file_and_maps_to_cpu0():
+    import pickle
+    b = io.BytesIO()
+    pickle.dump(41, b)
+    tp.save(tp.ones(2), b)
+    pickle.dump(43, b)
+    b.seek(0)
+    assert pickle.load(b) == 41
+    np.testing.assert_array_equal(tp.load(b, map_location="cpu:0", pickle_module=pickle).numpy(), [1.0, 1.0])
+    assert pickle.load(b) == 43
+    with pytest.raises(RuntimeError, match="CPU only"):
+        tp.load(io.BytesIO(), map_location="cuda:0")
+    with pytest.raises(RuntimeError, match="^Parent directory .* does not exist.$"):
+        tp.save(tp.ones(1), "/nonexistent_dir_s15/x.pt")
+    with pytest.raises(ValueError, match="header would be"):
+        tp.save(['"' * 30_000_000], io.BytesIO())
+
+
+def test_dataloader_batch_sampler_yielding_arrays():
+    ds = tp.utils.data.TensorDataset(tp.arange(6.0))
+    batches = list(tp.utils.data.DataLoader(ds, batch_sampler=np.array_split(np.arange(6), 3)))
+    assert [b[0].tolist() for b in batches] == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
+    batches = list(tp.utils.data.DataLoader(ds, batch_sampler=[tp.tensor([0, 1]), tp.tensor([5])]))
+    assert [b[0].tolist() for b in batches] == [[0.0, 1.0], [5.0]]

@@ -31,9 +31,39 @@ from collections import OrderedDict
 import numpy as np
 
 from . import _dtype as D
-from ._tensor import Size, Tensor, _wrap
+from ._tensor import Size, Tensor, _wrap, device
 
-__all__ = ["save", "load"]
+__all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
+
+_SAFE_GLOBALS = []
+
+
+def add_safe_globals(safe_globals):
+    """PyTorch's allow-list for ``weights_only`` unpickling.  Nothing is unpickled
+    here, so the list is kept (``get_safe_globals``) and has no effect."""
+    _SAFE_GLOBALS.extend(safe_globals)
+
+
+def get_safe_globals():
+    return list(_SAFE_GLOBALS)
+
+
+def clear_safe_globals():
+    _SAFE_GLOBALS.clear()
+
+
+class safe_globals:
+    """``with safe_globals([...]):`` adds to the allow-list for the block (no effect here)."""
+
+    def __init__(self, safe_globals):
+        self.safe_globals = safe_globals
+
+    def __enter__(self):
+        self._n = len(_SAFE_GLOBALS)
+        add_safe_globals(self.safe_globals)
+
+    def __exit__(self, *exc):
+        del _SAFE_GLOBALS[self._n:]
 
 MAX_HEADER_SIZE = 100_000_000          # the safetensors reference's limit
 _FORMAT_VERSION = 1
@@ -67,34 +97,42 @@ class _Writer:
         return name
 
     def encode(self, obj, path):
-        if obj is None or isinstance(obj, (bool, str)):
+        # exact types: a subclass (a namedtuple, a defaultdict, an IntEnum) would come back
+        # as its base type, so it is refused rather than changed
+        t = type(obj)
+        if obj is None or t is bool or t is str:
             return obj
-        if isinstance(obj, int):
-            return int(obj)
-        if isinstance(obj, float):
-            return float(obj) if math.isfinite(obj) else {"float": repr(float(obj))}
+        if t is int:
+            return obj
+        if t is float:
+            return obj if math.isfinite(obj) else {"float": repr(obj)}
         if isinstance(obj, Tensor):
             return self.tensor(obj, path)
         if isinstance(obj, np.generic) and obj.dtype.kind in "biuf":
             return self.encode(obj.item(), path)
-        if isinstance(obj, complex):
+        if t is complex:
             return {"complex": [self.encode(obj.real, path), self.encode(obj.imag, path)]}
-        if isinstance(obj, Size):
+        if t is Size:
             return {"size": [int(s) for s in obj]}
-        if isinstance(obj, tuple):
+        if t is tuple:
             return {"tuple": [self.encode(v, path + [str(i)]) for i, v in enumerate(obj)]}
-        if isinstance(obj, list):
+        if t is list:
             return [self.encode(v, path + [str(i)]) for i, v in enumerate(obj)]
-        if isinstance(obj, dict):
+        if t is dict or t is OrderedDict:
             items = [[self.key(k), self.encode(v, path + [str(k)])] for k, v in obj.items()]
-            return {"odict" if isinstance(obj, OrderedDict) else "dict": items}
-        raise TypeError(f"tensorplay.save can store tensors, numbers, strings, None and dicts, "
-                        f"lists and tuples of them; got {type(obj).__name__}")
+            out = {"odict" if t is OrderedDict else "dict": items}
+            meta = getattr(obj, "_metadata", None)      # a state dict's module versions
+            if meta is not None:
+                out["metadata"] = self.encode(meta, path + ["_metadata"])
+            return out
+        raise TypeError(f"tensorplay.save can store tensors, numbers, strings, None and dicts "
+                        f"(OrderedDicts), lists and tuples of them, not their subclasses; got "
+                        f"{t.__name__}")
 
     def key(self, k):
-        if k is None or isinstance(k, (bool, str, int, float)):
+        if k is None or type(k) in (bool, str, int, float):
             return self.encode(k, [])
-        if isinstance(k, tuple):
+        if type(k) is tuple:
             return {"tuple": [self.key(v) for v in k]}
         raise TypeError(f"tensorplay.save can store dict keys that are strings, numbers, None or "
                         f"tuples of them; got {type(k).__name__}")
@@ -148,6 +186,14 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         offset += a.nbytes
     text = json.dumps(header, separators=(",", ":"), allow_nan=False).encode("utf-8")
     text += b" " * (-len(text) % 8)
+    if len(text) > MAX_HEADER_SIZE:         # (a file no reader would open)
+        raise ValueError(f"tensorplay.save: the file's header would be {len(text)} bytes, more than the "
+                         f"{MAX_HEADER_SIZE} safetensors readers accept (about 100 bytes per tensor and "
+                         "the text of the saved structure): save fewer, larger tensors (stack them)")
+    if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.fspath(f))
+        if parent and not os.path.isdir(parent):
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
     with _open(f, "wb") as out:
         out.write(len(text).to_bytes(8, "little"))
         out.write(text)
@@ -221,9 +267,18 @@ def _is_int(x):
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _parse(data):
+def _tell(f):
+    try:
+        return f.tell() if f.seekable() else None
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def _parse(data, exact=True):
     """Check the header of a safetensors file held in ``data``; return
-    ({name: (dtype code, shape, begin, end)}, metadata, start of the data)."""
+    ({name: (dtype code, shape, begin, end)}, metadata, start of the data, end of
+    the tensors' bytes).  ``exact``: nothing may follow them (a path's file; a
+    stream may go on with other data, as after ``torch.save``)."""
     if len(data) < 8:
         raise _corrupt(f"the file is {len(data)} bytes long, too short for a safetensors header "
                        "(truncated, or not a safetensors file)")
@@ -297,9 +352,9 @@ def _parse(data):
     if end > size:
         raise _corrupt(f"the tensors need {end} bytes of data but the file holds {size} "
                        "(truncated)")
-    if end < size:
+    if end < size and exact:
         raise _corrupt(f"the file holds {size} bytes of data but the tensors use only {end}")
-    return entries, meta or {}, start
+    return entries, meta or {}, start, end
 
 
 def _arrays(data, entries, start):
@@ -332,6 +387,14 @@ class _Reader:
             raise _corrupt(f"unexpected {type(x).__name__} in the saved structure")
         if "tensor" in x:
             return self.tensor(x)
+        if "metadata" in x and len(x) == 2 and ("odict" in x or "dict" in x):
+            rest = dict(x)
+            meta = self.decode(rest.pop("metadata"))
+            out = self.decode(rest)
+            out._metadata = meta if type(out) is OrderedDict else None
+            if out._metadata is None or not isinstance(meta, dict):
+                raise _corrupt("a saved _metadata belongs to an OrderedDict and is a dict")
+            return out
         if len(x) != 1:
             raise _corrupt(f"unexpected entry {sorted(x)} in the saved structure")
         (tag, v), = x.items()
@@ -391,19 +454,28 @@ class _Reader:
 def load(f, map_location=None, pickle_module=None, *, weights_only=True, mmap=None,
          **pickle_load_args):
     """Load what ``save`` wrote (or any safetensors file: then a dict of its
-    tensors by name) from ``f``, a path or a binary file object.
+    tensors by name) from ``f``, a path or a binary file object (left just
+    after the file's bytes, as ``torch.load`` leaves it).
 
     Nothing in the file is executed, whatever ``weights_only`` says (there is
-    no pickle); a file that is not a well-formed safetensors file raises
-    ``ValueError``.  Only the CPU exists, so ``map_location`` may only name it."""
-    if pickle_module is not None or pickle_load_args:
-        raise TypeError("tensorplay.load reads safetensors files and never unpickles: "
-                        "pickle_module and pickle arguments are not supported")
-    if map_location is not None and not callable(map_location) and \
-            not isinstance(map_location, dict) and str(map_location) != "cpu":
-        raise RuntimeError(f"tensorplay runs on the CPU only; cannot map to {map_location!r}")
+    no pickle: ``pickle_module`` and pickle's arguments are accepted and have
+    no effect); a file that is not a well-formed safetensors file raises
+    ``ValueError``.  Only the CPU exists, so ``map_location`` may only name it.
+    Tensors that shared memory when saved (a tensor and its view) come back as
+    separate tensors; the same tensor object saved twice comes back as one."""
+    if map_location is not None and not callable(map_location) and not isinstance(map_location, dict):
+        try:
+            cpu = device(map_location).type == "cpu"
+        except (RuntimeError, TypeError):
+            cpu = False
+        if not cpu:
+            raise RuntimeError(f"tensorplay runs on the CPU only; cannot map to {map_location!r}")
+    stream = not isinstance(f, (str, bytes, os.PathLike))
+    pos = _tell(f) if stream else None
     data = _read_all(f)
-    entries, meta, start = _parse(data)
+    entries, meta, start, end = _parse(data, exact=not stream)
+    if stream and start + end < len(data) and pos is not None:
+        f.seek(pos + start + end)           # (what follows in the stream is not this file's)
     arrays = _arrays(data, entries, start)
     structure = meta.get("tensorplay")
     if structure is None:                   # a plain safetensors file: its tensors by name

@@ -78,7 +78,7 @@ class DataLoader(_Generic[_T_co]):
                           "processes", UserWarning, stacklevel=2)
         self.dataset = dataset
         self.num_workers = num_workers
-        self.prefetch_factor = prefetch_factor
+        self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None else prefetch_factor
         self.pin_memory = pin_memory
         self.pin_memory_device = pin_memory_device
         self.timeout = timeout
@@ -164,7 +164,7 @@ class DataLoader(_Generic[_T_co]):
         getitems = getattr(ds, "__getitems__", None)
         n = len(ds) if fast else 0
         for indices in self.batch_sampler:
-            if fast and indices and all(type(i) is int and 0 <= i < n for i in indices):
+            if fast and len(indices) and all(type(i) is int and 0 <= i < n for i in indices):
                 # (anything else, a negative or float index, an empty batch, takes the
                 # sample-by-sample way below, which answers as PyTorch's does)
                 idx = tensor(indices, dtype=D.int64)
