@@ -432,3 +432,32 @@ def test_dataloader_batch_sampler_yielding_arrays():
     assert [b[0].tolist() for b in batches] == [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
     batches = list(tp.utils.data.DataLoader(ds, batch_sampler=[tp.tensor([0, 1]), tp.tensor([5])]))
     assert [b[0].tolist() for b in batches] == [[0.0, 1.0], [5.0]]
+
+
+# ------------------------------------------------------------------ custom Functions, checkpoint
+class _SavesAndReturnsItsInput(tp.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, g):
+        s, = ctx.saved_tensors
+        assert s.requires_grad                      # (the input it is, under create_graph)
+        return g * s * 3
+
+
+def test_a_function_that_saves_an_input_it_returns_saves_the_input():
+    a = tp.tensor([1.0, 2.0], requires_grad=True)
+    g, = tp.autograd.grad(_SavesAndReturnsItsInput.apply(a).sum(), a, create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [3.0, 6.0])
+    gg, = tp.autograd.grad(g.sum(), a)
+    np.testing.assert_array_equal(gg.numpy(), [3.0, 3.0])      # (9, 18: through the node again)
+    a = tp.tensor([1.0, 2.0], requires_grad=True)
+    b = tp.tensor([3.0, 4.0], requires_grad=True)
+    from tensorplay.utils.checkpoint import checkpoint
+    o0, o1 = checkpoint(lambda x, y: (x, x * y), a, b, use_reentrant=True)
+    (10 * o0.sum() + o1.sum()).backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [13.0, 14.0])     # (was None)
+    np.testing.assert_array_equal(b.grad.numpy(), [1.0, 2.0])

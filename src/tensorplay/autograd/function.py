@@ -396,7 +396,8 @@ def _apply_with_ctx(cls, args, kwargs):
                 o._nograd_view = False
                 o._fn_view = (i, cls.__name__, _multi_tensor(outs))
                 o._view_version = o._vc[0]      # its history is this node, whatever forward wrote
-        originals[id(o)] = i
+        # (a saved tensor that is this output is saved as the output; an input returned
+        # unchanged stays, when saved, the input it is)
         originals[id(t)] = i
         if (nondiff and any(o is d for d in nondiff)) or not _differentiable(o._data.dtype):
             t._rg = False
