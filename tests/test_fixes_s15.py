@@ -461,3 +461,23 @@ def test_a_function_that_saves_an_input_it_returns_saves_the_input():
     (10 * o0.sum() + o1.sum()).backward()
     np.testing.assert_array_equal(a.grad.numpy(), [13.0, 14.0])     # (was None)
     np.testing.assert_array_equal(b.grad.numpy(), [1.0, 2.0])
+
+
+@pytest.mark.parametrize("kwargs", [dict(use_reentrant=False), dict(use_reentrant=False, determinism_check="none"),
+                                    dict(use_reentrant=True)])
+def test_checkpoint_recomputes_under_the_forwards_autocast(kwargs):
+    from tensorplay.utils.checkpoint import checkpoint
+    rng = np.random.default_rng(5)
+    x = tp.tensor(rng.standard_normal((4, 8)).astype(np.float32), requires_grad=True)  # (reentrant needs one)
+    grads = []
+    for ck in (False, True):
+        W = tp.tensor(rng.standard_normal((8, 8)).astype(np.float32) if not grads else w0, requires_grad=True)
+        w0 = W.detach().numpy().copy()
+
+        def f(a):
+            return tp.nn.functional.linear(a, W).relu()
+        with tp.autocast("cpu", dtype=tp.bfloat16):
+            out = checkpoint(f, x, **kwargs) if ck else f(x)
+        out.float().sum().backward()              # (outside the region, as AMP loops do)
+        grads.append(W.grad.numpy())
+    np.testing.assert_array_equal(grads[1], grads[0])

@@ -30,6 +30,7 @@ from .._autograd import engine as _engine, grad_mode as _grad_mode, saved_hooks 
 from .._tensor import Tensor as _Tensor
 from ..autograd import backward as _backward
 from ..autograd.function import Function as _Function
+from ..amp import autocast_mode as _amp
 from ..ops._registry import _tensor_type_name
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "noop_context_fn",
@@ -103,12 +104,13 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=noop_context_fn,
         return function(*args, **kwargs)
     forward_ctx, recompute_ctx = context_fn()
     fwd_state = _random.get_rng_state() if preserve else None
+    fwd_autocast = _autocast_state()
 
     def recompute(*inputs):
         with _random.fork_rng(enabled=preserve):
             if preserve:
                 _random.set_rng_state(fwd_state)
-            with recompute_ctx:
+            with recompute_ctx, _amp.autocast(**fwd_autocast):
                 function(*inputs, **kwargs)
 
     stop = early_stop if _early_stop_override is None else _early_stop_override
@@ -288,6 +290,13 @@ def _recompute_hooks(frame, gid):
 
 
 # ---------------------------------------------------------------- reentrant
+def _autocast_state():
+    """The forward's autocast state, which the recomputation runs under again (a
+    backward outside the autocast region would otherwise recompute in float32)."""
+    return dict(device_type="cpu", enabled=_amp.is_autocast_enabled("cpu"),
+                dtype=_amp.get_autocast_dtype("cpu"), cache_enabled=_amp.is_autocast_cache_enabled())
+
+
 class _ReentrantCheckpoint(_Function):
     @staticmethod
     def forward(ctx, run_function, preserve_rng_state, *args):
@@ -296,6 +305,7 @@ class _ReentrantCheckpoint(_Function):
                           stacklevel=5)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
+        ctx.autocast = _autocast_state()
         if preserve_rng_state:
             ctx.fwd_state = _random.get_rng_state()
         ctx.inputs = [None if isinstance(a, _Tensor) else a for a in args]
@@ -320,7 +330,7 @@ class _ReentrantCheckpoint(_Function):
                 _random.set_rng_state(ctx.fwd_state)
             detached = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, _Tensor) else a
                         for a in inputs]
-            with _grad_mode.enable_grad():
+            with _grad_mode.enable_grad(), _amp.autocast(**ctx.autocast):
                 outputs = ctx.run_function(*detached)
         if isinstance(outputs, _Tensor):
             outputs = (outputs,)
