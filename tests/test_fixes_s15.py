@@ -481,3 +481,46 @@ def test_checkpoint_recomputes_under_the_forwards_autocast(kwargs):
         out.float().sum().backward()              # (outside the region, as AMP loops do)
         grads.append(W.grad.numpy())
     np.testing.assert_array_equal(grads[1], grads[0])
+
+
+# ------------------------------------------------------------------ Tensor basics
+def test_remainder_zeros_keep_the_dividends_sign():
+    x = tp.tensor([-0.0, 0.0, 4.0, -4.0, -1.5, 1.5])
+    for y in (2.0, -2.0):
+        r = (x % y).numpy()
+        want = np.fmod(x.numpy(), y)
+        want = np.where((want != 0) & ((want < 0) != (y < 0)), want + y, want)
+        np.testing.assert_array_equal(r, want)
+        np.testing.assert_array_equal(np.signbit(r), np.signbit(want))
+    np.testing.assert_array_equal(np.signbit((x % 2).numpy()[:4]), [True, False, False, True])
+    np.testing.assert_array_equal((tp.tensor([-7, 7]) % 3).numpy(), [2, 1])
+
+
+def test_arange_of_numpy_float_scalars_is_a_float_range():
+    r = tp.arange(0, 5, np.float32(2.5))
+    assert r.dtype == tp.float32 and r.tolist() == [0.0, 2.5]
+    assert tp.arange(np.float32(2.5)).dtype == tp.float32
+
+
+def test_deepcopy_keeps_storage_sharing_strides_and_attributes():
+    import copy
+    base = tp.arange(6.0).reshape(2, 3)
+    b, v = copy.deepcopy((base, base[:, 1]))
+    v[0] = 100.0
+    assert b[0, 1].item() == 100.0 and base[0, 1].item() == 1.0
+    assert v.stride() == (3,) and v.storage_offset() == 1
+    assert copy.deepcopy(tp.arange(6.0).reshape(2, 3).t()).stride() == (1, 3)
+    a = tp.tensor([1.0, 2.0])
+    a.foo = 5
+    assert copy.deepcopy(a).foo == 5
+
+
+def test_complex_scalars_and_scalar_first_operands():
+    assert float(tp.tensor(3 + 0j)) == 3.0 and int(tp.tensor(3 + 0j)) == 3
+    with pytest.raises(RuntimeError, match="cannot be converted to type double without overflow"):
+        float(tp.tensor(3 + 1j))
+    assert tp.tensor([1 + 2j, 0j], dtype=tp.bool).tolist() == [True, False]
+    assert tp.div(7, tp.tensor([2.0, -2.0]), rounding_mode="trunc").tolist() == [3.0, -3.0]
+    assert tp.div(7, tp.tensor([2, -2]), rounding_mode="trunc").tolist() == [3, -3]
+    assert (True << tp.tensor([1, 2])).tolist() == [2, 4]
+    assert tp.bitwise_right_shift(True, tp.tensor([0, 1])).tolist() == [1, 0]

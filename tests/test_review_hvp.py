@@ -598,8 +598,17 @@ def test_square_gradient_gradgradcheck(dtype):
 # the binary ops whose fast path takes a Python number (a ufunc kernel), and the
 # reflected spellings that reach ``rfast`` (atan2, maximum, fmax... refuse numbers,
 # as PyTorch's signatures do)
+def _torch_remainder(a, b):
+    """PyTorch's remainder of floats: fmod moved by the divisor where the signs
+    differ, so that a zero keeps the dividend's sign (NumPy's takes the divisor's)."""
+    r = np.fmod(a, b)
+    with np.errstate(invalid="ignore"):
+        move = (r != 0) & ((r < 0) != (np.asarray(b) < 0))
+    return np.where(move, r + b, r)
+
+
 _FAST_OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-             "remainder": np.remainder, "floor_divide": np.floor_divide, "fmod": np.fmod}
+             "remainder": _torch_remainder, "floor_divide": np.floor_divide, "fmod": np.fmod}
 _REFLECTED = {"add": lambda v, x: v + x, "sub": lambda v, x: v - x, "mul": lambda v, x: v * x,
               "div": lambda v, x: v / x, "remainder": lambda v, x: v % x,
               "floor_divide": lambda v, x: v // x}

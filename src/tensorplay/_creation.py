@@ -272,7 +272,8 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     check_device(device)
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    # (a NumPy scalar as the Python number it holds: np.float32 is no float instance)
+    vals = [v.item() if isinstance(v, (Tensor, np.generic)) else v for v in (start, end, step)]
     if dtype is not None and D.to_dtype(dtype).np.kind in "iu":
         return _int_arange(vals, D.to_dtype(dtype).np, requires_grad)
     if vals[2] == 0:

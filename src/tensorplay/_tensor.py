@@ -4,6 +4,7 @@ Attributes on the hot path are plain slots (``_data``, ``_rg``, ``_gfn``);
 everything rarer is read with a default so that making a tensor costs three
 stores.  Ops, methods and operators are attached by ``tensorplay.ops``.
 """
+import copy
 import sys
 import weakref
 
@@ -205,6 +206,8 @@ def _as_array(data, dt=None):
         if a.dtype != npdt and npdt.kind in "iu" and a is not data and not isinstance(data, Tensor):
             _check_int_range(a, npdt)       # (Python numbers: PyTorch converts each checked)
         if a.dtype.kind == "c" and npdt.kind not in "c" and not isinstance(data, (Tensor, np.ndarray)):
+            if npdt.kind == "b":                # (PyTorch: bool of a Python complex, nonzero)
+                return a != 0
             raise TypeError("must be real number, not complex")     # (PyTorch's, for a Python complex)
         return a.astype(npdt, copy=False) if a.dtype != npdt else a
     if a.dtype not in D._FROM_NP:
@@ -846,8 +849,13 @@ class Tensor:
     def _scalar(self, kind):
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
-        return kind(self._data.reshape(()).astype(np.float64) if self._data.dtype in D.LOW_PRECISION
-                    else self._data.reshape(()))
+        v = self._data.reshape(())
+        if v.dtype.kind == "c" and kind is not complex:     # (PyTorch: the real part, when exact)
+            if v.imag != 0:
+                raise RuntimeError(f"value cannot be converted to type "
+                                   f"{'double' if kind is float else 'int64_t'} without overflow")
+            v = v.real
+        return kind(v.astype(np.float64) if v.dtype in D.LOW_PRECISION else v)
 
     def __float__(self):
         return self._scalar(float)
@@ -891,12 +899,15 @@ class Tensor:
                                "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
                                "usage, see https://github.com/pytorch/pytorch/pull/103001")
         t = type(self).__new__(type(self))
-        t._data, t._rg, t._gfn = self._data.copy(), self._rg, None
+        t._data, t._rg, t._gfn = _deepcopy_data(self._data, memo), self._rg, None
         t._vc = t._base = None
+        memo[id(self)] = t
         g = getattr(self, "_grad", None)
         if g is not None:
             t._grad = g.__deepcopy__(memo)
-        memo[id(self)] = t
+        for k, v in self.__dict__.items():      # a user's attributes (tensorplay's own start with _)
+            if not k.startswith("_"):
+                t.__dict__[k] = copy.deepcopy(v, memo)
         return t
 
     # ------------------------------------------------------------ misc tensor API
@@ -1299,6 +1310,23 @@ def _as_elements(root, dt):
     if flat.dtype != dt:
         flat = flat.view(np.uint8)[:flat.nbytes - flat.nbytes % dt.itemsize].view(dt)
     return flat
+
+
+def _deepcopy_data(d, memo):
+    """A copy of array ``d`` as PyTorch deep-copies a tensor: its storage copied
+    once per ``deepcopy`` call (tensors and views that shared memory share the
+    copy), with ``d``'s offset and strides in it."""
+    root, offset, _ = storage_geometry(d)
+    key = ("tensorplay storage", id(root))
+    new_root = memo.get(key)
+    if new_root is None:
+        new_root = memo[key] = np.array(root, copy=True, order="K")
+        memo.setdefault(id(memo), []).append(root)      # (its id stays its own meanwhile)
+    flat = _as_elements(new_root, d.dtype)
+    out = np.ndarray(d.shape, d.dtype, buffer=flat, offset=offset * d.dtype.itemsize, strides=d.strides)
+    if not d.flags.writeable:
+        out.flags.writeable = False
+    return out
 
 
 def _contiguous_strides(shape):

@@ -451,7 +451,7 @@ def _div_kernel(x, y, rounding_mode=None):
     if rounding_mode is None:
         return np.true_divide(x, y)
     if rounding_mode == "trunc":
-        r = np.true_divide(x, y) if x.dtype.kind == "f" else _int_div(x, y)
+        r = np.true_divide(x, y) if np.result_type(x, y).kind in "fV" else _int_div(x, y)
         return np.trunc(r).astype(r.dtype) if r.dtype.kind == "f" else r
     if rounding_mode == "floor":
         return _int_safe(np.floor_divide)(x, y)
@@ -521,11 +521,24 @@ floor_divide = binary("floor_divide", _int_safe(np.floor_divide),
                       fast_kernel=np.floor_divide, family=ELEMENTWISE, inplace=True,
                       operators=("__floordiv__", "__rfloordiv__", "__ifloordiv__"),
                       no_complex="div_floor_cpu", no_bool="div_floor_cpu", opmath=(1,))
-remainder = binary("remainder", _int_safe(np.remainder),
+def _remainder_k(x, y):
+    """PyTorch's remainder: for integers Python's ``%`` (NumPy's remainder); for
+    floats ``fmod`` moved by ``y`` where its sign differs from ``y``'s, so that a
+    zero keeps the sign of ``x`` (NumPy's takes ``y``'s: ``-0.0 % 2`` is 0.0 there,
+    -0.0 in PyTorch)."""
+    if np.result_type(x, y).kind in "biu":
+        return np.remainder(x, y)
+    r = np.fmod(x, y)
+    with np.errstate(invalid="ignore"):
+        move = (r != 0) & ((r < 0) != (np.asarray(y) < 0))
+    return np.where(move, r + y, r)
+
+
+remainder = binary("remainder", _int_safe(_remainder_k),
                    # (the quotient as floor division computes it, which agrees with the
                    # remainder: floor(6 / 1.2f) is 5 in float32 but 6 % 1.2f leaves 1.2 of a 5th)
                    {"x": "grad", "y": lambda g, x, y: -g * div(x, y, rounding_mode="floor")},
-                   fast_kernel=np.remainder, family=ELEMENTWISE,
+                   fast_kernel=_remainder_k, family=ELEMENTWISE,
                    inplace=True, node_name="RemainderBackward1",
                    operators=("__mod__", "__rmod__", "__imod__"), no_complex="remainder_cpu",
                    no_bool="remainder_cpu",
@@ -1229,6 +1242,8 @@ def _shift_kernel(name, f):
     def k(x, y):
         if type(y) is bool:             # (a Python bool: a shift by 0 or 1, in x's dtype)
             y = np.asarray(int(y), x.dtype)
+        if type(x) is bool:             # (True << t: 1 in t's dtype)
+            x = np.asarray(int(x), y.dtype)
         for a in (x, y):
             if a.dtype.kind not in "iu":
                 raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{_tname(a.dtype)}'")
