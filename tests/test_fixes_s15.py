@@ -524,3 +524,14 @@ def test_complex_scalars_and_scalar_first_operands():
     assert tp.div(7, tp.tensor([2, -2]), rounding_mode="trunc").tolist() == [3, -3]
     assert (True << tp.tensor([1, 2])).tolist() == [2, 4]
     assert tp.bitwise_right_shift(True, tp.tensor([0, 1])).tolist() == [1, 0]
+
+
+def test_randperm_refuses_a_dtype_that_cannot_hold_the_permutation():
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type uint8_t without overflow$"):
+        tp.randperm(300, dtype=tp.uint8)
+    with pytest.raises(RuntimeError, match="^n cannot be greater than 2049 for Half type.$"):
+        tp.randperm(3000, dtype=tp.float16)
+    assert sorted(tp.randperm(256, dtype=tp.uint8).tolist()) == list(range(256))
+    for f in (tp.linspace, tp.logspace):
+        with pytest.raises(RuntimeError, match="^number of steps must be non-negative$"):
+            f(0, 1, -1)

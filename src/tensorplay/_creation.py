@@ -315,6 +315,8 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False,
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
+    if isinstance(steps, int) and steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     npdt = _space_dtype("linspace", start, end, dtype)
     start, end = _space_ends(start, end, npdt)
     if npdt.kind == "c":
@@ -329,6 +331,8 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
                              {'dtype': _out_dtype(dtype, out), 'device': device,
                               'requires_grad': requires_grad}, out)
     check_device(device)
+    if isinstance(steps, int) and steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     npdt = _space_dtype("logspace", start, end, dtype)
     start, end = _space_ends(start, end, npdt)
     if npdt.kind == "c":
@@ -540,8 +544,24 @@ def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False,
     n = int_arg("randperm", "n", 1, n)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = _dt(dtype, D.int64)
+    _check_randperm_range(n, np.dtype(dt))
     g = generator or default_generator
-    return _leaf(g._rng.permutation(n).astype(_dt(dtype, D.int64)), requires_grad)
+    return _leaf(g._rng.permutation(n).astype(dt), requires_grad)
+
+
+_PERM_FLOAT_LIMIT = {"float16": (2049, "2049", "Half"), "float32": (2 ** 24 + 1, "2^24+1", "Float"),
+                     "float64": (2 ** 53 + 1, "2^53+1", "Double")}      # (PyTorch lets bfloat16 by)
+
+
+def _check_randperm_range(n, dt):
+    """PyTorch refuses a permutation its dtype cannot hold exactly (the cast would
+    repeat values: no permutation at all)."""
+    if dt.kind in "iu" and n - 1 > np.iinfo(dt).max:
+        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    lim = _PERM_FLOAT_LIMIT.get(dt.name)
+    if lim is not None and n > lim[0]:
+        raise RuntimeError(f"n cannot be greater than {lim[1]} for {lim[2]} type.")
 
 
 def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
