@@ -535,3 +535,12 @@ def test_randperm_refuses_a_dtype_that_cannot_hold_the_permutation():
     for f in (tp.linspace, tp.logspace):
         with pytest.raises(RuntimeError, match="^number of steps must be non-negative$"):
             f(0, 1, -1)
+
+
+def test_saved_result_of_a_node_with_several_outputs():
+    a = tp.tensor([[1.0, 3.0], [4.0, 2.0]], requires_grad=True)
+    node = a.max(1).values.grad_fn
+    values, indices = node._saved_result          # (a tuple, not a tensor wrapping one)
+    repr(values), repr(indices)
+    assert indices.tolist() == [1, 0] and values.tolist() == [3.0, 4.0]
+    assert not any(n == "_saved_out" for n in dir(node))

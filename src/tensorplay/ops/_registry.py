@@ -676,7 +676,7 @@ class OpNode(Node):
         self._check_versions(safe)
         return args, o
 
-    def _saved_out(self, d, i):
+    def _out_to_save(self, d, i):
         t = _wrap(d)
         if state.enabled:
             t._rg, t._gfn, t._out_nr = True, self, i
@@ -796,7 +796,7 @@ class MultiOutputNode(OpNode):
             return (None,) * len(edges)
         like = o if o is not None else self.__dict__["out_meta"]
         g = tuple(_zeros_like_data(d) if x is None else x for x, d in zip(grads, like))
-        out = None if o is None else tuple(self._saved_out(d, i) for i, d in enumerate(o))
+        out = None if o is None else tuple(self._out_to_save(d, i) for i, d in enumerate(o))
         return self._vjps(g, out, args, edges)
 
 

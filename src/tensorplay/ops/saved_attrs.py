@@ -75,12 +75,19 @@ def _value(node, kind, i):
             return None
         if type(o) is _Packed:
             o = _unpacked(o)._data
-        t = _wrap(o)
-        t._rg, t._gfn, t._out_nr = True, node, 0
-        for vl, _, _, k in node.versions or ():
-            if k == 0:
-                t._vc = vl              # the output's own version counter, as in PyTorch
-        return t
+        outs = o if type(o) is tuple else (o,)      # (several outputs: max(dim)'s values, indices)
+        ts = []
+        for n, d in enumerate(outs):
+            if isinstance(d, Tensor):
+                d = d._data
+            t = _wrap(d)
+            if d.dtype.kind in "fcV":
+                t._rg, t._gfn, t._out_nr = True, node, n
+            for vl, _, _, k in node.versions or ():
+                if k == n:
+                    t._vc = vl          # the output's own version counter, as in PyTorch
+            ts.append(t)
+        return tuple(ts) if type(o) is tuple else ts[0]
     if i == -2:                     # the *args after the named parameters (permute's dims)
         op = node.op
         return tuple(args[0 if op.variadic else len(op.names):len(args) - op.n_kw])
