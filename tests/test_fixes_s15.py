@@ -544,3 +544,15 @@ def test_saved_result_of_a_node_with_several_outputs():
     repr(values), repr(indices)
     assert indices.tolist() == [1, 0] and values.tolist() == [3.0, 4.0]
     assert not any(n == "_saved_out" for n in dir(node))
+
+
+@pytest.mark.parametrize("op", ["unsqueeze_", "t_", "transpose_", "squeeze_"])
+def test_allow_mutation_on_saved_tensors_covers_shape_changing_in_place_ops(op):
+    x = tp.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    with tp.autograd.graph.allow_mutation_on_saved_tensors():
+        y = x * 1
+        z = y.sin()
+        args = {"unsqueeze_": (0,), "t_": (), "transpose_": (0, 1), "squeeze_": ()}[op]
+        getattr(y, op)(*args)
+        z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([[1.0, 2.0, 3.0]]), rtol=1e-6)

@@ -335,9 +335,10 @@ def _reshape_inplace(self, f, args, kwargs, name=None):
     recording = state.enabled and self._rg
     if recording:
         check_inplace(self, args)
-        src = _standin(self)
-    else:
-        src = _wrap(self._data)
+    if BEFORE_WRITE:                        # (allow_mutation_on_saved_tensors: the version moves)
+        for hook in BEFORE_WRITE:
+            hook(self)
+    src = _standin(self) if recording else _wrap(self._data)
     old_shape = self._data.shape
     if name == "as_strided":
         old_strides, old_offset = tuple(s // self._data.itemsize for s in self._data.strides), \
