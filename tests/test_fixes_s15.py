@@ -556,3 +556,15 @@ def test_allow_mutation_on_saved_tensors_covers_shape_changing_in_place_ops(op):
         getattr(y, op)(*args)
         z.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), np.cos([[1.0, 2.0, 3.0]]), rtol=1e-6)
+
+
+def test_like_functions_and_empty_take_memory_format():
+    x = tp.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1)
+    assert tp.zeros_like(x).stride() == x.stride() == (1, 12, 4)
+    c = tp.empty(2, 3, 4, 5, memory_format=tp.channels_last)
+    assert c.stride() == (60, 1, 15, 3)
+    for f in (tp.empty_like, tp.zeros_like, lambda t, **k: tp.full_like(t, 2.0, **k), tp.rand_like, tp.randn_like):
+        y = f(tp.ones(2, 3, 4, 5), memory_format=tp.channels_last)
+        assert y.stride() == (60, 1, 15, 3)
+        assert f(x, memory_format=tp.contiguous_format).is_contiguous()
+    np.testing.assert_array_equal(tp.full_like(x, 2.0).numpy(), np.full((4, 2, 3), 2.0))

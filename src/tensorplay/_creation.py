@@ -9,7 +9,7 @@ from . import _dtype as D
 from ._autograd.grad_mode import state
 from ._random import default_generator, sampling, uniform01
 from ._tensor import Tensor, _SCALAR_NAMES, _as_array, _wrap, check_device, size_arg, number_arg, int_arg
-from ._tensor import like_hook as _like_hook
+from ._tensor import like_hook as _like_hook, _check_format, contiguous_format, preserve_format
 from ._out import call_with_out
 from ._warn import warn_once
 
@@ -215,7 +215,10 @@ def _factory(fill, name):
             return call_with_out(name, f, size, {"dtype": _out_dtype(dtype, out),
                                                  "requires_grad": requires_grad}, out)
         check_device(device)
-        return _leaf(fill(new_shape(size, name), _dt(dtype)), requires_grad)
+        a = fill(new_shape(size, name), _dt(dtype))
+        if memory_format is not None:       # (channels_last: the same values, NHWC in memory)
+            a = _laid_out(a, a, memory_format)
+        return _leaf(a, requires_grad)
     return f
 
 
@@ -238,6 +241,24 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, out=
     return _leaf(np.full(new_shape((size,)), D.check_fits(fill_value, dt.np), dt.np), requires_grad)
 
 
+def _laid_out(a, values, fmt):
+    """``values`` (shaped like array ``a``) in the memory layout PyTorch's ``*_like``
+    gives for ``memory_format`` ``fmt``: by default (preserve_format) ``a``'s own
+    order of strides, dense."""
+    if fmt is contiguous_format or a.ndim < 2:
+        return values
+    if fmt is None or fmt is preserve_format:
+        if a.flags.c_contiguous:
+            return values
+        out = np.empty_like(a, dtype=values.dtype, order="K")
+    else:
+        _check_format(a, fmt)
+        inv = np.argsort(fmt.perm)
+        out = np.empty(tuple(a.shape[p] for p in fmt.perm), values.dtype).transpose(inv)
+    out[...] = values
+    return out
+
+
 def _like(fill):
     def f(input, *, dtype=None, device=None, requires_grad=False, memory_format=None, layout=None):
         check_device(device)
@@ -245,7 +266,7 @@ def _like(fill):
         if hook is not None:
             return hook(lambda v: f(v, dtype=dtype, requires_grad=requires_grad))
         dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
-        return _leaf(fill(input._data.shape, dt), requires_grad)
+        return _leaf(_laid_out(input._data, fill(input._data.shape, dt), memory_format), requires_grad)
     return f
 
 
@@ -254,14 +275,16 @@ ones_like = _like(np.ones)
 empty_like = _like(np.zeros)
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False, memory_format=None,
+              layout=None):
     check_device(device)
     hook = _like_hook(input)             # (inside vmap: batched)
     if hook is not None:
         return hook(lambda v: full_like(v, fill_value, dtype=dtype, requires_grad=requires_grad))
     fill_value = number_arg("full_like", "fill_value", fill_value, 2)
     dt = input._data.dtype if dtype is None else D.to_dtype(dtype).np
-    return _leaf(np.full(input._data.shape, D.check_fits(fill_value, dt), dt), requires_grad)
+    return _leaf(_laid_out(input._data, np.full(input._data.shape, D.check_fits(fill_value, dt), dt),
+                           memory_format), requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False, out=None):
@@ -446,15 +469,25 @@ randn = _rand_factory("normal")
 
 
 @sampling(batch="elementwise")
-def rand_like(input, *, dtype=None, requires_grad=False, device=None):
+def rand_like(input, *, dtype=None, requires_grad=False, device=None, memory_format=None, layout=None):
     check_device(device)
-    return rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return _relaid(input, rand(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad),
+                   memory_format)
+
+
+def _relaid(input, t, fmt):
+    """A fresh leaf ``t`` laid out as ``_laid_out`` says (its values kept)."""
+    a = _laid_out(input._data, t._data, fmt)
+    if a is not t._data:
+        t._data = a
+    return t
 
 
 @sampling(batch="elementwise")
-def randn_like(input, *, dtype=None, requires_grad=False, device=None):
+def randn_like(input, *, dtype=None, requires_grad=False, device=None, memory_format=None, layout=None):
     check_device(device)
-    return randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+    return _relaid(input, randn(input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad),
+                   memory_format)
 
 
 _RANDINT_FORMS = ("randint() received an invalid combination of arguments - expected one of:\n"
