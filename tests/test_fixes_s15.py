@@ -568,3 +568,9 @@ def test_like_functions_and_empty_take_memory_format():
         assert y.stride() == (60, 1, 15, 3)
         assert f(x, memory_format=tp.contiguous_format).is_contiguous()
     np.testing.assert_array_equal(tp.full_like(x, 2.0).numpy(), np.full((4, 2, 3), 2.0))
+
+
+def test_integer_arange_checks_the_step_sign_before_truncating():
+    with pytest.raises(RuntimeError, match="inconsistent with step sign"):
+        tp.arange(2.2, 2.71, -3.91, dtype=tp.int64)
+    assert tp.arange(0, 5, 1.5, dtype=tp.int32).tolist() == [0, 1, 2, 3]

@@ -318,6 +318,8 @@ def _int_arange(vals, dt, requires_grad):
     numbers as given and the values from the truncated start and step
     (``arange(0, 5, 1.5, dtype=int32)`` is [0, 1, 2, 3])."""
     start, end, step = vals
+    if (end - start) * step < 0:            # (the numbers as given, before any truncation)
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     istart, istep = int(start), int(step)
     if dt == np.int64:
         end = int(end)
