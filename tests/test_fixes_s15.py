@@ -574,3 +574,16 @@ def test_integer_arange_checks_the_step_sign_before_truncating():
     with pytest.raises(RuntimeError, match="inconsistent with step sign"):
         tp.arange(2.2, 2.71, -3.91, dtype=tp.int64)
     assert tp.arange(0, 5, 1.5, dtype=tp.int32).tolist() == [0, 1, 2, 3]
+
+
+def test_forced_sci_mode_pads_as_pytorch():
+    try:
+        tp.set_printoptions(sci_mode=True)
+        assert repr(tp.tensor(0.0)) == "tensor(0.)"
+        assert repr(tp.tensor([1.5, -2.25, 100.0])) == "tensor([ 1.5000e+00, -2.2500e+00,  1.0000e+02])"
+        assert repr(tp.tensor([1.0, float("inf")])) == "tensor([1.0000e+00,        inf])"
+        tp.set_printoptions(sci_mode=False)
+        assert repr(tp.tensor(0.0)) == "tensor(0.)"
+        assert repr(tp.tensor([1234.5677, 0.001])) == "tensor([1234.5677,    0.0010])"
+    finally:
+        tp.set_printoptions(profile="default")

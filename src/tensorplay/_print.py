@@ -41,22 +41,20 @@ class _Formatter:
             return
         vals = data.astype(np.float64).ravel()
         vals = vals[np.isfinite(vals) & (vals != 0)]
-        if vals.size:
-            a = np.abs(vals)
-            lo, hi = a.min(), a.max()
-            self.int_mode = bool(np.all(np.ceil(vals) == vals))
-            big = hi / lo > 1000.0 or hi > 1.0e8
-            if self.int_mode:
-                self.sci_mode = big
-                texts = ([f"{v:.{PRECISION}e}" for v in vals.tolist()] if big else
-                         [f"{v:.0f}." for v in vals.tolist()])
-            else:
-                self.sci_mode = big or lo < 1.0e-4
-                spec = "e" if self.sci_mode else "f"
-                texts = [f"{v:.{PRECISION}{spec}}" for v in vals.tolist()]
-            self.width = max([self.width] + [len(t) for t in texts])
-        if SCI_MODE is not None:
-            self.sci_mode = SCI_MODE
+        if not vals.size:           # (nothing to measure: PyTorch's defaults, even with sci_mode set)
+            return
+        a = np.abs(vals)
+        lo, hi = a.min(), a.max()
+        self.int_mode = bool(np.all(np.ceil(vals) == vals))
+        # the mode first (set_printoptions' when it forces one), then the widths in it
+        self.sci_mode = (hi / lo > 1000.0 or hi > 1.0e8 or lo < 1.0e-4) if SCI_MODE is None else SCI_MODE
+        if self.sci_mode:
+            texts = [f"{v:.{PRECISION}e}" for v in vals.tolist()]
+        elif self.int_mode:
+            texts = [f"{v:.0f}." for v in vals.tolist()]
+        else:
+            texts = [f"{v:.{PRECISION}f}" for v in vals.tolist()]
+        self.width = max([self.width] + [len(t) for t in texts])
 
     def format(self, v):
         if not self.floating:
