@@ -212,3 +212,61 @@ CASES = [
     OpCase("tril_triu_inplace", lambda T, x: ((x * 1).tril_(1), (x * 1).triu_()), [Sample([A])],
            covers=("tril", "triu", "mul")),
 ]
+
+
+# ----------------------------------------------------------------- unsafe_split / as_strided_scatter
+def _as_strided_scatter_oracle(T, x, src, size, stride, storage_offset=None):
+    """torch 2.13's AsStridedScatterBackward0 gives ``input`` the gradient of the
+    window instead of that of the rest (its own gradcheck fails): the oracle is the
+    same computation as a copy into a strided view of a clone, whose gradients are
+    right (and PyTorch's op itself for what it refuses)."""
+    if not x.is_contiguous():
+        return T.as_strided_scatter(x, src, size, stride, storage_offset)
+    y = x.clone()
+    y.as_strided(size, stride, storage_offset).copy_(src)
+    return y
+
+
+X34 = arr(3, 4, seed=31)
+
+CASES += [
+    OpCase("unsafe_split", args=("x", "split_size", "dim"), samples=[Sample([A], {"split_size": 2, "dim": 1}),
+                                    Sample([A], {"split_size": 4, "dim": 1}, desc="whole"),
+                                    Sample([B], {"split_size": 1, "dim": -2}, desc="3-d size 1")],
+           errors=[E(RuntimeError, "split_size can only be 0 if dimension size is 0, but got dimension size of 3",
+                     A, split_size=0, desc="zero"),
+                   E(TypeError, "unsafe_split(): argument 'split_size' (position 2) must be int, not list", A,
+                     split_size=[1, 2], desc="list")]),
+    OpCase("unsafe_split_with_sizes", args=("x", "split_sizes", "dim"),
+           samples=[Sample([A], {"split_sizes": [1, 0, 3], "dim": 1}),
+                    Sample([B], {"split_sizes": [2, 1], "dim": 1}, desc="3-d")],
+           errors=[E(RuntimeError, "split_with_sizes expects split_sizes to sum exactly to 4 (input tensor's size "
+                     "at dimension 1), but got split_sizes=[1, 2]", A, split_sizes=[1, 2], dim=1, desc="sum"),
+                   E(TypeError, "unsafe_split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of "
+                     "ints, not int", A, split_sizes=2, desc="int")]),
+    OpCase("unsafe_chunk", samples=[Sample([A], {"chunks": 3, "dim": 1}), Sample([B], {"chunks": 2}, desc="3-d")],
+           covers=("unsafe_split",),
+           errors=[E(RuntimeError, "chunk expects `chunks` to be greater than 0, got: 0", A, chunks=0)]),
+    OpCase("as_strided_scatter", args=("x", "src", "size", "stride", "storage_offset"),
+           samples=[Sample([X34, arr(2, 2, seed=32)], {"size": (2, 2), "stride": (4, 1), "storage_offset": 1}),
+                    Sample([X34, arr(2, 2, seed=33)], {"size": (2, 2), "stride": (4, 1), "storage_offset": None},
+                           desc="offset None"),
+                    Sample([X34, arr(3, seed=34)], {"size": (3,), "stride": (5,), "storage_offset": 0},
+                           desc="diagonal"),
+                    Sample([B, arr(2, 3, seed=35)], {"size": (2, 3), "stride": (12, 4), "storage_offset": 2},
+                           desc="3-d column")],
+           torch_fn=_as_strided_scatter_oracle, noncontig="refused",
+           errors=[E(RuntimeError, "mismatch in length of strides and shape", X34, np.ones((2, 2)), size=(2, 2),
+                     stride=(1,), storage_offset=0, desc="lengths"),
+                   E(RuntimeError, "as_strided: Negative strides are not supported at the moment, got strides: "
+                     "[-1, 1]", X34, np.ones((2, 2)), size=(2, 2), stride=(-1, 1), storage_offset=0,
+                     desc="negative stride"),
+                   E(RuntimeError, "Tensor: invalid storage offset -1", X34, np.ones((2, 2)), size=(2, 2),
+                     stride=(4, 1), storage_offset=-1, desc="negative offset"),
+                   E(RuntimeError, "setStorage: sizes [2, 2], strides [4, 1], storage offset 20, and itemsize 8 "
+                     "requiring a storage size of 208 are out of bounds for storage of size 96", X34,
+                     np.ones((2, 2)), size=(2, 2), stride=(4, 1), storage_offset=20, desc="out of bounds"),
+                   E(RuntimeError, "expected src to have a size equal to the slice of self. src size = [2], slice "
+                     "size = [2, 2]", X34, np.ones(2), size=(2, 2), stride=(4, 1), storage_offset=0,
+                     desc="src size", fn=lambda T, x, s, **kw: T.as_strided_scatter(x, s, **kw))]),
+]

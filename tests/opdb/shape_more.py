@@ -93,21 +93,21 @@ CASES = [
                    E(RuntimeError, "all dimensions of input must be of equal length", B, desc="unequal")]),
     OpCase("hsplit", lambda T, x, s: T.hsplit(x, s),
            [Sample([A], {"s": 2}), Sample([A], {"s": [1, 3]}, desc="indices"), Sample([V3], {"s": 3}, desc="1-d")],
-           covers=("split_with_sizes", "slice"),
+           covers=("slice",),
            errors=[E(RuntimeError, "torch.hsplit attempted to split along dimension 1, but the size of the "
                      "dimension 4 is not divisible by the split_size 3!", A, s=3, desc="indivisible"),
                    E(RuntimeError, "torch.hsplit requires a tensor with at least 1 dimension, but got a tensor "
                      "with 0 dimensions!", np.array(1.0), s=1, desc="0-d")]),
     OpCase("vsplit", lambda T, x, s: (*T.vsplit(x, s), *x.vsplit(s)),
            [Sample([A], {"s": 3}), Sample([B], {"s": (1,)}, desc="indices")],
-           covers=("split_with_sizes", "slice"),
+           covers=("slice",),
            errors=[E(RuntimeError, "torch.vsplit requires a tensor with at least 2 dimension, but got a tensor "
                      "with 1 dimensions!", V3, s=3, desc="1-d"),
                    E(RuntimeError, "torch.vsplit attempted to split along dimension 0, but the size of the "
                      "dimension 3 is not divisible by the split_size 2!", A, s=2, desc="indivisible")]),
     OpCase("dsplit", lambda T, x, s: (*T.dsplit(x, s), *x.dsplit(s)),
            [Sample([B], {"s": 2}), Sample([B], {"s": [1, 2]}, desc="indices")],
-           covers=("split_with_sizes", "slice"),
+           covers=("slice",),
            errors=[E(RuntimeError, "torch.dsplit requires a tensor with at least 3 dimension, but got a tensor "
                      "with 2 dimensions!", A, s=2, desc="2-d")]),
     OpCase("block_diag", lambda T, x, y, z: T.block_diag(x, y, z),

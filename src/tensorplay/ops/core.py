@@ -16,7 +16,7 @@ from .._tensor import (Size, _wrap_dim, check_device, device as _device, _layout
 from ._registry import (Untracked, autocast_inputs, broadcast_error, by_tensor_arg, defop, dispatch, dispatch_view,
                         op_spelled, overload_node, public)
 from ._util import (dims_arg, no_bool_product, size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg,
-                    star_ints_error, function_of_method, method_of_function)
+                    star_ints_error, function_of_method, method_of_function, _int_like)
 from .pointwise import conj
 from .._out import call_with_out
 from .._warn import warn as _warn_user
@@ -209,7 +209,20 @@ def broadcast_to(input, size):
     return expand(input, size)
 
 
-broadcast_to.as_method = method_of_function(broadcast_to)
+_broadcast_to_as_method = method_of_function(broadcast_to)
+
+
+def _broadcast_to_method(self, *size, **kwargs):
+    """``x.broadcast_to(2, 3)`` as well as ``x.broadcast_to((2, 3))``: PyTorch's method
+    takes the sizes spread too (its function takes one sequence)."""
+    if len(size) > 1 or (len(size) == 1 and _int_like(size[0]) and not isinstance(size[0], Tensor)):
+        if not all(_int_like(s) for s in size):
+            raise TypeError(f"broadcast_to() takes 1 positional argument but {len(size)} were given")
+        size = (tuple(size),)
+    return _broadcast_to_as_method(self, *size, **kwargs)
+
+
+broadcast_to.as_method = _broadcast_to_method
 
 
 def _other_shape(fname, other):

@@ -21,13 +21,13 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor, _wrap, _wrap_dim, int_index
-from .._autograd.grad_mode import state as _state
+from .._autograd.grad_mode import state as _state, no_grad as _no_grad
 from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW, batch_size, materialize
 from ._registry import REGISTRY, TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
 from ._util import F32 as _F32, tensor_arg
 from .core import expand, unsqueeze
 from .inplace import apply_inplace, _self_overlapping, _SELF_OVERLAP
-from .._out import call_with_out
+from .._out import call_with_out, write_out
 from .._warn import warn as _warn_user, warn_once as _warn_once
 
 __all__ = ["select", "index_put", "gather", "scatter", "scatter_add", "take_along_dim", "take",
@@ -127,6 +127,35 @@ def _fit_grad(gv, vshape):
 
 def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _exact_out(name, fn, args, kwargs, out, msg=None, composite=False):
+    """``out=`` for an op whose ``out`` must have exactly its result's dtype, in
+    PyTorch's words (``msg``, default "Expected out tensor to have dtype float, ..."),
+    checked after its refusal of autograd, as PyTorch's order is (index_add,
+    index_copy, scatter, scatter_add, take).  ``composite``: PyTorch's out= form of
+    the op is a composite that computes without autograd, so inputs that require grad
+    are fine and only an ``out`` that does is refused, in the name of the ATen op
+    (``aten::scatter()``: scatter with ``reduce=``, slice_scatter)."""
+    if composite:
+        if isinstance(out, Tensor) and out._rg and _state.enabled:
+            raise RuntimeError(f"aten::{name}(): functions with out=... arguments don't support "
+                               "automatic differentiation, but one of the arguments requires grad.")
+        with _no_grad():
+            r = fn(*args, **kwargs)
+    else:
+        r = fn(*args, **kwargs)
+    if isinstance(out, Tensor) and isinstance(r, Tensor) and out._data.dtype != r._data.dtype \
+            and not (_state.enabled and (r._rg or out._rg)):
+        rn, on = _dt_name(r), _dt_name(out)
+        raise RuntimeError(
+            msg.format(r=_title(r._data.dtype), o=_title(out._data.dtype)) if msg else
+            f"Expected out tensor to have dtype {D.CPP_NAMES[rn]}, but got {D.CPP_NAMES[on]} instead")
+    return write_out(name, r, out, args)
+
+
+def _dt_name(t):
+    return D._FROM_NP[t._data.dtype].name
 
 
 # ----------------------------------------------------------------------------- the view ops
@@ -337,12 +366,34 @@ def _index_array(k):
     return a
 
 
+_HEAPTYPE = 1 << 9          # Py_TPFLAGS_HEAPTYPE: a class defined in Python
+
+
 def _parse(key, ndim):
     """Normalise ``key`` into a list of items: ("int", i), slice, None, Ellipsis,
     ("arr", int array), ("mask", bool array).  Checks the number of dims."""
+    if ndim == 0 and not isinstance(key, tuple):     # (PyTorch's select on a 0-d tensor)
+        if _is_int(key):
+            if key == 0:
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+            raise IndexError(f"index {key} is out of bounds for dimension 0 with size 0")
+        if isinstance(key, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    keys = _as_index_tuple(key)
+    # PyTorch counts the dimensions a key names before it reads its items: every item but
+    # None, Ellipsis, True and False counts one, a bool or uint8 tensor its dimensions
+    count = 0
+    for k in keys:
+        if isinstance(k, Tensor):
+            count += k._data.ndim if k._data.dtype.kind == "b" or k._data.dtype == np.uint8 else 1
+        elif not (k is None or k is Ellipsis or k is True or k is False):
+            count += 1
+    if count > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
     items = []
     consumed = 0
-    for k in _as_index_tuple(key):
+    for k in keys:
         if k is None or k is Ellipsis:
             items.append(k)
         elif isinstance(k, slice):
@@ -358,8 +409,18 @@ def _parse(key, ndim):
                 raise ValueError("step must be greater than zero")
             items.append(slice(start, stop, step))
             consumed += 1
-        elif isinstance(k, (bool, np.bool_)):
-            items.append(("mask", np.array(bool(k))))
+        elif isinstance(k, bool):
+            items.append(("mask", np.array(k)))
+        elif isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iufc" \
+                and k.dtype != np.uint8:
+            # a 0-d NumPy number is an integer, as PyTorch reads it (a float one truncated,
+            # a complex one its real part): a select, not an advanced index
+            if k.dtype.kind == "c":
+                _warn_user("Casting complex values to real discards the imaginary part")
+                k = k.real
+            v = int(k.astype(np.int64)) if k.dtype.kind == "f" else int(k)
+            items.append(("int", v))
+            consumed += 1
         elif _is_int(k):
             items.append(("int", int(k)))
             consumed += 1
@@ -377,18 +438,14 @@ def _parse(key, ndim):
             else:
                 items.append(("arr", a.astype(np.int64, copy=False)))
                 consumed += 1
-        elif isinstance(k, str):
-            raise TypeError(f"new(): invalid data type '{type(k).__name__}'")
-        else:
+        elif isinstance(k, (str, bytes)):
+            raise TypeError(f"new(): invalid data type '{'str' if isinstance(k, str) else 'bytes'}'")
+        else:       # (a NumPy bool scalar too, as in PyTorch; named as CPython's tp_name)
+            t = type(k)
+            name = t.__name__ if t.__flags__ & _HEAPTYPE or t.__module__ == "builtins" else \
+                f"{t.__module__}.{t.__name__}"
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte "
-                             f"Variables are valid indices (got {type(k).__name__})")
-    if ndim == 0 and not isinstance(key, tuple) and len(items) == 1:
-        for it in items:
-            if isinstance(it, tuple) and it[0] == "int":
-                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
-            if isinstance(it, slice):
-                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+                             f"Variables are valid indices (got {name})")
     if consumed > ndim:
         raise IndexError(f"too many indices for tensor of dimension {ndim}")
     return items, ndim - consumed
@@ -596,11 +653,22 @@ def _setitem_f(src, key, value):
     return _index_put_op(src, value, key, False)
 
 
+def _masked_fill_key(items, value):
+    """Whether PyTorch's index_put_ writes ``value`` as a masked_fill (which casts it):
+    one element, and the key's only index tensor a bool mask of one or more dims (a
+    bool scalar is an index of 0 or 1 there, not a mask)."""
+    if value._data.size != 1:
+        return False
+    adv = [it for it in items if isinstance(it, tuple) and it[0] != "int"]
+    return len(adv) == 1 and adv[0][0] == "mask" and adv[0][1].ndim > 0
+
+
 def _setitem(self, key, value):
     d = self._data
+    cast_from = None
     if isinstance(value, Tensor):
         if value._data.dtype != d.dtype:
-            value = value.to(D._FROM_NP[d.dtype])
+            cast_from = value._data.dtype       # (cast below, once the key allows it)
     elif isinstance(value, (bool, int, float, complex, np.number, np.bool_)):
         value = D.check_fits(value, d.dtype, floats=d.dtype.itemsize > 2)  # (half: may become inf)
     else:
@@ -608,6 +676,8 @@ def _setitem(self, key, value):
         name = t.__name__ if t.__module__ == "builtins" else f"{t.__module__.split('.')[0]}.{t.__name__}"
         raise TypeError(f"can't assign a {name} to a tensorplay.{_title(d.dtype)}Tensor")
     if TRANSFORMS:
+        if cast_from is not None:
+            value, cast_from = value.to(D._FROM_NP[d.dtype]), None
         for t in reversed(TRANSFORMS):      # vmap: an index tensor that is batched
             h = getattr(t, "setitem", None)
             if h is not None and t.takes_key(self, key := t.shared_key(key), value):
@@ -626,6 +696,17 @@ def _setitem(self, key, value):
                for it in items):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in an "
                                "in-place operation.")
+    if cast_from is not None:
+        # an advanced key writes through index_put_, which takes no other dtype (a shape
+        # that does not fit is its earlier error, from the kernel), unless it is a
+        # masked_fill there; a bare True is a copy into x.unsqueeze(0) in PyTorch
+        if skey[1] is not None and type(key) is not bool and not _masked_fill_key(items, value) \
+                and _bcastable(value._data.shape, tshape) \
+                and np.broadcast_shapes(value._data.shape, tshape) == tuple(tshape):
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{_title(d.dtype)} for the destination and {_title(cast_from)} for "
+                               f"the source.")
+        value = value.to(D._FROM_NP[d.dtype])
     if skey[1] is None and type(d) is np.ndarray and not d.flags.writeable and d.size > 1:
         # an expanded tensor: write only the region, through its view, as PyTorch's
         # select/slice + copy_ does (the whole tensor is refused: its elements overlap)
@@ -817,9 +898,12 @@ _scatter_value = defop("scatter_value", _scatter_k, {"x": _scatter_vjp_x}, n_in=
 
 
 @public(inplace=True)
-def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+def scatter(input, dim, index, src=None, *, value=None, reduce=None, out=None):
     """``scatter(input, dim, index, src)``, the 4th argument a tensor or a number
     (PyTorch's overloads), or ``value=`` by keyword; ``reduce`` by keyword only."""
+    if out is not None:
+        return _exact_out("scatter", scatter, (input, dim, index, src),
+                          {"value": value, "reduce": reduce}, out, composite=reduce is not None)
     if src is None:
         src = value
     elif value is not None:
@@ -873,7 +957,9 @@ _scatter_add = defop("scatter_add", _scatter_add_k,
 
 
 @public(inplace=True)
-def scatter_add(input, dim, index, src):
+def scatter_add(input, dim, index, src, *, out=None):
+    if out is not None:
+        return _exact_out("scatter_add", scatter_add, (input, dim, index, src), {}, out)
     _check_index_tensor(index, "scatter_add", ("int64", "int32"),
                         "scatter(): Expected dtype int32/int64 for index")
     return _scatter_add(input, dim, index, src)
@@ -935,7 +1021,11 @@ _take = defop("take", _take_k, {"x": _take_vjp}, n_in=2, meta=("x",), upcast=Fal
 
 
 @public()
-def take(input, index):
+def take(input, index, *, out=None):
+    if out is not None:     # (its overlap refusal: _out.py's NO_OVERLAP)
+        return _exact_out("take", take, (input, index), {}, out,
+                          "take(): self and out expected to have the same dtype, but got "
+                          "self.dtype = {r} and out.dtype = {o}")
     _check_index_tensor(index, "take", msg="take(): Expected a long tensor for index, but got {t}")
     return _take(input, index)
 
@@ -1084,7 +1174,9 @@ _index_add = defop("index_add", _index_add_k, {"x": "grad", "source": _index_add
 
 
 @public(inplace=True)
-def index_add(input, dim, index, source, *, alpha=1):
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    if out is not None:
+        return _exact_out("index_add", index_add, (input, dim, index, source), {"alpha": alpha}, out)
     a = _check_index_tensor(index, "index_add_", ("int64", "int32"),
                             "index_add_(): Expected dtype int32/int64 for index but got: {t}")
     if a.ndim > 1:
@@ -1181,7 +1273,9 @@ _index_copy = defop("index_copy", _index_copy_k,
 
 
 @public(inplace=True)
-def index_copy(input, dim, index, source):
+def index_copy(input, dim, index, source, *, out=None):
+    if out is not None:
+        return _exact_out("index_copy", index_copy, (input, dim, index, source), {}, out)
     a = _check_index_tensor(index, "index_copy_", ("int64",),
                             "index_copy_(): Expected a long tensor for index, but got {t}")
     if a.ndim > 1:

@@ -12,6 +12,7 @@ jvp sums the weighted tangents into the output's positions.
 
 import numpy as np
 
+from .. import _dtype as D
 from .._out import write_out
 from .._tensor import Tensor, _wrap_dim
 from ._families import INDEXING
@@ -20,7 +21,10 @@ from .indexing import (_check_index_tensor, _title, _pad_to, _scatter_add, _scat
                        _src_part, gather, take)
 from .pointwise import conj, where
 from .shape import cat, stack
+from ._util import F32 as _F32
 from .._warn import warn as _warn_user
+
+_LOWP = D.LOW_PRECISION
 
 __all__ = ["scatter_reduce", "index_reduce"]
 
@@ -42,27 +46,44 @@ def _identity(reduce, dtype):
     return -np.inf if reduce == "amax" else np.inf
 
 
-def _reduce_into(x, d, key, idx, v, reduce, include_self):
-    """``x`` with ``v`` reduced in at ``key`` (NumPy; ``x`` at least 1-d)."""
+def _reduce_into(x, d, key, idx, v, reduce, include_self, acc=True):
+    """``x`` with ``v`` reduced in at ``key`` (NumPy; ``x`` at least 1-d).  Half and
+    bfloat16 sums, means and products accumulate in float32 and round once, as
+    PyTorch's scatter_reduce does (``acc=False``: in ``x``'s own dtype, counts too,
+    as its index_reduce does)."""
     out = x.copy()
     if not idx.size:
         return out
+    low = x.dtype in _LOWP and reduce in ("sum", "mean", "prod")
+    if low and acc:
+        out = out.astype(_F32)
+        v = v.astype(_F32)
     if not include_self:
         out[key] = _identity(reduce, x.dtype)
     _UFUNC[reduce].at(out, key, v)
     if reduce == "mean":
-        count = np.ones(x.shape, np.int64)
+        # the sum and the count are each rounded to a half/bfloat16 ``x``'s dtype before
+        # the division (PyTorch counts in a tensor of that dtype, with scatter_add)
+        count = np.ones(x.shape, x.dtype if low and not acc else out.dtype if low else np.int64)
         if not include_self:
             count[key] = 0
-        np.add.at(count, key, 1)
-        out = (out // count if x.dtype.kind in "iu" else out / count).astype(x.dtype, copy=False)
-    return out
+        np.add.at(count, key, count.dtype.type(1))
+        if low and acc:
+            out = out.astype(x.dtype).astype(_F32)
+            count = count.astype(x.dtype).astype(_F32)
+        out = out // count if x.dtype.kind in "iu" else out / count
+    return out.astype(x.dtype, copy=False)
 
 
 _ALIASES = {"max": "amax", "min": "amin"}     # PyTorch takes these too
 
 
 def _scatter_reduce_k(x, dim, index, src, reduce, include_self=True):
+    return _scatter_reduce_np(x, dim, index, src, reduce, include_self, True)
+
+
+def _scatter_reduce_np(x, dim, index, src, reduce, include_self, acc):
+    """The kernel, with ``acc`` (see ``_reduce_into``)."""
     reduce = _ALIASES.get(reduce, reduce)
     if reduce not in _SCATTER_REDUCES:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got "
@@ -70,11 +91,11 @@ def _scatter_reduce_k(x, dim, index, src, reduce, include_self=True):
     if src.dtype != x.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if x.ndim == 0:
-        return _scatter_reduce_k(x.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
-                                 include_self).reshape(())
+        return _scatter_reduce_np(x.reshape(1), 0, index.reshape(-1), src.reshape(-1), reduce,
+                                  include_self, acc).reshape(())
     d, key, idx = _scatter_prep(x, dim, index, src, "scatter_reduce")
     return _reduce_into(x, d, key, idx, _src_part(src, idx.shape) if idx.size else src, reduce,
-                        include_self)
+                        include_self, acc)
 
 
 def _part(src, index):
@@ -255,8 +276,11 @@ def _index_reduce_k(x, dim, index, source, reduce, include_self=True):
     d, idx = _index_checks(x, dim, index, source, reduce)
     if x.ndim == 0:
         x1, s1 = x.reshape(1), source.reshape(1)
-        return _scatter_reduce_k(x1, 0, idx.reshape(-1), s1, reduce, include_self).reshape(())
-    return _scatter_reduce_k(x, d, _full_index(idx, d, source.shape), source, reduce, include_self)
+        return _scatter_reduce_np(x1, 0, idx.reshape(-1), s1, reduce, include_self,
+                                  False).reshape(())
+    # (PyTorch's index_reduce accumulates half and bfloat16 in their own dtype)
+    return _scatter_reduce_np(x, d, _full_index(idx, d, source.shape), source, reduce, include_self,
+                              False)
 
 
 def _scatter_index(x, dim, index, source):

@@ -10,19 +10,21 @@ import math
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap, _wrap_dim, int_index
-from ._families import VIEW, SHAPE
+from .._tensor import Tensor, _wrap, _wrap_dim, int_index, _as_elements, storage_geometry
+from ._families import VIEW, SHAPE, batch_dims, batch_size, materialize, NoBatchRule
 from ._registry import defop, dispatch, dispatch_view, flat_kernel, public
 from ._util import (size_arg, star_by_keyword, tensor_arg, _tname, int_list_arg, int_arg,
                     star_ints_error, function_of_method, method_of_function)
-from .indexing import _slice, _zeros
+from .indexing import _slice, _zeros, _index_put_op, take
+from .inplace import _SELF_OVERLAP
+from .strided import _check as _strided_check, _positions
 from .._out import call_with_out, write_out
 from .._warn import warn as _warn_user
 
 __all__ = ["movedim", "moveaxis", "tile", "flip", "fliplr", "flipud", "roll", "cat", "concat",
            "concatenate", "stack", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack",
            "row_stack", "dstack", "column_stack", "split_with_sizes", "split", "chunk", "tensor_split",
-           "unbind",
+           "unbind", "unsafe_split", "unsafe_split_with_sizes", "unsafe_chunk", "as_strided_scatter",
            "narrow", "diagonal", "tril", "triu", "diag", "diag_embed", "repeat_interleave",
            "unflatten", "rot90", "meshgrid"]
 
@@ -563,6 +565,50 @@ def chunk(input, chunks, dim=0):
     return dispatch_view(_split_op.op, (input, size, dim))
 
 
+# unsafe_split/unsafe_chunk: split's pieces, in the input's memory, but not views for
+# autograd (PyTorch's: no base, a version counter of their own, so they may be
+# written in place; writing both them and the input is the caller's risk)
+_unsafe_split_op = defop("unsafe_split", _split_k, {"x": _split_vjp}, upcast=False,
+                         node_name="UnsafeSplitBackward0", family=SHAPE, dims=("dim",), linear=True,
+                         batch=batch_dims)
+_unsafe_split_with_sizes_op = defop("unsafe_split_with_sizes", _split_with_sizes_k, {"x": _split_vjp},
+                                    upcast=False, node_name="UnsafeSplitWithSizesBackward0",
+                                    family=SHAPE, dims=("dim",), linear=True, batch=batch_dims)
+
+
+@public()
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """``split_with_sizes``, as pieces that are not views (see above)."""
+    int_list_arg("unsafe_split_with_sizes", "split_sizes", 2, split_sizes)
+    return _unsafe_split_with_sizes_op(input, [int(v) for v in split_sizes], dim)
+
+
+@public()
+def unsafe_split(tensor, split_size, dim=0):
+    """``split`` by one size, as pieces that are not views (see above)."""
+    if type(split_size) is not int:
+        split_size = int_arg("unsafe_split", "split_size", 2, split_size)
+    return _unsafe_split_op(tensor, split_size, dim)
+
+
+@public()
+def unsafe_chunk(input, chunks, dim=0):
+    """``chunk``, as pieces that are not views (see above)."""
+    if type(chunks) is not int:
+        chunks = int_arg("unsafe_chunk", "chunks", 2, chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    tensor_arg("unsafe_chunk", "input", 1, input)
+    shape = input._data.shape
+    if not shape:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    n = shape[_wrap_dim(dim, len(shape))]
+    size = (n + chunks - 1) // chunks
+    if size == 0 and n == 0:
+        return unsafe_split_with_sizes(input, [0] * chunks, dim)
+    return _unsafe_split_op(input, size, dim)
+
+
 @public()
 def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
                  tensor_indices_or_sections=None):
@@ -585,8 +631,13 @@ def tensor_split(input, indices_or_sections=None, dim=0, *, sections=None, indic
     if isinstance(s, int):
         if s <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {s}")
-        q, r = divmod(n, s)
-        return split_with_sizes(input, [q + 1] * r + [q] * (s - r), d)
+        q, r = divmod(n, s)         # (slices, as PyTorch's: each may be written in place)
+        pieces, start = [], 0
+        for k in range(s):
+            stop = start + q + (k < r)
+            pieces.append(_slice(input, d, start, stop, 1))
+            start = stop
+        return tuple(pieces)
     pieces, prev = [], 0
     for b in list(s) + [None]:
         start, stop, _ = slice(prev, b).indices(n)
@@ -668,6 +719,124 @@ unfold = defop("unfold", _unfold_k,
                 _unfold_backward(g, tuple(x.shape), dimension, size, step)},
                meta=("x",), upcast=False, view=True, node_name="UnfoldBackward0", family=VIEW,
                dims=("dimension",), linear=True, batch=_unfold_batch)
+
+
+# ----------------------------------------------------------------------------- as_strided_scatter
+# A copy of ``input`` whose elements that ``input.as_strided(size, stride, offset)``
+# would read are ``src``'s, as PyTorch computes it: the whole storage is copied (a
+# fresh contiguous one for an input with a zero stride), the strided window of the
+# copy is written, and the result has the input's geometry in the copy.  The entry
+# takes the offset relative to the input's own (``rel``: 0 for None), so that the
+# derivatives, which PyTorch writes for a contiguous input (it refuses another that
+# requires grad), read positions of ``g`` in row-major order.
+def _as_strided_scatter_k(x, src, size, stride, rel):
+    itemsize = x.dtype.itemsize
+    if any(st == 0 and n > 1 for st, n in zip(x.strides, x.shape)):      # (internal overlap)
+        flat = np.array(x, order="C").reshape(-1)
+        off0, strides0 = 0, tuple(st // itemsize for st in flat.reshape(x.shape).strides)
+    else:
+        root, off0, strides0 = storage_geometry(x)
+        flat = _as_elements(root, x.dtype).copy()
+    size, stride = tuple(map(int, size)), tuple(map(int, stride))
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if stride and min(stride) < 0:
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    offset = off0 + rel
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if size and min(size) < 0:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and "
+                           f"strides={list(stride)}")
+    _strided_check(size, stride, offset, itemsize, flat.size)
+    out = np.ndarray(x.shape, x.dtype, flat, off0 * itemsize, tuple(st * itemsize for st in strides0))
+    window = np.ndarray(size, x.dtype, flat, min(offset, flat.size) * itemsize,
+                        tuple(st * itemsize for st in stride))
+    if window.shape != src.shape:
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(window.shape)}")
+    if any(st == 0 and n > 1 for st, n in zip(stride, size)):
+        raise RuntimeError(_SELF_OVERLAP)
+    if src.dtype.kind == "c" and x.dtype.kind != "c":       # (copied in as copy_ does)
+        _warn_user("Casting complex values to real discards the imaginary part")
+        src = src.real
+    window[...] = src
+    return out
+
+
+def _window(size, stride, rel):
+    """The row-major positions of the written window (an int64 array of ``size``)."""
+    return _positions(tuple(size), tuple(stride), rel)
+
+
+def _ass_vjp_x(g, size, stride, rel):
+    mask = np.ones(int(np.prod(g.shape, dtype=np.int64)), g._data.dtype.type(0).real.dtype)
+    mask[_window(size, stride, rel).reshape(-1)] = 0
+    return g * _wrap(mask.reshape(tuple(g.shape)))
+
+
+def _ass_vjp_src(g, size, stride, rel):
+    return take(g, _wrap(_window(size, stride, rel)))
+
+
+def _ass_jvp(x_t, src_t, x, size, stride, rel):
+    idx = _window(size, stride, rel).reshape(-1)
+    kept = _ass_vjp_x(x_t, size, stride, rel)
+    placed = _index_put_op(kept.new_zeros((kept.numel(),)), src_t.reshape(-1), ((), (idx,)), False)
+    return kept + placed.reshape(tuple(x.shape))
+
+
+def _ass_batch(op, args, bdims):
+    """Under vmap each sample is its own contiguous tensor: the batch is made
+    contiguous, batch first, and the window repeats a sample's size further on."""
+    x, src, size, stride, rel = args
+    b = batch_size(args[:2], bdims[:2])
+    x = materialize(x, bdims[0], b).contiguous()
+    src = materialize(src, bdims[1], b)
+    n = int(np.prod(x.shape[1:], dtype=np.int64))
+    reach = rel + (0 if 0 in tuple(size) else sum((k - 1) * st for k, st in zip(size, stride)))
+    if rel < 0 or reach >= max(n, 1) or any(k < 0 for k in size) or any(st < 0 for st in stride):
+        raise NoBatchRule(op.name)          # (outside a sample, or refused: per sample)
+    return dispatch(op, [x, src, (b,) + tuple(size), (n,) + tuple(stride), rel]), 0
+
+
+_as_strided_scatter = defop(
+    "as_strided_scatter", _as_strided_scatter_k,
+    {"x": _ass_vjp_x, "src": _ass_vjp_src}, n_in=2, upcast=False, family=SHAPE,
+    node_name="AsStridedScatterBackward0", jvp=_ass_jvp, batch=_ass_batch)
+
+
+@public()
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """``input`` with the elements ``input.as_strided(size, stride, storage_offset)``
+    reads replaced by ``src`` (a copy)."""
+    tensor_arg("as_strided_scatter", "input", 1, input)
+    tensor_arg("as_strided_scatter", "src", 2, src)
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError('!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at '
+                           '"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp":4754, please '
+                           'report a bug to PyTorch. as_strided_scatter is currently only supported '
+                           'for contiguous inputs')
+    rel = 0 if storage_offset is None else int(storage_offset) - input.storage_offset()
+    return _as_strided_scatter(input, src, tuple(size), tuple(stride), rel)
+
+
+def _is_set_to(self, tensor):
+    """Whether ``self`` and ``tensor`` are the same window of the same memory: one
+    storage, the same offset in it, sizes and strides (PyTorch's ``Tensor.is_set_to``)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"is_set_to(): argument 'tensor' (position 1) must be Tensor, not "
+                        f"{type(tensor).__name__}")
+    a, b = self._data, tensor._data
+    ra, oa, sa = storage_geometry(a)
+    rb, ob, sb = storage_geometry(b)
+    same = ra is rb or (ra.nbytes and ra.nbytes == rb.nbytes and
+                        ra.__array_interface__["data"][0] == rb.__array_interface__["data"][0])
+    return bool(same) and oa == ob and a.shape == b.shape and sa == sb
+
+
+Tensor.is_set_to = _is_set_to
 
 
 # ----------------------------------------------------------------------------- narrow / diagonal

@@ -19,7 +19,7 @@ from .._warn import warn as _warn_user
 from ._families import SHAPE, INDEXING, batch_size, materialize, pad_rank, shift_dim
 from ._registry import defop, dispatch, public
 from ._util import _tname, no_complex_autodiff
-from .indexing import _zeros, _bshape, masked_fill, masked_select, _check_mask
+from .indexing import _zeros, _bshape, masked_fill, masked_select, _check_mask, _exact_out
 from .shape import cat, tensor_split, diag_embed
 
 __all__ = ["diagonal_scatter", "select_scatter", "slice_scatter", "masked_scatter", "diagflat",
@@ -174,7 +174,10 @@ _slice_scatter = defop(
 
 
 @public()
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    if out is not None:     # (PyTorch's out= form computes without autograd)
+        return _exact_out("slice_scatter", slice_scatter, (input, src, dim, start, end, step), {},
+                          out, composite=True)
     for name, v in (("start", start), ("end", end)):
         if v is not None and not isinstance(v, (int, np.integer)):
             raise TypeError(f"slice_scatter(): argument '{name}' must be int, not {type(v).__name__}")
