@@ -341,6 +341,7 @@ def test_writes_into_a_view_whose_elements_share_memory_keep_every_written_value
     np.testing.assert_array_equal(x.detach().numpy(), [3.0, 6.0, 0.0, 0.0])
     (x * tp.tensor([1.0, 2.0, 3.0, 4.0], dtype=tp.float64)).sum().backward()
     np.testing.assert_array_equal(u.grad.numpy(), [3.0, 6.0])
+    np.testing.assert_array_equal(x0.grad.numpy(), [0.0, 0.0, 3.0, 4.0])   # (the overwritten ones: 0)
 
 
 def test_compile_runs_eagerly_with_torch_compiles_checks():

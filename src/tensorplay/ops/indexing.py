@@ -26,7 +26,7 @@ from ._families import ELEMENTWISE, INDEXING, OTHER, SHAPE, VIEW, batch_size, ma
 from ._registry import REGISTRY, TRANSFORMS, broadcast_error, defop, dispatch, dispatch_view, public
 from ._util import F32 as _F32, tensor_arg
 from .core import expand, unsqueeze
-from .inplace import apply_inplace, _self_overlapping, _SELF_OVERLAP
+from .inplace import apply_inplace, may_self_overlap, _self_overlapping, _SELF_OVERLAP
 from .._out import call_with_out, write_out
 from .._warn import warn as _warn_user, warn_once as _warn_once
 
@@ -707,9 +707,12 @@ def _setitem(self, key, value):
                                f"{_title(d.dtype)} for the destination and {_title(cast_from)} for "
                                f"the source.")
         value = value.to(D._FROM_NP[d.dtype])
-    if skey[1] is None and type(d) is np.ndarray and not d.flags.writeable and d.size > 1:
-        # an expanded tensor: write only the region, through its view, as PyTorch's
-        # select/slice + copy_ does (the whole tensor is refused: its elements overlap)
+    if skey[1] is None and type(d) is np.ndarray and d.size > 1 and (
+            not d.flags.writeable or may_self_overlap(d)):
+        # an expanded tensor, or one whose elements share memory (unfold, as_strided):
+        # write only the region, through its view, as PyTorch's select/slice + copy_
+        # does (as a write of the whole tensor, the region's gradient would also flow
+        # through the other elements that alias it; an expand's is refused: they overlap)
         region = self[key]
         if isinstance(value, Tensor):
             region.copy_(value)
