@@ -1179,7 +1179,14 @@ def _lerp_check(start, end, weight):
 
 
 
-lerp = defop("lerp", lambda start, end, weight: start + weight * (end - start),
+def _lerp_k(start, end, weight):
+    """PyTorch's two formulas: from ``start`` for a weight of modulus under 1/2,
+    from ``end`` otherwise (so lerp(-inf, 2, .5) is -inf and lerp(1, inf, .75) nan)."""
+    d = end - start
+    return np.where(np.abs(weight) < 0.5, start + weight * d, end - d * (1 - weight))
+
+
+lerp = defop("lerp", _lerp_k,
              {"start": lambda g, weight: g * conj(1 - weight),
               "end": lambda g, weight: g * conj(weight),
               "weight": lambda g, start, end: g * conj(end - start)},

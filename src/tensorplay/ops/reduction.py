@@ -26,14 +26,15 @@ from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
 from ._families import REDUCTION, ALONG_DIM, SHAPE, batch_elementwise, batch_size, materialize, pad_rank
 from ._registry import (autocast_inputs as _autocast_inputs, broadcast_error as _broadcast_error, defop as _defop, dispatch as _dispatch,
                         derivatives_recorded as _recorded, not_implemented as _not_implemented,
-                        public as _public)
+                        public as _public, REGISTRY as _REGISTRY)
 from ._util import dtype_error
 from ._util import (dims_arg as _dims_arg, tensor_arg as _tensor_arg, _tname, F32 as _F32,
                     F64 as _F64)
 from .pointwise import (conj as _conj, where as _where, maximum as _maximum, minimum as _minimum,
                         sub as _sub, _sub_check)
 from .shape import cat as _cat
-from .._out import call_with_out
+from .._out import call_with_out, write_out as _write_out, _title
+from .._autograd.grad_mode import state as _grad_state
 from .._warn import warn as _warn_user
 
 __all__ = ["prod", "max", "min", "amax", "amin", "aminmax", "argmax", "argmin", "var", "std",
@@ -218,16 +219,62 @@ _prod_dim = _defop("prod_dim", _prod_dim_k, {"x": _prod_dim_vjp}, node_name="Pro
                    family=REDUCTION, dims=("dim",))
 
 
-@_public()
-def prod(input, dim=None, keepdim=False, *, dtype=None):
+_PROD_SIGNATURES = {
+    False: (" * (Tensor input, *, torch.dtype dtype = None)\n"
+            " * (Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)\n"),
+    True: (" * (*, torch.dtype dtype = None)\n"
+           " * (int dim, bool keepdim = False, *, torch.dtype dtype = None)\n")}
+
+
+def _prod_refusal(dim, keepdim, dtype, out, method):
+    """PyTorch's refusal of a prod call that fits neither of its overloads,
+    ``(input, *, dtype)`` and ``(input, dim, keepdim, *, dtype, out)``: with one
+    overload left by the number of arguments, that overload's complaint; else
+    the list of both (``got (Tensor, tuple)``; a method's has no ``Tensor``)."""
+    given = [(n, v) for n, v in (("keepdim", keepdim), ("dtype", dtype), ("out", out)) if v is not None]
+    n = (dim is not None) + len(given) + (not method)
+    if n > (1 if method else 2):              # (only the overload with dim takes that many)
+        if dim is None:
+            return TypeError('prod() missing 1 required positional arguments: "dim"')
+        return TypeError(f"prod(): argument 'dim' (position {1 if method else 2}) must be int, not "
+                         f"{type(dim).__name__}")
+    got = [type(dim).__name__] if dim is not None else [f"{k}={type(v).__name__}" for k, v in given]
+    text = f"(Tensor, {got[0]})" if not method else f"({got[0]})" if dim is not None else f"({got[0]}, )"
+    return TypeError(f"prod() received an invalid combination of arguments - got {text}, but expected "
+                     f"one of:\n{_PROD_SIGNATURES[method]}")
+
+
+def _check_out_dtype(out, dtype, message):
+    """A reduction given both ``dtype`` and ``out``: PyTorch wants them the same."""
+    if dtype is not None and isinstance(out, _Tensor) and out.dtype is not D.to_dtype(dtype):
+        raise RuntimeError(message(D.to_dtype(dtype).np, out._data.dtype))
+
+
+def _prod(input, dim, keepdim, dtype, out, method):
+    if (dim is None and (keepdim is not None or out is not None)) or \
+            (dim is not None and (not isinstance(dim, int) or isinstance(dim, bool))):
+        raise _prod_refusal(dim, keepdim, dtype, out, method)
+    keepdim = bool(keepdim)
+    if out is not None:
+        _check_out_dtype(out, dtype, lambda r, o: f"Expected out tensor to have dtype "
+                                                  f"{D.CPP_NAMES[r.name]}, but got {D.CPP_NAMES[o.name]} instead")
+        return call_with_out("prod", prod, (input, dim, keepdim), {"dtype": dtype}, out)
     input = _with_dtype(input, dtype)
     if dim is None:
         return _as_asked(_prod_all(input), dtype)
-    if not isinstance(dim, int) or isinstance(dim, bool):
-        raise TypeError(f"prod() received an invalid combination of arguments - got "
-                        f"({type(dim).__name__}), but expected one of:\n * (*, dtype dtype = None)\n"
-                        f" * (int dim, bool keepdim = False, *, dtype dtype = None)")
     return _as_asked(_prod_dim(input, dim, keepdim), dtype)
+
+
+@_public()
+def prod(input, dim=None, keepdim=None, *, dtype=None, out=None):
+    return _prod(input, dim, keepdim, dtype, out, False)
+
+
+def _prod_method(self, dim=None, keepdim=None, *, dtype=None):
+    return _prod(self, dim, keepdim, dtype, None, True)
+
+
+prod.as_method = _prod_method
 
 
 # ------------------------------------------------------------------ max / min
@@ -511,9 +558,110 @@ def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 
 # ------------------------------------------------------------------ mode
+def _std_sort(v, lt=None):
+    """libstdc++'s std::sort of the list ``v`` in place, by ``lt`` (default: the
+    first items of pairs with ``<``): introsort (median of three, unguarded
+    partition) then insertion sort.  NaN compares false both ways, as there."""
+    if lt is None:
+        def lt(a, b):
+            return a[0] < b[0]
+
+    def median_to_first(r, a, b, c):
+        if lt(v[a], v[b]):
+            if lt(v[b], v[c]):
+                m = b
+            elif lt(v[a], v[c]):
+                m = c
+            else:
+                m = a
+        elif lt(v[a], v[c]):
+            m = a
+        elif lt(v[b], v[c]):
+            m = c
+        else:
+            m = b
+        v[r], v[m] = v[m], v[r]
+
+    def partition(first, last, pivot):
+        while True:
+            while first < len(v) - 1 and lt(v[first], v[pivot]):
+                first += 1
+            last -= 1
+            while last > 0 and lt(v[pivot], v[last]):
+                last -= 1
+            if not first < last:
+                return first
+            v[first], v[last] = v[last], v[first]
+            first += 1
+
+    def linear_insert(i, lo):
+        val = v[i]
+        j = i - 1
+        while j >= lo and lt(val, v[j]):
+            v[j + 1] = v[j]
+            j -= 1
+        v[j + 1] = val
+
+    def insertion_sort(first, last):
+        for i in range(first + 1, last):
+            if lt(v[i], v[first]):
+                val = v[i]
+                v[first + 1:i + 1] = v[first:i]
+                v[first] = val
+            else:
+                linear_insert(i, 0)
+
+    def heap_sort(first, last):          # (depth exhausted: libstdc++ heap-sorts the range)
+        v[first:last] = sorted(v[first:last], key=lambda p: p[0])
+
+    def loop(first, last, depth):
+        while last - first > 16:
+            if depth == 0:
+                heap_sort(first, last)
+                return
+            depth -= 1
+            mid = first + (last - first) // 2
+            median_to_first(first, first + 1, mid, last - 1)
+            cut = partition(first + 1, last, first)
+            loop(cut, last, depth)
+            last = cut
+
+    n = len(v)
+    if n < 2:
+        return
+    loop(0, n, 2 * (n.bit_length() - 1))
+    if n > 16:
+        insertion_sort(0, 16)
+        for i in range(16, n):
+            linear_insert(i, 0)
+    else:
+        insertion_sort(0, n)
+
+
+_MODE_EXACT_BUDGET = 1 << 18     # elements of rows longer than 16 sorted as std::sort does
+# (in Python, about 1.3 ms per 1000 elements; past that the index of the last occurrence)
+
+
+def _mode_row(row):
+    """PyTorch's CPU mode of one row (a list): the (value, index) pairs sorted by
+    std::sort, the first longest run of equal values (NaN equal to nothing), the
+    value and index of its last pair."""
+    v = [(x, k) for k, x in enumerate(row)]
+    _std_sort(v)
+    freq, run, val, idx = 0, 0, v[0][0], v[0][1]
+    for i in range(len(v)):
+        run += 1
+        if i == len(v) - 1 or not v[i][0] == v[i + 1][0]:
+            if run > freq:
+                val, idx, freq = v[i][0], v[i][1], run
+            run = 0
+    return val, idx
+
+
 def _mode_k(x, dim=-1, keepdim=False):
-    """The most frequent value along ``dim`` (the smallest of those that tie) and
-    the index of its last occurrence, as PyTorch's CPU kernel gives them."""
+    """The most frequent value along ``dim`` (the smallest of those that tie; each
+    NaN a value of its own) and the index PyTorch's CPU kernel gives: of its last
+    occurrence in a row of up to 16 elements, else where its std::sort puts it."""
     if x.dtype.kind == "c":
         raise NotImplementedError(f"\"mode_cpu\" not implemented for '{_tname(x.dtype)}'")
     if x.ndim == 0:
@@ -546,6 +694,15 @@ def _mode_k(x, dim=-1, keepdim=False):
     if rows.dtype.kind == "f":
         hit |= np.isnan(rows) & np.isnan(values)[:, None]
     idx = length - 1 - np.argmax(hit[:, ::-1], axis=1)
+    # PyTorch sorts each row with std::sort (stable only up to 16 elements, and NaN,
+    # equal to nothing, stops its insertion sort): such rows are sorted as it does
+    redo = np.isnan(rows).any(axis=1) if rows.dtype.kind == "f" else np.zeros(n, bool)
+    if length > 16 and n * length <= _MODE_EXACT_BUDGET:
+        redo[:] = True
+    if redo.any():
+        values, idx = values.copy(), idx.copy()
+        for r in np.flatnonzero(redo):
+            values[r], idx[r] = _mode_row(rows[r].tolist())
     shape = a.shape[:-1]
     values, idx = values.reshape(shape), idx.reshape(shape).astype(np.int64)
     if keepdim:
@@ -558,9 +715,19 @@ _mode = _defop("mode", _mode_k, {"x": _to_index_vjp}, meta=("x",), nondiff_out=(
 
 
 @_public()
-def mode(input, dim=-1, keepdim=False):
-    """``(values, indices)``: the most frequent value along ``dim`` and where it
-    last occurs (the smallest value where counts tie)."""
+def mode(input, dim=-1, keepdim=False, *, out=None):
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest
+    value where counts tie; each NaN counts alone) and where it occurs: its last
+    occurrence in a slice of up to 16 elements, else the one PyTorch's sort picks."""
+    if out is not None:
+        if not isinstance(out, (tuple, list)):
+            raise TypeError(f"mode(): argument 'out' must be tuple of Tensors, not {type(out).__name__}")
+        if len(out) == 2 and _b.all(isinstance(o, _Tensor) for o in out) and isinstance(input, _Tensor):
+            for o, want, which in ((out[0], input._data.dtype, "values"), (out[1], np.dtype(np.int64), "indices")):
+                if o._data.dtype != want:
+                    raise RuntimeError(f"expected scalar type '{_title(want)}' but got "
+                                       f"'{_title(o._data.dtype)}' for {which} output")
+        return call_with_out("mode", mode, (input, dim, keepdim), {}, out)
     return _mode_rt(*_mode(input, dim, keepdim))
 
 
@@ -571,9 +738,10 @@ mode.op = _mode.op
 def _vnorm_k(x, ord, dim=None, keepdim=False):
     axes = _axes(dim, x.ndim)
     a = np.abs(x)
-    if ord in (_math.inf, -_math.inf):
-        # (refused only where a reduced dimension is empty: no identity for max/min)
-        name = f"{'' if ord > 0 else '-'}inf"
+    if ord == _math.inf or ord < 0:
+        # (refused only where a reduced dimension is empty: no identity for max/min, nor
+        # for the negative orders)
+        name = f"{ord:g}"
         if axes is None and a.size == 0:
             raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on an empty tensor "
                                f"because the operation does not have an identity")
@@ -582,6 +750,7 @@ def _vnorm_k(x, ord, dim=None, keepdim=False):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {name} norm on the dimension "
                                    f"{given}because this dimension is empty and the operation does not "
                                    f"have an identity")
+    if ord in (_math.inf, -_math.inf):
         return (np.max if ord > 0 else np.min)(a, axis=axes, keepdims=keepdim)
     if ord == 0:
         return np.sum(a != 0, axis=axes, keepdims=keepdim).astype(a.dtype)
@@ -707,6 +876,9 @@ def _cdist_k(x1, x2, p=2.0):
         np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
     except ValueError:
         raise _broadcast_error(x1.shape[:-2], x2.shape[:-2]) from None
+    if x1.shape[-1] == 0:       # (no columns: every distance is 0, whatever p, inf included)
+        lead = np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
+        return np.zeros(lead + (x1.shape[-2], x2.shape[-2]), x1.dtype)
     return _vnorm_k(x1[..., :, None, :] - x2[..., None, :, :], float(p), -1)
 
 
@@ -893,10 +1065,70 @@ def renorm(input, p, dim, maxnorm, *, out=None):
     return _renorm(input, p, _wrap_dim(dim, input.ndim), maxnorm)
 
 
+def _matrix_norm_str(A, ord, dims, keepdim, dtype, out):
+    """``linalg.matrix_norm(A, ord, dims, keepdim, dtype=, out=)`` for a string
+    ``ord``, as ``torch.norm`` calls it: PyTorch's checks in its order, and the
+    nuclear norm, the sum of the singular values (``linalg_svd``'s, so its
+    gradients are the SVD's)."""
+    name = "linalg.matrix_norm"
+    if ord not in ("fro", "nuc"):
+        raise RuntimeError(f"{name}: Order {ord} not supported.")
+    a = A._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if not (a.dtype.kind in "fc" or a.dtype.name == "bfloat16"):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {_tname(a.dtype)}")
+    if ord == "nuc" and a.dtype in D.LOW_PRECISION:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {_tname(a.dtype)}")
+    if len(dims) != 2:
+        raise RuntimeError(f"{name}: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+    rows, cols = (_wrap_dim(d, a.ndim) for d in dims)
+    if rows == cols:
+        raise RuntimeError(f"{name}: dims must be different. Got ({rows}, {cols})")
+    if dtype is not None:
+        dt, src = D.to_dtype(dtype), A.dtype
+        if not (dt.is_floating_point or dt.is_complex):
+            raise RuntimeError(f"{name}: dtype should be floating point or complex, but got {_title(dt.np)}")
+        if src.is_complex != dt.is_complex:
+            kind = "complex" if src.is_complex else "real"
+            raise RuntimeError(f"{name}: dtype should be {kind} for {kind} inputs, but got {_title(dt.np)}")
+        if D.promote_types(src, dt) != dt:
+            raise RuntimeError(f"{name}: the dtype of the input ({_title(src.np)}) should be convertible "
+                               f"without narrowing to the specified dtype ({_title(dt.np)})")
+        A = A.to(dt)
+    if ord == "fro":        # (not reached: over two dims torch.norm takes the vector norm)
+        r = _vector_norm(A, 2.0, (rows, cols), keepdim)
+    else:
+        s = _dispatch(_REGISTRY["linalg_svd"], [A.movedim((rows, cols), (-2, -1)), False])[1]
+        r = s.sum(-1)
+        if keepdim:
+            for d in sorted((rows, cols)):
+                r = r.unsqueeze(d)
+    if out is None:
+        return r
+    # (a composite's out=, as PyTorch's: out copies the result, gradient included)
+    if not isinstance(out, _Tensor):
+        raise TypeError(f"linalg_matrix_norm(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if _grad_state.enabled and out._rg and out.is_leaf:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    if out._data.dtype != r._data.dtype:
+        raise RuntimeError(f"{name} expected out tensor dtype {_title(r._data.dtype)} but got: "
+                           f"{_title(out._data.dtype)}")
+    _write_out("linalg_matrix_norm", r.detach(), out)
+    if _grad_state.enabled and r._rg:
+        out.copy_(r)
+    return out
+
+
 @_public()
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None):
     """``torch.norm``: vector p-norms over ``dim`` (all elements by default);
-    ``'fro'`` is the 2-norm over the given (at most two) dims."""
+    ``'fro'`` is the 2-norm over the given (at most two) dims; ``'nuc'`` (and
+    ``'fro'`` over more dims, for its error) is ``linalg.matrix_norm``'s, over
+    ``dim`` (all dims by default), as PyTorch's."""
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2)):
+        dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+        return _matrix_norm_str(input, p, dims, keepdim, dtype, out)
     if out is not None:
         return call_with_out('norm', norm, (input, p, dim, keepdim, dtype), {}, out)
     if not (input.is_floating_point() or input.is_complex()):
@@ -913,16 +1145,8 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None, *, out=None):
             input = input.to(dt)
     if p is None:
         p = "fro"
-    if isinstance(p, str):
-        if p == "fro":
-            if dim is not None and not isinstance(dim, int) and len(dim) > 2:
-                raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got "
-                                   f"{' '.join(map(str, dim))}")
-            p = 2
-        elif p == "nuc":
-            raise NotImplementedError("norm(p='nuc') is not supported by tensorplay")
-        else:
-            raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if p == "fro":              # (over at most two dims: the 2-norm of their elements)
+        p = 2
     return _vector_norm(input, float(p), dim, keepdim)
 
 
@@ -1265,7 +1489,11 @@ _nansum = _defop("nansum", _nansum_k, {"x": _nansum_vjp}, node_name="NansumBackw
 
 
 @_public()
-def nansum(input, dim=None, keepdim=False, *, dtype=None):
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        _check_out_dtype(out, dtype, lambda r, o: f"nansum: provided dtype must match dtype of result. "
+                                                  f"Got {_title(o)} and {_title(r)}.")
+        return call_with_out("nansum", nansum, (input, dim, keepdim), {"dtype": dtype}, out)
     if dtype is not None and isinstance(input, _Tensor) and input.is_complex():
         _nansum_k(input._data)          # (refused as it is, before a cast to dtype)
     return _as_asked(_nansum(_with_dtype(input, dtype), dim, keepdim), dtype)
@@ -1320,11 +1548,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None, *, out=None):
 
 
 def _logcumsumexp_k(x, dim):
+    d = _wrap_dim(dim, x.ndim)          # (a 0-d tensor takes dim 0 and -1 only)
     if x.dtype.kind in "biu":
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for '{_tname(x.dtype)}'")
     if x.ndim == 0:
         return x.copy()
-    d = _wrap_dim(dim, x.ndim)
     if x.dtype.kind == "c":
         xm = np.moveaxis(x, d, -1)
         out = np.empty_like(xm)

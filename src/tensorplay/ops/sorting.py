@@ -7,12 +7,12 @@ it evenly among ties, as PyTorch does.
 """
 import numpy as np
 
-from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
+from .._tensor import Tensor as _Tensor, _SCALAR_NAMES, _wrap, _wrap_dim
 from ._families import REDUCTION, ALONG_DIM, NoBatchRule, _batch_first, jvp_select_along
 from ._registry import defop as _defop, public as _public
 from ._util import _key, _isfloat, _tname, bool_arg, int_arg
 from .pointwise import where as _where
-from .reduction import _return_type
+from .reduction import _return_type, _std_sort
 from .._out import call_with_out
 
 __all__ = ["sort", "argsort", "msort", "topk", "kthvalue", "median", "cummax", "cummin", "searchsorted",
@@ -135,6 +135,8 @@ def _kthvalue_k(x, k, dim=-1, keepdim=False):
         raise NotImplementedError(f"\"kthvalue_cpu\" not implemented for '{_tname(x.dtype)}'")
     d = _wrap_dim(dim, x.ndim)
     n = x.shape[d] if x.ndim else 1
+    if n == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not (1 <= k <= n):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if x.ndim == 0:
@@ -248,10 +250,12 @@ _median_dim = _defop("median_dim", _median_dim_k, {"x": _median_dim_vjp}, meta=(
 
 
 @_public()
-def median(input, dim=None, keepdim=False, *, out=None):
+def median(input, dim=None, keepdim=None, *, out=None):
+    if dim is None and (out is not None or keepdim is not None):
+        # (median() of everything takes neither keepdim nor out=)
+        raise TypeError('median() missing 1 required positional arguments: "dim"')
+    keepdim = bool(keepdim)
     if out is not None:
-        if dim is None:         # (median() of everything takes no out=)
-            raise TypeError('median() missing 1 required positional arguments: "dim"')
         return call_with_out('median', median, (input, dim, keepdim), {}, out)
     if dim is None:
         return _median_all(input)
@@ -309,12 +313,51 @@ cummin = _make_cum("cummin", np.less_equal)
 
 
 # ------------------------------------------------------------------ searching sorted values
+def _search_nan(rows, vals, right, srt):
+    """PyTorch's binary search, row by row (``rows`` (lead, n), ``vals`` (lead, m)):
+    by plain ``>=`` (``>`` on the right), so that a NaN among the boundaries, and a
+    NaN value, send the search to the right as its kernel does."""
+    lead, n = rows.shape
+    start = np.zeros(vals.shape, np.int64)
+    end = np.full(vals.shape, n, np.int64)
+    r = np.arange(lead)[:, None]
+    with np.errstate(invalid="ignore"):
+        while True:
+            live = start < end
+            if not live.any():
+                return start
+            mid = np.minimum(start + ((end - start) >> 1), max(n - 1, 0))
+            at = mid if srt is None else srt[r, mid]
+            mv = rows[r, at]
+            go_right = ~(mv > vals) if right else ~(mv >= vals)
+            start = np.where(live & go_right, mid + 1, start)
+            end = np.where(live & ~go_right, mid, end)
+
+
+def _check_sorter(seq, sorter):
+    if sorter.shape != seq.shape:
+        raise RuntimeError(f"torch.searchsorted(): boundary and sorter must have the same size, but "
+                           f"got boundary tensor {list(seq.shape)}and got sorter tensor "
+                           f"{list(sorter.shape)}")
+    if sorter.dtype != np.int64:
+        raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got "
+                           f"dtype {_SCALAR_NAMES.get(sorter.dtype.name, sorter.dtype.name)}")
+    if sorter.size and (sorter.min() < 0 or sorter.max() >= seq.shape[-1]):
+        raise RuntimeError("torch.searchsorted(): sorter index out of range")
+
+
 def _searchsorted_k(seq, values, right=False, out_int32=False, sorter=None):
     side = "right" if right else "left"
     dt = np.int32 if out_int32 else np.int64
     v = np.asarray(values)
+    if sorter is not None:
+        _check_sorter(seq, sorter)
     seq, v = _key(seq), _key(v)         # (NumPy does not order bfloat16's NaN)
+    nan_edges = seq.dtype.kind == "f" and bool(np.isnan(seq).any())
     if seq.ndim <= 1:
+        if nan_edges:
+            return _search_nan(seq.reshape(1, -1), v.reshape(1, -1), right,
+                               None if sorter is None else sorter.reshape(1, -1)).reshape(v.shape).astype(dt)
         return np.asarray(np.searchsorted(seq, v, side=side, sorter=sorter), dt)
     if v.ndim != seq.ndim or v.shape[:-1] != seq.shape[:-1]:
         raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the "
@@ -323,7 +366,9 @@ def _searchsorted_k(seq, values, right=False, out_int32=False, sorter=None):
                            f"tensor {list(v.shape)}")
     lead = int(np.prod(seq.shape[:-1]))               # (explicit: a last dimension may be 0)
     rows, vals = seq.reshape(lead, seq.shape[-1]), v.reshape(lead, v.shape[-1])
-    srt = None if sorter is None else np.broadcast_to(sorter, seq.shape).reshape(lead, seq.shape[-1])
+    srt = None if sorter is None else sorter.reshape(lead, seq.shape[-1])
+    if nan_edges:
+        return _search_nan(rows, vals, right, srt).astype(dt).reshape(v.shape)
     out = np.empty(vals.shape, dt)
     for i in range(rows.shape[0]):                   # (one search per row of boundaries)
         out[i] = np.searchsorted(rows[i], vals[i], side=side, sorter=None if srt is None else srt[i])
@@ -377,10 +422,57 @@ def _unique_k(x, sorted=True, return_inverse=False, return_counts=False, dim=Non
                                       equal_nan=False)       # (each NaN is its own value)
         inv = inv.reshape(x.shape)
     else:
-        d = _wrap_dim(dim, x.ndim)
+        d = _unique_dim_check(x, dim)
+        if x.size == 0:         # (the selected dimension is the empty one)
+            return x.copy(), np.zeros(0, np.int64), np.zeros(0, np.int64)
+        if x.dtype.kind == "f" and np.isnan(x).any():
+            return _unique_dim_nan(x, d)
         vals, inv, counts = np.unique(x, return_inverse=True, return_counts=True, axis=d)
         inv = inv.reshape(-1)
     return vals, inv.astype(np.int64), counts.astype(np.int64)
+
+
+def _unique_dim_check(x, dim):
+    """PyTorch's refusals of unique along ``dim``: of a 0-d tensor, and of an empty
+    tensor whose empty dimension is not ``dim``."""
+    if x.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(dim, x.ndim)
+    if x.size == 0 and any(n == 0 for i, n in enumerate(x.shape) if i != d):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be "
+                           "applied")
+    return d
+
+
+def _unique_dim_nan(x, d):
+    """unique along ``d`` of slices holding NaN, as PyTorch's CPU kernel: the slices
+    sorted by std::sort comparing them element by element with < and > (a NaN
+    decides nothing: the next element does), then runs of equal slices merged
+    (a slice holding NaN equals no other)."""
+    m = np.moveaxis(x, d, 0)
+    rows = m.reshape(m.shape[0], -1).tolist()
+
+    def lt(a, b):
+        for p, q in zip(rows[a], rows[b]):
+            if p < q:
+                return True
+            if p > q:
+                return False
+        return False
+    order = list(range(len(rows)))
+    _std_sort(order, lt)
+    inv = np.empty(len(rows), np.int64)
+    keep, counts = [order[0]], [1]
+    inv[order[0]] = 0
+    for k in order[1:]:
+        if rows[k] == rows[keep[-1]] and not any(v != v for v in rows[k]):
+            counts[-1] += 1
+        else:
+            keep.append(k)
+            counts.append(1)
+        inv[k] = len(keep) - 1
+    vals = np.moveaxis(m[keep], 0, d)
+    return np.ascontiguousarray(vals), inv, np.asarray(counts, np.int64)
 
 
 _unique = _defop("unique", _unique_k, None, upcast=False, no_complex="unique")
@@ -406,7 +498,7 @@ def _unique_consecutive_k(x, return_inverse=False, return_counts=False, dim=None
         vals = flat[starts]
         inv = (np.cumsum(starts) - 1).reshape(x.shape)
     else:
-        d = _wrap_dim(dim, x.ndim)
+        d = _unique_dim_check(x, dim)
         m = np.moveaxis(x, d, 0)
         starts = np.ones(m.shape[0], bool)
         if m.shape[0] > 1:

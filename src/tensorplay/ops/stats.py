@@ -166,10 +166,34 @@ def _nanmedian_dim_k(x, dim, keepdim=False):
     else:
         k = np.full(_keep_shape(x.shape, d), (n - 1) // 2)
     idx = np.take_along_axis(order, k, d)
+    if _isfloat(x):         # an all-NaN slice: the index PyTorch's nth_element leaves first
+        idx = np.where(cnt == 0, _all_nan_index(n), idx)
     vals = np.take_along_axis(x, idx, d)
     if not keepdim:
         idx, vals = idx.squeeze(d), vals.squeeze(d)
     return vals, idx.astype(np.int64)
+
+
+def _all_nan_index(n):
+    """Where libstdc++'s ``nth_element(first, first, last)`` (PyTorch's nanmedian
+    of a slice of ``n`` NaNs, every comparison false) leaves the index 0: each
+    round of its introselect swaps the middle to the front and the rest pairwise
+    from both ends, and keeps the front part, until at most 3 remain."""
+    v = list(range(n))
+    first, last, depth = 0, n, 2 * (n.bit_length() - 1)
+    while last - first > 3 and depth > 0:
+        depth -= 1
+        mid = first + (last - first) // 2
+        v[first], v[mid] = v[mid], v[first]
+        lo, hi = first + 1, last
+        while True:
+            hi -= 1
+            if not lo < hi:
+                break
+            v[lo], v[hi] = v[hi], v[lo]
+            lo += 1
+        last = lo
+    return v[0]
 
 
 def _keep_shape(shape, d):
@@ -198,12 +222,14 @@ _nanmedian_dim = _defop("nanmedian_dim", _nanmedian_dim_k, {"x": _nanmedian_dim_
 
 
 @_public()
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+def nanmedian(input, dim=None, keepdim=None, *, out=None):
     """The lower median of the non-NaN values (NaN if there are none); with
     ``dim``, the medians along it and their indices."""
+    if dim is None and (out is not None or keepdim is not None):
+        # (nanmedian() of everything takes neither keepdim nor out=)
+        raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
+    keepdim = bool(keepdim)
     if out is not None:
-        if dim is None:
-            raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
         return call_with_out("nanmedian", nanmedian, (input, dim, keepdim), {}, out)
     if dim is None:
         return _nanmedian_all(input)
@@ -584,18 +610,69 @@ def _fmt(v):
     return "nan" if v != v else f"{v:g}"
 
 
+def _fma64(a, b, c):
+    """``a + b * c`` rounded once (a fused multiply-add) in float64, elementwise:
+    the exact sum as a double-double (error-free product and sums); the rare
+    element whose rounding the last error term could change is done in
+    rationals.  (NumPy has no fma, and a long double sum rounds twice.)"""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    with np.errstate(all="ignore"):
+        def split(x):                                   # Veltkamp: x = hi + lo, 26 bits each
+            t = 134217729.0 * x
+            h = t - (t - x)
+            return h, x - h
+
+        def two_sum(x, y):
+            s = x + y
+            z = s - x
+            return s, (x - (s - z)) + (y - z)
+        p = b * c
+        bh, bl = split(b)
+        ch, cl = split(c)
+        pe = ((bh * ch - p) + bh * cl + bl * ch) + bl * cl   # b*c == p + pe exactly
+        s, t = two_sum(a, p)
+        u, e2 = two_sum(t, pe)
+        r, lo = two_sum(s, u)                           # a + b*c == r + lo + e2 exactly
+        sp = np.spacing(np.abs(r))
+        alo, ae2 = np.abs(lo), np.abs(e2)
+        unsure = (ae2 > 0) & ((np.abs(alo - sp / 2) <= ae2) | (np.abs(alo - sp / 4) <= ae2))
+        unsure |= ~np.isfinite(pe) & np.isfinite(p)
+    r = np.array(np.where(np.isfinite(p), r, a + p), np.float64)     # (an infinite product: as is)
+    if unsure.any():
+        from fractions import Fraction
+        for k in zip(*np.nonzero(unsure)):
+            r[k] = float(Fraction(float(a[k])) + Fraction(float(b[k])) * Fraction(float(c[k])))
+    return r
+
+
 def _linspace(lo, hi, steps, dtype):
-    """PyTorch's linspace in ``dtype``: from the start up to halfway, from the end after."""
-    ct = np.float32 if dtype.itemsize < 4 else dtype          # (half/bfloat16 computed in float)
+    """PyTorch's linspace in ``dtype`` (the points of its CPU kernel, bit for bit):
+    the step in that dtype, the first half counted up from the start and the
+    rest down from the end, each point by one fused multiply-add."""
+    ct = np.float32 if dtype.itemsize <= 4 else np.float64    # (half/bfloat16 computed in float)
     a, b = np.asarray(lo, ct), np.asarray(hi, ct)
+    if steps == 1:
+        return a.reshape(1).astype(dtype)
     step = (b - a) / np.asarray(steps - 1, ct)
-    i = np.arange(steps).astype(ct)
-    half = steps // 2
-    if ct == np.float32:     # (PyTorch's vectorized loop fuses the multiply-add: one rounding)
-        a, b, step, i = (v.astype(np.float64) for v in (a, b, step, i))
-        r = np.where(np.arange(steps) < half, a + step * i, b - step * (np.float64(steps - 1) - i))
-        return r.astype(np.float32).astype(dtype)
-    r = np.where(np.arange(steps) < half, a + step * i, b - step * (np.asarray(steps - 1, ct) - i))
+    i = np.arange(steps)
+    first = i < steps // 2
+    base = np.where(first, a, b).astype(np.float64)
+    k = np.where(first, i, -(steps - 1 - i)).astype(np.float64)
+    if ct == np.float64:
+        return _fma64(base, np.float64(step), k).astype(dtype)
+    # float32: the exact result in float64 (a 48-bit product) as s + t, rounded once to float
+    with np.errstate(all="ignore"):
+        p = np.float64(step) * k
+        s = base + p
+        z = s - base
+        t = (base - (s - z)) + (p - z)
+        r = s.astype(np.float32)
+        rd = r.astype(np.float64)
+        up, down = np.nextafter(r, np.float32(np.inf)), np.nextafter(r, np.float32(-np.inf))
+        # s exactly halfway between two floats (rounded to even): the exact value s + t decides
+        mid_hi = (t > 0) & (s > rd) & ((s - rd) * 2 == up.astype(np.float64) - rd)
+        mid_lo = (t < 0) & (s < rd) & ((rd - s) * 2 == rd - down.astype(np.float64))
+        r = np.where(mid_hi, up, np.where(mid_lo, down, r))
     return r.astype(dtype)
 
 
@@ -633,6 +710,9 @@ def _histogram_k(x, nbins=100, lo=None, hi=None, edges=None, weight=None, densit
                                f"finite")
         if lo == hi:
             lo, hi = lo - 0.5, hi + 0.5
+        if x.dtype != np.float64:       # (the range in the input's dtype, as linspace takes it)
+            D.check_fits(lo, x.dtype)
+            D.check_fits(hi, x.dtype)
         edges = _linspace(lo, hi, nbins + 1, x.dtype)
     else:
         if edges.ndim != 1:
