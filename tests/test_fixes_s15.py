@@ -588,3 +588,14 @@ def test_forced_sci_mode_pads_as_pytorch():
         assert repr(tp.tensor([1234.5677, 0.001])) == "tensor([1234.5677,    0.0010])"
     finally:
         tp.set_printoptions(profile="default")
+
+
+def test_float64_linspace_points_are_one_fused_multiply_add():
+    # (a long double sum rounded twice: 1 ulp off PyTorch's kernel in ~2% of calls)
+    from fractions import Fraction
+    a, b, n = 1328.3564823670263, 1329.208470808484, 13
+    got = tp.linspace(a, b, n, dtype=tp.float64).numpy()
+    step = (b - a) / (n - 1)
+    for i in range(n):
+        base, k = (a, i) if i < n // 2 else (b, -(n - 1 - i))
+        assert got[i] == float(Fraction(base) + Fraction(step) * k)

@@ -370,6 +370,41 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, device=None, requires_
                  .astype(npdt), requires_grad)
 
 
+def fma64(a, b, c):
+    """``a + b * c`` rounded once (a fused multiply-add) in float64, elementwise:
+    the exact sum as a double-double (error-free product and sums); the rare
+    element whose rounding the last error term could change is done in
+    rationals.  (NumPy has no fma, and a long double sum rounds twice.)"""
+    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
+    with np.errstate(all="ignore"):
+        def split(x):                                   # Veltkamp: x = hi + lo, 26 bits each
+            t = 134217729.0 * x
+            h = t - (t - x)
+            return h, x - h
+
+        def two_sum(x, y):
+            s = x + y
+            z = s - x
+            return s, (x - (s - z)) + (y - z)
+        p = b * c
+        bh, bl = split(b)
+        ch, cl = split(c)
+        pe = ((bh * ch - p) + bh * cl + bl * ch) + bl * cl   # b*c == p + pe exactly
+        s, t = two_sum(a, p)
+        u, e2 = two_sum(t, pe)
+        r, lo = two_sum(s, u)                           # a + b*c == r + lo + e2 exactly
+        sp = np.spacing(np.abs(r))
+        alo, ae2 = np.abs(lo), np.abs(e2)
+        unsure = (ae2 > 0) & ((np.abs(alo - sp / 2) <= ae2) | (np.abs(alo - sp / 4) <= ae2))
+        unsure |= ~np.isfinite(pe) & np.isfinite(p)
+    r = np.array(np.where(np.isfinite(p), r, a + p), np.float64)     # (an infinite product: as is)
+    if unsure.any():
+        from fractions import Fraction
+        for k in zip(*np.nonzero(unsure)):
+            r[k] = float(Fraction(float(a[k])) + Fraction(float(b[k])) * Fraction(float(c[k])))
+    return r
+
+
 def _space_points(start, end, steps, npdt, fused=True):
     """The points of PyTorch's CPU linspace kernel, bit for bit: the ends
     converted to the result's dtype first (an integer dtype truncates them),
@@ -398,7 +433,9 @@ def _space_points(start, end, steps, npdt, fused=True):
     if steps == 1:
         return np.array([s0], np.float64)
     step = (e0 - s0) / t(steps - 1)
-    if fused:                                       # one rounding: a product exact in the wider type
+    if fused and t is np.float64:                   # one rounding (a long double sum rounds twice)
+        lo, hi = fma64(s0, step, i), fma64(e0, -step, steps - 1 - i)
+    elif fused:                                     # one rounding: a product exact in the wider type
         lo = (wide(s0) + wide(step) * i).astype(t)
         hi = (wide(e0) - wide(step) * (steps - 1 - i)).astype(t)
     else:

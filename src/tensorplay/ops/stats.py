@@ -24,6 +24,7 @@ import numpy as np
 
 from .. import _dtype as D
 from .._tensor import Tensor as _Tensor, _wrap, _wrap_dim
+from .._creation import fma64 as _fma64
 from .._warn import warn as _warn_user
 from ._families import REDUCTION, ELEMENTWISE, batch_size, materialize
 from ._registry import defop as _defop, dispatch as _dispatch, public as _public
@@ -608,41 +609,6 @@ def combinations(input, r=2, with_replacement=False):
 # ------------------------------------------------------------------ histogram
 def _fmt(v):
     return "nan" if v != v else f"{v:g}"
-
-
-def _fma64(a, b, c):
-    """``a + b * c`` rounded once (a fused multiply-add) in float64, elementwise:
-    the exact sum as a double-double (error-free product and sums); the rare
-    element whose rounding the last error term could change is done in
-    rationals.  (NumPy has no fma, and a long double sum rounds twice.)"""
-    a, b, c = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, c)))
-    with np.errstate(all="ignore"):
-        def split(x):                                   # Veltkamp: x = hi + lo, 26 bits each
-            t = 134217729.0 * x
-            h = t - (t - x)
-            return h, x - h
-
-        def two_sum(x, y):
-            s = x + y
-            z = s - x
-            return s, (x - (s - z)) + (y - z)
-        p = b * c
-        bh, bl = split(b)
-        ch, cl = split(c)
-        pe = ((bh * ch - p) + bh * cl + bl * ch) + bl * cl   # b*c == p + pe exactly
-        s, t = two_sum(a, p)
-        u, e2 = two_sum(t, pe)
-        r, lo = two_sum(s, u)                           # a + b*c == r + lo + e2 exactly
-        sp = np.spacing(np.abs(r))
-        alo, ae2 = np.abs(lo), np.abs(e2)
-        unsure = (ae2 > 0) & ((np.abs(alo - sp / 2) <= ae2) | (np.abs(alo - sp / 4) <= ae2))
-        unsure |= ~np.isfinite(pe) & np.isfinite(p)
-    r = np.array(np.where(np.isfinite(p), r, a + p), np.float64)     # (an infinite product: as is)
-    if unsure.any():
-        from fractions import Fraction
-        for k in zip(*np.nonzero(unsure)):
-            r[k] = float(Fraction(float(a[k])) + Fraction(float(b[k])) * Fraction(float(c[k])))
-    return r
 
 
 def _linspace(lo, hi, steps, dtype):
