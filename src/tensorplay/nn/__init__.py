@@ -26,7 +26,8 @@ from .modules import (  # noqa: F401  (the layer classes, re-exported)
     UpsamplingBilinear2d, UpsamplingNearest2d, Fold, Unfold,
     LazyLinear, LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d,
     LazyConvTranspose3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyInstanceNorm1d,
-    LazyInstanceNorm2d, LazyInstanceNorm3d,
+    LazyInstanceNorm2d, LazyInstanceNorm3d, AdaptiveLogSoftmaxWithLoss, SyncBatchNorm, CrossMapLRN2d,
+    NLLLoss2d, LinearCrossEntropyLoss,
 )
 from . import utils  # noqa: F401  (nn.modules and nn.parameter are bound by the imports above)
 from . import parallel  # noqa: F401  (DistributedDataParallel)
@@ -65,4 +66,5 @@ __all__ = [
     "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d",
     "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d",
     "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "AdaptiveLogSoftmaxWithLoss", "SyncBatchNorm", "CrossMapLRN2d", "NLLLoss2d", "LinearCrossEntropyLoss",
 ]

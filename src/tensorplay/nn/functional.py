@@ -10,6 +10,7 @@ double-differentiates and runs under forward mode like any other code.
 """
 import itertools as _itertools
 import math as _math
+import sys as _sys
 import warnings as _warnings
 
 import numpy as _np
@@ -48,7 +49,7 @@ from ..ops.fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_
                                    fractional_max_pool3d, fractional_max_pool3d_with_indices, max_unpool3d)
 from ..ops.reduction import pdist  # noqa: F401
 from ..ops.nn_ops import hardshrink  # noqa: F401
-from ..ops.ctc import functional_ctc_loss as ctc_loss  # noqa: F401
+from ..ops.ctc import functional_ctc_loss as _ctc_loss
 
 __all__ = [
     # activations
@@ -66,7 +67,7 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "poisson_nll_loss",
     "gaussian_nll_loss", "cosine_embedding_loss", "cross_entropy", "hinge_embedding_loss",
     "kl_div", "l1_loss", "mse_loss", "margin_ranking_loss", "multilabel_soft_margin_loss",
-    "multi_margin_loss", "multilabel_margin_loss", "ctc_loss",
+    "multi_margin_loss", "multilabel_margin_loss", "ctc_loss", "linear_cross_entropy",
     "nll_loss", "huber_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
     # attention
     "scaled_dot_product_attention", "multi_head_attention_forward",
@@ -1038,6 +1039,18 @@ def _check_class_target(input, target):
                          f"{target.shape[0]}")
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """The Connectionist Temporal Classification loss of ``log_probs`` (``(T, N, C)``,
+    or ``(T, C)`` unbatched) against ``targets`` (padded ``(N, S)`` or concatenated
+    ``(sum(target_lengths),)``), lengths as integer tensors or int lists.  The
+    lengths are read at the call, as PyTorch reads them into lists: changing
+    the tensors afterwards does not touch the backward."""
+    if isinstance(input_lengths, _Tensor) and isinstance(target_lengths, _Tensor):
+        input_lengths, target_lengths = input_lengths.detach().clone(), target_lengths.detach().clone()
+    return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     reduction = _reduction(reduction, size_average, reduce)
@@ -1054,11 +1067,12 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Softmax cross-entropy over dimension 1 (0 for an unbatched input), for a
-    target of class indices (one fused op: log-softmax and the pick in one
-    kernel, ``softmax - one_hot`` as its gradient) or of class probabilities
-    (same shape as the input)."""
+    target of class indices (``log_softmax``, then the fused loss of the
+    log-probabilities, ``softmax - one_hot`` as its gradient) or of class
+    probabilities (same shape as the input)."""
     _tensor_arg("cross_entropy_loss", "target", 2, target)     # (PyTorch's kernel's name)
-    reduction = _reduction(reduction, size_average, reduce)
+    input, target, weight = _autocast_inputs("cross_entropy", input, target, weight)   # (float32, before
+    reduction = _reduction(reduction, size_average, reduce)                           # log_softmax)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
     if target.shape == input.shape:            # class probabilities (PyTorch's rule: same shape)
@@ -1087,7 +1101,52 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     _check_class_weight(input, weight, input.shape[0 if input.ndim == 1 else 1])
     if input.ndim == 1 and target.ndim == 1:
         target = target.reshape(())
-    return _nn.cross_entropy(input, target.long(), weight, reduction, ignore_index, float(label_smoothing))
+    # the fused loss of log_softmax's output (log_softmax leaves log-probabilities as they
+    # are, and its backward passes the fused gradient, which sums to 0 over the classes,
+    # through unchanged): as PyTorch's backward, it reads log_softmax's output, not the
+    # logits, which may then change in place
+    logp = input.log_softmax(0 if input.ndim == 1 else 1)
+    return _nn.cross_entropy(logp, target.long(), weight, reduction, ignore_index, float(label_smoothing))
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """``cross_entropy(linear(input, linear_weight, linear_bias), target, ...)``:
+    ``input`` ``(N, in)`` or ``(in,)``; ``linear_weight`` ``(C, in)``, or ``(C, d1, ...,
+    dK, in)`` for a K-dimensional loss (logits ``(N, C, d1, ..., dK)``).
+    ``ignore_index=None`` is -100 for class indices and refused with class
+    probabilities.  PyTorch's ``options`` picks a chunked kernel; the value is
+    the same, and here the reference computation always runs."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    num_batches = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError(f"expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{input.shape[-1]} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if len(out_features) > 0 and len(num_batches) == 0:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} "
+                           f"requires batched input, (N, {in_features}), got unbatched input with shape "
+                           f"{tuple(input.shape)}")
+    logits_shape = (*num_batches, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    ignore_index = ignore_index if ignore_index is not None else -100
+    if out_features:
+        n = _math.prod((num_classes,) + out_features)
+        linear_weight = linear_weight.reshape((n, in_features))
+        if linear_bias is not None:
+            linear_bias = linear_bias.reshape(n)
+    logits = linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction, ignore_index=ignore_index,
+                         label_smoothing=label_smoothing)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
@@ -1131,6 +1190,10 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    if target._data.dtype.kind in "iu" and input.is_floating_point():
+        # (PyTorch's kernel computes the loss in place in a tensor of the target's dtype)
+        raise RuntimeError(f"result type {_tname(input)} can't be cast to the desired output type "
+                           f"{_tname(target)}")
     _not_differentiable(weight, "binary_cross_entropy_with_logits", "weight")
     _not_differentiable(pos_weight, "binary_cross_entropy_with_logits", "pos_weight")
     neg = -_pw.logsigmoid(-input)         # softplus(x)
@@ -1233,6 +1296,10 @@ def margin_ranking_loss(input1, input2, target, margin=0.0, size_average=None, r
                         reduction="mean"):
     input1, input2, target = _autocast_inputs("margin_ranking_loss", input1, input2, target)
     reduction = _reduction(reduction, size_average, reduce)
+    if input1.ndim != input2.ndim or input1.ndim != target.ndim:
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got "
+                           f"sizes: input1: {input1.size()}, input2: {input2.size()}, target: "
+                           f"{target.size()} ")
     return _reduce((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
@@ -1358,9 +1425,16 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
 
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
     for pos, (name, t) in enumerate((("anchor", anchor), ("positive", positive), ("negative", negative)), 1):
         _tensor_arg("triplet_margin_loss", name, pos, t)
-    reduction = _reduction(reduction, size_average, reduce)
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+                           f"{dims[2]}D inputs")
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -1418,13 +1492,25 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                                  scale=None, enable_gqa=False):
     """``softmax(q k^T * scale + bias) v``, one fused op (the scores softmaxed in
     place; one backward for q, k, v and the mask).  A query row that every key
-    is masked from gets zeros (and zero gradients), as PyTorch's math kernel."""
+    is masked from gets zeros (and zero gradients), as PyTorch's math kernel.
+    A ``nn.attention.bias.CausalBias`` as ``attn_mask`` runs as it does there."""
+    if attn_mask is not None and type(attn_mask) is not _Tensor:
+        # (a CausalBias exists only once nn.attention.bias is imported: not imported here)
+        bias_module = _sys.modules.get(__name__.rpartition(".")[0] + ".attention.bias")
+        if bias_module is not None and isinstance(attn_mask, bias_module.CausalBias):
+            # (PyTorch's __torch_function__ of it)
+            return bias_module.CausalBias._dispatch(query, key, value, attn_mask, dropout_p, is_causal,
+                                                    scale, enable_gqa)
     dt = query._data.dtype
     if dt.kind in "biu":                # (PyTorch's math path: its scale is a float tensor)
         raise RuntimeError(f"expected scalar type Float but found {_dtype_name(dt)}")
+    if not (dt == key._data.dtype == value._data.dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{_cname(query)} key.dtype: {_cname(key)} and value.dtype: {_cname(value)} "
+                           f"instead.")
     _refuse("softmax_lastdim_kernel_impl", "c", query)
-    if scale is None:
-        scale = 1.0 / _math.sqrt(query.shape[-1])
+    if scale is None:       # (head_dim 0: PyTorch's 1/sqrt(0) is inf; the scores are all 0)
+        scale = 1.0 / _math.sqrt(query.shape[-1]) if query.shape[-1] else _math.inf
     bias = None
     if is_causal:
         if attn_mask is not None:
@@ -1446,7 +1532,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         if hv != hq:
             value = value.repeat_interleave(hq // hv, -3)
     _check_attention_shapes(query, key, value, attn_mask)
-    return _attention(query, key, value, bias, dropout_p, scale, is_causal, True)[0]
+    # PyTorch's math kernel: q and k each scaled by sqrt(|scale|) (q's factor carrying the
+    # sign), so that the attention saves those products, not q and k themselves (changing
+    # them in place after the forward leaves the backward right, as there)
+    root = _math.sqrt(abs(scale))
+    query = query * (-root if scale < 0 else root)
+    key = key * root
+    if bias is not None and bias is attn_mask:
+        bias = bias * 1     # (PyTorch adds the mask to the scores: the mask is not saved)
+    return _attention(query, key, value, bias, dropout_p, 1.0, is_causal, True)[0]
 
 
 def _attention(q, k, v, bias, dropout_p, scale, causal, safe):

@@ -18,7 +18,7 @@ __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_"
            "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
            "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant",
            "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal",
-           "sparse"]
+           "sparse", "eye", "dirac"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -233,4 +233,6 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
 

@@ -414,7 +414,9 @@ def _ctc(log_probs, targets, input_lengths, target_lengths, blank, reduction, ze
         for name, t in (("input_lengths", input_lengths), ("target_lengths", target_lengths)):
             if t._data.dtype.kind not in "iu":
                 raise RuntimeError(f"{name} must be integral")
-        il, tl = input_lengths.reshape(-1), target_lengths.reshape(-1)
+        # (read at the call, as PyTorch reads them into int lists: a later in-place change
+        # of the tensors must not reach what the backward saved)
+        il, tl = input_lengths.detach().reshape(-1).clone(), target_lengths.detach().reshape(-1).clone()
     else:
         il_list, tl_list = _int_list(input_lengths), _int_list(target_lengths)
         if il_list is None or tl_list is None:

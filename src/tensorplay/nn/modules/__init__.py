@@ -8,7 +8,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          ReLU6, RReLU, Sigmoid, SiLU, Softmax, Softmax2d, Softmin, Softplus,
                          Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
-                            InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm)
+                            InstanceNorm2d, InstanceNorm3d, LayerNorm, RMSNorm, SyncBatchNorm)
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
 from .sparse import Embedding, EmbeddingBag
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
@@ -18,14 +18,16 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
                    MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
                    MultiLabelMarginLoss, NLLLoss, PoissonNLLLoss,
-                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss, CTCLoss)
+                   SmoothL1Loss, SoftMarginLoss, TripletMarginLoss, CTCLoss, NLLLoss2d)
 from .distance import CosineSimilarity, PairwiseDistance
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d, AdaptiveMaxPool1d,
                       AdaptiveMaxPool2d, AdaptiveMaxPool3d, AvgPool1d, AvgPool2d, AvgPool3d, MaxPool1d,
                       MaxPool2d, MaxPool3d, LPPool1d, LPPool2d, LPPool3d, MaxUnpool1d, MaxUnpool2d,
                       MaxUnpool3d, FractionalMaxPool2d, FractionalMaxPool3d)
-from .more import ChannelShuffle, LocalResponseNorm, TripletMarginWithDistanceLoss
+from .more import ChannelShuffle, CrossMapLRN2d, LocalResponseNorm, TripletMarginWithDistanceLoss
+from .adaptive import AdaptiveLogSoftmaxWithLoss
+from .linear_cross_entropy import LinearCrossEntropyLoss
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d,
                       ConstantPad3d, ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d,
                       ReplicationPad2d, ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
@@ -68,4 +70,5 @@ __all__ = [
     "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
     "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
     "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+    "AdaptiveLogSoftmaxWithLoss", "SyncBatchNorm", "CrossMapLRN2d", "NLLLoss2d", "LinearCrossEntropyLoss",
 ]

@@ -1,11 +1,13 @@
 """Loss modules: thin wrappers of the ``nn.functional`` losses."""
+import warnings as _warnings
+
 from .. import functional as F
 from .module import Module
 
 __all__ = ["L1Loss", "MSELoss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss",
            "BCELoss", "BCEWithLogitsLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss",
            "HingeEmbeddingLoss", "MarginRankingLoss", "SoftMarginLoss", "MultiLabelSoftMarginLoss",
-           "CosineEmbeddingLoss", "TripletMarginLoss"]
+           "CosineEmbeddingLoss", "TripletMarginLoss", "NLLLoss2d"]
 
 
 class _Loss(Module):
@@ -179,10 +181,22 @@ class CosineEmbeddingLoss(_Loss):
                                        reduction=self.reduction)
 
 
+class NLLLoss2d(NLLLoss):
+    """``NLLLoss``, under its old name (deprecated, with PyTorch's warning)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        _warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a drop-in "
+                       "replacement and see https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for "
+                       "more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
 class TripletMarginLoss(_Loss):
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None,
                  reduction="mean"):
         super().__init__(size_average, reduce, reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead")
         self.margin, self.p, self.eps, self.swap = margin, p, eps, swap
 
     def forward(self, anchor, positive, negative):

@@ -21,13 +21,16 @@ from collections.abc import Mapping
 
 from ... import _dtype as D
 from ..._autograd.grad_mode import no_grad
-from ..._creation import zeros
+from ..._creation import empty_like as _empty_like, zeros
 from ..._tensor import Size, Tensor, check_device, device as _device
 from ...autograd.function import Function
 from ...ops.core import parse_to
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module"]
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook",
+           "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
+           "register_module_buffer_registration_hook", "register_module_module_registration_hook",
+           "register_module_parameter_registration_hook", "Module"]
 
 
 # ------------------------------------------------------------------ handles
@@ -293,6 +296,10 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
                             f"(torch Tensor or None required)")
+        for hook in tuple(_GLOBAL_BUFFER_REG.values()):
+            output = hook(self, name, tensor)
+            if output is not None:
+                tensor = output
         self._buffers[name] = tensor
         if persistent:
             self._non_persistent_buffers_set.discard(name)
@@ -311,6 +318,10 @@ class Module:
             raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters "
                              f"must be created explicitly. To express '{name}' as a function of "
                              f"another Tensor, compute the value in the forward() method.")
+        for hook in tuple(_GLOBAL_PARAMETER_REG.values()):
+            output = hook(self, name, param)
+            if output is not None:
+                param = output
         self._parameters[name] = param
 
     def add_module(self, name, module):
@@ -324,7 +335,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _registered_module(self, name, module)
 
     register_module = add_module
 
@@ -417,13 +428,13 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             remove_from(d, params, d["_buffers"])
-            modules[name] = value
+            modules[name] = _registered_module(self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
                                 f"(torch.nn.Module or None expected)")
-            modules[name] = value
+            modules[name] = _registered_module(self, name, value)
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) and buffers is None:
@@ -603,6 +614,26 @@ class Module:
                 t = t.contiguous(memory_format=fmt)
             return t.to(dtype) if dtype is not None and (t.is_floating_point() or t.is_complex()) else t
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse=True):
+        """Every parameter and buffer replaced by an uninitialised tensor of its
+        shape and dtype on ``device`` (the CPU here), e.g. to fill a module built
+        on the meta device; with ``recurse``, the submodules' too.  Returns self."""
+        check_device(device)
+        return self._apply(lambda t: _empty_like(t), recurse=recurse)
+
+    def compile(self, *args, **kwargs):
+        """PyTorch compiles the module's call in place (``torch.compile(self._call_impl,
+        *args, **kwargs)``) and returns None.  tensorplay has no compiler: the
+        arguments are checked as ``tensorplay.compile`` checks them and the module
+        runs unchanged, eagerly, as PyTorch's ``backend="eager"`` runs it."""
+        mode, options = kwargs.get("mode"), kwargs.get("options")
+        if mode is not None and options is not None:
+            raise RuntimeError("Either mode or options can be specified, but both can't be specified at "
+                               "the same time.")
+        if mode is not None and mode not in _COMPILE_MODES:
+            raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_COMPILE_MODES)}")
+        return None
 
     def _cast(self, dtype):
         return self._apply(lambda t: t.to(dtype) if t.is_floating_point() else t)
@@ -959,6 +990,46 @@ _GLOBAL_PRE, _GLOBAL_FWD = OrderedDict(), OrderedDict()
 _GLOBAL_BWD, _GLOBAL_BWD_PRE = OrderedDict(), OrderedDict()
 _GLOBAL_HOOKS = []          # non-empty while any global hook is registered
 _GLOBAL_FWD_KWARGS, _GLOBAL_FWD_ALWAYS = OrderedDict(), OrderedDict()   # ids of such global hooks
+
+
+# global registration hooks (nn.modules.module.register_module_{buffer,module,parameter}_
+# registration_hook): hook(module, name, value) as a module registers a value; a result
+# that is not None replaces the value
+_GLOBAL_BUFFER_REG, _GLOBAL_MODULE_REG, _GLOBAL_PARAMETER_REG = OrderedDict(), OrderedDict(), OrderedDict()
+_COMPILE_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def _registered_module(parent, name, module):
+    for hook in tuple(_GLOBAL_MODULE_REG.values()):
+        output = hook(parent, name, module)
+        if output is not None:
+            module = output
+    return module
+
+
+def _registration_hook(store, hook):
+    handle = RemovableHandle(store)
+    store[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook):
+    """A hook ``hook(module, name, buffer)`` run whenever any module registers a
+    buffer; a result that is not None is registered instead.  Returns a handle
+    whose ``remove()`` takes the hook out."""
+    return _registration_hook(_GLOBAL_BUFFER_REG, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """A hook ``hook(module, name, submodule)`` run whenever any module registers
+    a submodule; a result that is not None is registered instead."""
+    return _registration_hook(_GLOBAL_MODULE_REG, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """A hook ``hook(module, name, param)`` run whenever any module registers a
+    parameter (not None); a result that is not None is registered instead."""
+    return _registration_hook(_GLOBAL_PARAMETER_REG, hook)
 
 
 def _any_global():

@@ -10,7 +10,7 @@ from ._common import factory_dtype, optional_param
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm", "RMSNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
-           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
+           "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "SyncBatchNorm"]
 
 
 def _reset_affine(m):
@@ -180,6 +180,64 @@ class BatchNorm3d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.ndim != 5:
             raise ValueError(f"expected 5D input (got {input.ndim}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm over an input of any rank from 2 up, its statistics meant to be
+    synchronised across the processes of ``process_group``.
+
+    As PyTorch's on the CPU: in a single process (no process group initialised)
+    it is ``BatchNorm`` over its input, and in eval mode too; in training mode
+    with an initialised process group PyTorch refuses CPU tensors (its
+    synchronised kernel is for GPUs), and so does this one, in its words."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
+                         bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.ndim < 2:
+            raise ValueError(f"expected at least 2D input (got {input.ndim}D input)")
+
+    def _check_non_zero_input_channels(self, input):
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        self._check_non_zero_input_channels(input)
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        if bn_training and self.training:
+            from ... import distributed as _dist
+            if _dist.is_initialized():
+                raise ValueError("SyncBatchNorm expected input tensor to be on GPU or XPU or "
+                                 "privateuseone")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """``module`` with every ``BatchNorm*d`` in it replaced by a
+        ``SyncBatchNorm`` sharing its parameters and buffers (a new module if
+        ``module`` itself is one, else ``module``, changed in place)."""
+        out = module
+        if isinstance(module, _BatchNorm):
+            out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                module.track_running_stats, process_group,
+                                bias=module.bias is not None)
+            if module.affine:
+                out.weight = module.weight
+                out.bias = module.bias
+            out.running_mean = module.running_mean
+            out.running_var = module.running_var
+            out.num_batches_tracked = module.num_batches_tracked
+            out.training = module.training
+            if hasattr(module, "qconfig"):
+                out.qconfig = module.qconfig
+        for name, child in module.named_children():
+            out.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return out
 
 
 class _InstanceNorm(_NormBase):

@@ -13,6 +13,7 @@ import math
 import warnings
 
 from ... import _creation
+from ..._tensor import Tensor
 from ...ops.nn_ops import linear as _linear
 from ...ops.shape import cat as _cat, stack as _stack
 from .. import functional as F
@@ -80,6 +81,10 @@ class RNNBase(Module):
             warnings.warn(f"dropout option adds dropout after all but last recurrent layer, so "
                           f"non-zero dropout expects num_layers greater than 1, but got "
                           f"dropout={dropout} and num_layers={num_layers}", UserWarning, stacklevel=3)
+        if not isinstance(input_size, int) or isinstance(input_size, bool):
+            raise TypeError(f"input_size should be of type int, got: {type(input_size).__name__}")
+        if input_size <= 0:
+            raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int) or isinstance(hidden_size, bool):
             raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
@@ -360,7 +365,16 @@ class RNNBase(Module):
             return self._forward_packed(input, hx)
         lstm = self.mode == "LSTM"
         if lstm:
-            h0, c0 = (None, None) if hx is None else hx
+            if hx is None:
+                h0 = c0 = None
+            else:
+                if input.ndim in (2, 3):    # (PyTorch indexes hx: a lone tensor is split on dim 0)
+                    dims = 3 if input.ndim == 3 else 2
+                    if hx[0].ndim != dims or hx[1].ndim != dims:
+                        kind = "batched 3-D" if dims == 3 else "unbatched 2-D"
+                        raise RuntimeError(f"For {kind} input, hx and cx should also be {dims}-D but "
+                                           f"got ({hx[0].ndim}-D, {hx[1].ndim}-D) tensors")
+                h0, c0 = hx[0], hx[1]
         else:
             h0, c0 = hx, None
         batched = self._check(input, h0, c0)
@@ -372,6 +386,12 @@ class RNNBase(Module):
             input = input.transpose(0, 1)
         batch = input.shape[1]
         h0, c0 = self._initial_states(input, batch, h0, c0)
+        if lstm and batched and isinstance(hx, Tensor):
+            # (checked as a pair above; PyTorch's kernel then refuses the tensor, where an
+            # unbatched input's pair is rebuilt as a tuple first)
+            raise TypeError(_LSTM_SIGNATURE_ERROR)
+        if input.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         output, h_n, c_n = self._run(input, h0, c0)
         if not batched:
             output = output.squeeze(1)
@@ -382,11 +402,30 @@ class RNNBase(Module):
         return (output, (h_n, c_n)) if lstm else (output, h_n)
 
 
+_LSTM_SIGNATURE_ERROR = (
+    "lstm() received an invalid combination of arguments - got (Tensor, Tensor, list, bool, int, float, "
+    "bool, bool, bool), but expected one of:\n"
+    " * (Tensor data, Tensor batch_sizes, tuple of Tensors hx, tuple of Tensors params, bool has_biases, "
+    "int num_layers, float dropout, bool train, bool bidirectional)\n"
+    " * (Tensor input, tuple of Tensors hx, tuple of Tensors params, bool has_biases, int num_layers, "
+    "float dropout, bool train, bool bidirectional, bool batch_first)\n")
+
+
+def _no_proj_size(kwargs):
+    """RNN and GRU take no projection (PyTorch's words, for any ``proj_size`` given)."""
+    if "proj_size" in kwargs:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+    if kwargs:
+        raise TypeError(f"RNNBase.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+
+
 class RNN(RNNBase):
     """Elman RNN: ``h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)`` (or relu)."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None,
+                 **kwargs):
+        _no_proj_size(kwargs)
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -411,7 +450,8 @@ class GRU(RNNBase):
     """Gated recurrent unit; gates (r, z, n) packed in that order."""
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, **kwargs):
+        _no_proj_size(kwargs)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, 0, device, dtype)
 
@@ -466,13 +506,17 @@ class RNNCellBase(Module):
         return input, hx, batched
 
     def _check_hidden(self, input, hx, k):
-        """PyTorch's checks of hidden state ``k`` (an LSTMCell's c is 1)."""
-        if hx.shape[-1] != self.hidden_size:
-            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {hx.shape[-1]}, expected "
-                               f"{self.hidden_size}")
+        """PyTorch's checks of hidden state ``k`` (an LSTMCell's c is 1), in its order:
+        the batch size (dim 0), then the hidden size (dim 1; a 2-D state of an
+        unbatched input is 3-D here, as there, and its dim 1 is its batch)."""
         if hx.shape[0] != input.shape[0]:
             raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{k} batch size "
                                f"{hx.shape[0]}")
+        if hx.ndim < 2:
+            raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+        if hx.shape[1] != self.hidden_size:
+            raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {hx.shape[1]}, expected "
+                               f"{self.hidden_size}")
 
 
 class RNNCell(RNNCellBase):

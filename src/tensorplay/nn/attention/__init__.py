@@ -6,6 +6,9 @@ tensorplay has one implementation of scaled dot-product attention, the math
 one, on the CPU: ``sdpa_kernel`` checks its argument as PyTorch does, so code
 written for PyTorch runs unchanged, and has no other effect (whatever the
 backends named, the attention computed is the same).
+
+``nn.attention.bias`` (the causal biases ``causal_upper_left`` and
+``causal_lower_right``) is a submodule imported on demand, as PyTorch's is.
 """
 import contextlib as _contextlib
 import enum as _enum
