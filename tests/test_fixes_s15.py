@@ -599,3 +599,19 @@ def test_float64_linspace_points_are_one_fused_multiply_add():
     for i in range(n):
         base, k = (a, i) if i < n // 2 else (b, -(n - 1 - i))
         assert got[i] == float(Fraction(base) + Fraction(step) * k)
+
+
+def test_range_is_pytorchs_deprecated_inclusive_range_and_0d_params_load_from_1_element():
+    with pytest.warns(UserWarning, match="torch.range is deprecated"):
+        r = tp.range(0, 2, 0.5)
+    assert r.dtype == tp.get_default_dtype() and r.tolist() == [0.0, 0.5, 1.0, 1.5, 2.0]
+    with pytest.warns(UserWarning):
+        assert tp.range(0, 3, dtype=tp.int64).tolist() == [0, 1, 2, 3]
+
+    class M(tp.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.p = tp.nn.Parameter(tp.tensor(1.0))
+    m = M()
+    m.load_state_dict({"p": tp.tensor([5.0])})          # (an old checkpoint's 1-element param)
+    assert m.p.shape == () and m.p.item() == 5.0

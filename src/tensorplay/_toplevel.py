@@ -197,7 +197,34 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
     return model
 
 
-__all__ = _made + list(_SAME) + ["lu", "lu_solve", "ctc_loss", "compile"] + [
+def _range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+    """PyTorch's deprecated ``range``: ``start`` to ``end`` *inclusive*, in the default
+    floating dtype unless ``dtype`` says otherwise (``arange`` excludes ``end``)."""
+    import warnings
+    from . import _creation
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior "
+                  "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
+                  "values in [start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        raise TypeError("range() missing 1 required positional arguments: \"end\"")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    import math
+    n = int(math.floor((end - start) / step)) + 1
+    dt = dtype if dtype is not None else _creation.D.get_default_dtype()
+    r = (_creation.arange(n, dtype=_creation.D.float64) * step + start).to(dt)
+    if requires_grad:
+        r.requires_grad_(True)
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r
+
+
+globals()["range"] = _range     # (the builtin stays ``range`` above: this module defines no loop after)
+__all__ = _made + list(_SAME) + ["lu", "lu_solve", "ctc_loss", "compile", "range"] + [
     "batch_norm", "instance_norm", "layer_norm", "group_norm", "dropout", "dropout_", "alpha_dropout",
     "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "embedding", "kl_div",
     "margin_ranking_loss", "triplet_margin_loss", "hinge_embedding_loss", "poisson_nll_loss",

@@ -881,6 +881,8 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor '
                                   f'or Tensor-like object from checkpoint but received {type(value)}')
                 continue
+            if param.ndim == 0 and value.ndim == 1 and value.shape[0] == 1:
+                value = value[0]        # (PyTorch's compatibility with old checkpoints' 1-element params)
             if value.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{_size_repr(value.shape)} from checkpoint, the shape in current "
