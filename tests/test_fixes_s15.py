@@ -615,3 +615,12 @@ def test_range_is_pytorchs_deprecated_inclusive_range_and_0d_params_load_from_1_
     m = M()
     m.load_state_dict({"p": tp.tensor([5.0])})          # (an old checkpoint's 1-element param)
     assert m.p.shape == () and m.p.item() == 5.0
+
+
+def test_a_tensor_and_a_text_variable_in_one_operator():
+    import tensorplay.text as tt
+    v = tt.Variable("abc", requires_grad=True)
+    for f in (lambda: v + tp.ones(2), lambda: tp.ones(2) + v, lambda: tp.tensor(1.0) * v):
+        with pytest.raises(TypeError, match="unsupported operand type"):
+            f()
+    assert (tp.tensor(1.0) == v) is False

@@ -202,11 +202,13 @@ def binary(name, kernel, derivatives=None, fast_kernel=None, commutative=False, 
         else:
             try:
                 yd = other._data
+                ydt = yd.dtype
             except AttributeError:
-                if other is None or to in _NOT_OPERANDS:
-                    return NotImplemented       # (t == None is False, t + [1] a TypeError)
-                return slow(op, [input, other])
-            if xd.dtype is not yd.dtype or not fast_ok or xd.dtype not in fast_dtypes:
+                if other is None or to in _NOT_OPERANDS or (
+                        hasattr(other, "_data") and not isinstance(other, Tensor)):
+                    return NotImplemented       # (t == None is False, t + [1] a TypeError; a
+                return slow(op, [input, other])  # text Variable holds no array in its _data)
+            if xd.dtype is not ydt or not fast_ok or xd.dtype not in fast_dtypes:
                 return slow(op, [input, other])
             try:
                 r = kernel(xd, yd)
