@@ -624,3 +624,15 @@ def test_a_tensor_and_a_text_variable_in_one_operator():
         with pytest.raises(TypeError, match="unsupported operand type"):
             f()
     assert (tp.tensor(1.0) == v) is False
+
+
+def test_text_backward_takes_any_iterable_of_variables():
+    import tensorplay.text as tt
+    a = tt.Variable("A", requires_grad=True)
+    c = a + tt.Variable("x")
+    c.backward(tt.Variable("fb"), inputs=(v for v in [a]), retain_graph=True)
+    assert len(a.grad) == 1
+    c.backward(tt.Variable("fb"), inputs={a}, retain_graph=True)
+    assert len(a.grad) == 2
+    tt.autodiff.backward((v for v in [c]), [tt.Variable("fb")])
+    assert len(a.grad) == 3

@@ -17,11 +17,15 @@ __all__ = ["backward", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_en
 
 
 def _as_tuple(x):
+    """``x`` as a tuple: a Variable (or a GradientEdge) alone, any other iterable its
+    items (a generator or a set, as tensors' backward takes them)."""
     if x is None:
         return None
     if isinstance(x, (list, tuple)):
         return tuple(x)
-    return (x,)
+    if isinstance(x, (Variable, str, bytes)) or hasattr(x, "_gradient_edge") or not hasattr(x, "__iter__"):
+        return (x,)
+    return tuple(x)
 
 
 def _check_feedback(i, g, out):
