@@ -11,6 +11,7 @@ Unlike tensors, and on purpose (afnio's contract), every Variable in
 """
 from .._autograd.engine import run_backward
 from .._autograd.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .._tensor import Tensor
 from ._variable import Variable
 
 __all__ = ["backward", "enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]
@@ -23,7 +24,7 @@ def _as_tuple(x):
         return None
     if isinstance(x, (list, tuple)):
         return tuple(x)
-    if isinstance(x, (Variable, str, bytes)) or hasattr(x, "_gradient_edge") or not hasattr(x, "__iter__"):
+    if isinstance(x, (Variable, Tensor, str, bytes)) or hasattr(x, "_gradient_edge") or not hasattr(x, "__iter__"):
         return (x,)
     return tuple(x)
 
