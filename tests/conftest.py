@@ -95,3 +95,18 @@ def record_ops(f, recorder=None):
 # here, not in a tests/tutorials/conftest.py: a second module named conftest would shadow
 # this one for the tests that do `from conftest import ...`.)
 collect_ignore_glob = ["tutorials/*.py"]
+
+
+def detached_np(t):
+    """A tensor's values as a NumPy array (either library)."""
+    return t.detach().numpy()
+
+
+def error_of(fn):
+    """What ``fn()`` raises: (exception type name, message with the library's name
+    as 'torch'), or None when it raises nothing."""
+    try:
+        fn()
+    except Exception as e:          # noqa: BLE001 (the exception is the result)
+        return type(e).__name__, str(e).replace("tensorplay.", "torch.")
+    return None

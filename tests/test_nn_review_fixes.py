@@ -17,24 +17,13 @@ import pytest
 
 import tensorplay as tp
 
-from conftest import torch
+from conftest import torch, detached_np as _np, error_of as _err
 
 needs_torch = pytest.mark.skipif(torch is None, reason="torch not installed")
 pytestmark = [pytest.mark.filterwarnings("ignore::UserWarning:torch"),
               pytest.mark.filterwarnings("ignore::DeprecationWarning:torch")]
 
 
-def _np(t):
-    return t.detach().numpy()
-
-
-def _err(fn):
-    """(exception type name, message with the library's name as 'torch')."""
-    try:
-        fn()
-    except Exception as e:          # noqa: BLE001 (the exception is the result)
-        return type(e).__name__, str(e).replace("tensorplay.", "torch.")
-    return None
 
 
 # ------------------------------------------------------------------ 1. cosine_similarity
