@@ -24,7 +24,7 @@ import numpy as np
 
 from . import _dtype as D
 from ._autograd.grad_mode import state
-from ._tensor import Tensor, _CPP_NAMES, _TYPE_NAMES
+from ._tensor import Tensor, _CPP_NAMES, _TYPE_NAMES, _has_tangent
 
 
 def _title(dt):
@@ -138,12 +138,6 @@ def _check_overlap(name, od, args, elementwise):
             raise RuntimeError(_OVERLAP_MSG)
 
 
-def _tangent_of(t):
-    """Whether ``t`` has a forward-mode tangent at an open level."""
-    d = t.__dict__.get("_fw_grads")
-    return bool(d) and any(v is not None for v in d.values())
-
-
 def write_out(name, result, out, args=(), elementwise=False):
     """Write ``result`` (a Tensor or a tuple of them) into ``out``; return ``out``.
     ``args`` are the call's arguments (for the overlap checks)."""
@@ -163,7 +157,7 @@ def write_out(name, result, out, args=(), elementwise=False):
         raise RuntimeError(f"{prefix}{name}(): functions with out=... arguments don't support "
                            "automatic differentiation, but one of the arguments requires grad.")
     everything = [r for r in results if isinstance(r, Tensor)] + list(outs)
-    if any(_tangent_of(t) for t in everything):      # (forward mode: the result's tangent or
+    if any(_has_tangent(t) for t in everything):      # (forward mode: the result's tangent or
         raise NotImplementedError(                  # out's own would be dropped or go stale)
             f"Trying to use forward AD with {name}_out that does not support it because it is an out= function")
     if any(type(t) is not Tensor and getattr(t, "_make_like", None) is not None for t in everything):
